@@ -1,0 +1,289 @@
+//! The random-source trait every shuffle algorithm is written against, and the fast source that
+//! drives the simulation.
+//!
+//! An algorithm asks only two questions of its source: "an integer below k" and "a fair coin".
+//! Three sources answer them: [`FastSource`] (ChaCha streams, exact Lemire reduction) for the
+//! simulation, the path walker in [`crate::exact`] that enumerates every answer with its
+//! probability, and scripted sources in the tests. Because all three drive the *same* algorithm
+//! code, the simulated counts and the exact theory can never drift apart.
+
+use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
+use rand_core::{Rng, SeedableRng};
+
+/// A source of the two kinds of random choice a shuffle algorithm makes.
+pub trait RandomSource {
+    /// A uniformly distributed integer in `0..bound`; `bound` is at least 1.
+    fn below(&mut self, bound: usize) -> usize;
+    /// A fair coin: `true` with probability exactly 1/2.
+    fn coin(&mut self) -> bool;
+}
+
+/// A machine word on which Lemire's multiply-and-reject reduction can run.
+///
+/// Production uses `u32`; `u16` exists so that the tests can check exhaustively, over every
+/// possible input word, that the reduction is exactly unbiased.
+pub trait Word: Copy + Ord {
+    /// `(self * bound) >> BITS` and `(self * bound) mod 2^BITS`.
+    fn widening_mul(self, bound: Self) -> (Self, Self);
+    /// `2^BITS mod bound`: low products below this are rejected.
+    fn rejection_threshold(bound: Self) -> Self;
+}
+
+macro_rules! impl_word {
+    ($word:ty, $wide:ty) => {
+        impl Word for $word {
+            #[inline(always)]
+            fn widening_mul(self, bound: Self) -> (Self, Self) {
+                let product = <$wide>::from(self) * <$wide>::from(bound);
+                ((product >> <$word>::BITS) as $word, product as $word)
+            }
+            #[inline(always)]
+            fn rejection_threshold(bound: Self) -> Self {
+                bound.wrapping_neg() % bound
+            }
+        }
+    };
+}
+impl_word!(u16, u32);
+impl_word!(u32, u64);
+
+/// An exactly uniform integer below `bound` (bound ≥ 1) from uniform words, by Lemire's
+/// multiply-and-reject method (D. Lemire, "Fast Random Integer Generation in an Interval",
+/// ACM TOMACS 29(1), 2019).
+///
+/// The high half of `x * bound` is the result; the low half is rejected when it is below
+/// `2^BITS mod bound`, which leaves exactly `floor(2^BITS / bound)` accepted words for every
+/// result, so every result is equally likely. The threshold (one division) is computed only
+/// when the low half is small enough to possibly be rejected.
+#[inline(always)]
+pub fn lemire<W: Word>(bound: W, mut next_word: impl FnMut() -> W) -> W {
+    let (mut high, mut low) = next_word().widening_mul(bound);
+    if low < bound {
+        let threshold = W::rejection_threshold(bound);
+        while low < threshold {
+            (high, low) = next_word().widening_mul(bound);
+        }
+    }
+    high
+}
+
+/// The ChaCha variants offered by `--rng`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RngKind {
+    /// ChaCha with 8 rounds (default: fastest, statistically indistinguishable from random).
+    Chacha8,
+    /// ChaCha with 12 rounds.
+    Chacha12,
+    /// ChaCha with 20 rounds (the cryptographic standard).
+    Chacha20,
+}
+
+impl RngKind {
+    /// The name used on the command line and in reports.
+    pub fn name(self) -> &'static str {
+        match self {
+            RngKind::Chacha8 => "chacha8",
+            RngKind::Chacha12 => "chacha12",
+            RngKind::Chacha20 => "chacha20",
+        }
+    }
+}
+
+/// A ChaCha generator that can be positioned on the stream of one block of trials.
+pub trait BlockRng: Rng + Sized {
+    /// The generator for block `block` of a run with seed `seed`: the 256-bit key is expanded
+    /// from `seed` by SplitMix64 and the ChaCha stream number is `block`, so every block's
+    /// numbers are fixed by `(seed, block)` alone, whichever thread runs it.
+    fn for_block(seed: u64, block: u64) -> Self;
+}
+
+/// The 256-bit ChaCha key for a 64-bit seed: four outputs of SplitMix64 (Steele, Lea & Flood,
+/// "Fast splittable pseudorandom number generators", OOPSLA 2014), little-endian.
+pub fn key_from_seed(seed: u64) -> [u8; 32] {
+    let mut state = seed;
+    let mut key = [0u8; 32];
+    for chunk in key.chunks_exact_mut(8) {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        chunk.copy_from_slice(&z.to_le_bytes());
+    }
+    key
+}
+
+macro_rules! impl_block_rng {
+    ($rng:ty) => {
+        impl BlockRng for $rng {
+            fn for_block(seed: u64, block: u64) -> Self {
+                let mut rng = <$rng>::from_seed(key_from_seed(seed));
+                rng.set_stream(block);
+                rng
+            }
+        }
+    };
+}
+impl_block_rng!(ChaCha8Rng);
+impl_block_rng!(ChaCha12Rng);
+impl_block_rng!(ChaCha20Rng);
+
+/// The simulation's source: 32-bit words from a generator, bounded integers by [`lemire`], and
+/// coins taken one bit at a time from a buffered word (so 32 coins cost one word).
+pub struct FastSource<R> {
+    rng: R,
+    coin_bits: u32,
+    coins_left: u32,
+}
+
+impl<R: Rng> FastSource<R> {
+    /// A source reading from `rng`.
+    pub fn new(rng: R) -> Self {
+        FastSource {
+            rng,
+            coin_bits: 0,
+            coins_left: 0,
+        }
+    }
+}
+
+impl<R: Rng> RandomSource for FastSource<R> {
+    #[inline(always)]
+    fn below(&mut self, bound: usize) -> usize {
+        debug_assert!(bound >= 1 && bound <= u32::MAX as usize);
+        let rng = &mut self.rng;
+        lemire(bound as u32, || rng.next_u32()) as usize
+    }
+
+    #[inline(always)]
+    fn coin(&mut self) -> bool {
+        if self.coins_left == 0 {
+            self.coin_bits = self.rng.next_u32();
+            self.coins_left = 32;
+        }
+        let bit = self.coin_bits & 1 == 1;
+        self.coin_bits >>= 1;
+        self.coins_left -= 1;
+        bit
+    }
+}
+
+/// A source that replays a fixed script of answers, for tests: `below(k)` and `coin()` take the
+/// next number of the script (a coin is `true` for a non-zero entry).
+#[derive(Debug, Clone)]
+pub struct ScriptedSource {
+    script: Vec<usize>,
+    position: usize,
+}
+
+impl ScriptedSource {
+    /// A source answering with `script`, in order.
+    pub fn new(script: Vec<usize>) -> Self {
+        ScriptedSource {
+            script,
+            position: 0,
+        }
+    }
+
+    /// How many answers have been taken so far.
+    pub fn used(&self) -> usize {
+        self.position
+    }
+
+    fn next(&mut self) -> usize {
+        let value = *self
+            .script
+            .get(self.position)
+            .expect("the scripted source ran out of answers");
+        self.position += 1;
+        value
+    }
+}
+
+impl RandomSource for ScriptedSource {
+    fn below(&mut self, bound: usize) -> usize {
+        let value = self.next();
+        assert!(value < bound, "scripted answer {value} is not below {bound}");
+        value
+    }
+
+    fn coin(&mut self) -> bool {
+        self.next() != 0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lemire_gives_every_result_the_same_number_of_accepted_words() {
+        // Exhaustive over all 2^16 input words: for each bound, feed every word once (a word that
+        // is rejected produces no result) and count the results. Exactly floor(2^16 / bound)
+        // words must map to each result, which is what "exactly unbiased" means.
+        for bound in 1u16..=700 {
+            let mut counts = vec![0u32; bound as usize];
+            for word in 0..=u16::MAX {
+                let mut fed = false;
+                let mut rejected = false;
+                let result = lemire(bound, || {
+                    if fed {
+                        // The word under test was rejected; answer with a word that is always
+                        // accepted (low half 2^16 − bound ≥ threshold) so the call returns.
+                        rejected = true;
+                        u16::MAX
+                    } else {
+                        fed = true;
+                        word
+                    }
+                });
+                if !rejected {
+                    counts[result as usize] += 1;
+                }
+            }
+            let expected = 65536 / u32::from(bound);
+            assert!(
+                counts.iter().all(|&c| c == expected),
+                "bound {bound}: counts are not all {expected}"
+            );
+        }
+    }
+
+    #[test]
+    fn same_seed_and_block_give_the_same_stream_and_blocks_differ() {
+        let mut a = ChaCha8Rng::for_block(42, 3);
+        let mut b = ChaCha8Rng::for_block(42, 3);
+        let mut c = ChaCha8Rng::for_block(42, 4);
+        let xs: Vec<u32> = (0..8).map(|_| a.next_u32()).collect();
+        let ys: Vec<u32> = (0..8).map(|_| b.next_u32()).collect();
+        let zs: Vec<u32> = (0..8).map(|_| c.next_u32()).collect();
+        assert_eq!(xs, ys);
+        assert_ne!(xs, zs);
+    }
+
+    #[test]
+    fn splitmix_key_matches_the_reference_sequence() {
+        // SplitMix64 seeded with 0 starts 0xE220A8397B1DCDAF, 0x6E789E6AA1B965F4 (the values
+        // printed by the reference C implementation of Vigna's splitmix64.c).
+        let key = key_from_seed(0);
+        assert_eq!(
+            u64::from_le_bytes(key[0..8].try_into().unwrap()),
+            0xE220_A839_7B1D_CDAF
+        );
+        assert_eq!(
+            u64::from_le_bytes(key[8..16].try_into().unwrap()),
+            0x6E78_9E6A_A1B9_65F4
+        );
+    }
+
+    #[test]
+    fn coins_use_every_bit_of_a_word() {
+        let mut source = FastSource::new(ChaCha8Rng::for_block(1, 0));
+        let mut reference = ChaCha8Rng::for_block(1, 0);
+        let word = reference.next_u32();
+        for bit in 0..32 {
+            assert_eq!(source.coin(), (word >> bit) & 1 == 1);
+        }
+    }
+}
