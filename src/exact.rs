@@ -18,8 +18,12 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::algorithms::{Algorithm, Card};
-use crate::permutation::{factorial, format_permutation, rank, unrank};
+use crate::permutation::{factorial, for_each_in_rank_order, format_permutation, rank, unrank};
 use crate::random_source::{BlockRng, FastSource, RandomSource};
+
+/// The largest deck whose exact law is computed (10! probabilities with exact numerators take
+/// about 90 MB; 11! would take about 1 GB).
+pub const MAX_EXACT_DECK: usize = 10;
 
 /// The default budget of choice paths (`--max-paths`).
 pub const DEFAULT_MAX_PATHS: u64 = 100_000_000;
@@ -68,6 +72,8 @@ pub enum ExactError {
         /// The budget (`--max-paths`).
         budget: u64,
     },
+    /// The deck is larger than [`MAX_EXACT_DECK`].
+    DeckTooLarge(usize),
 }
 
 impl std::fmt::Display for ExactError {
@@ -77,6 +83,10 @@ impl std::fmt::Display for ExactError {
                 f,
                 "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
                  {budget} (raise it with --max-paths)"
+            ),
+            ExactError::DeckTooLarge(n) => write!(
+                f,
+                "exact laws are computed up to {MAX_EXACT_DECK} cards, not {n}"
             ),
         }
     }
@@ -164,15 +174,20 @@ pub fn estimate_paths(algorithm: Algorithm, n: usize, probes: u32) -> f64 {
     let mut total = 0.0;
     for _ in 0..probes {
         source.leaves = 1.0;
-        deck.iter_mut().enumerate().for_each(|(i, c)| *c = i as Card);
+        deck.iter_mut()
+            .enumerate()
+            .for_each(|(i, c)| *c = i as Card);
         algorithm.shuffle(&mut deck, &mut scratch, &mut source);
         total += source.leaves;
     }
     total / f64::from(probes)
 }
 
-/// The exact law of `algorithm` on `n` cards (n ≤ 11), walking at most `max_paths` paths.
+/// The exact law of `algorithm` on `n` cards (n ≤ MAX_EXACT_DECK), walking at most `max_paths` paths.
 pub fn exact_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Result<Law, ExactError> {
+    if n > MAX_EXACT_DECK {
+        return Err(ExactError::DeckTooLarge(n));
+    }
     let estimated = estimate_paths(algorithm, n, 256);
     if estimated > max_paths as f64 * 1.5 {
         return Err(ExactError::TooManyPaths {
@@ -238,7 +253,7 @@ pub fn exact_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Result<Law, 
 /// denominator to lcm(common, path) when needed. None if anything would overflow 128 bits.
 fn add_fraction(numerators: &mut [u128], common: u128, cell: usize, path: u128) -> Option<u128> {
     let mut common = common;
-    if common % path != 0 {
+    if !common.is_multiple_of(path) {
         let enlarged = (common / gcd(common, path)).checked_mul(path)?;
         let factor = enlarged / common;
         for numerator in numerators.iter_mut() {
@@ -291,20 +306,25 @@ impl Law {
     pub fn position_matrix(&self) -> Vec<Vec<f64>> {
         let n = self.deck;
         let mut matrix = vec![vec![0.0; n]; n];
-        for (cell, &p) in self.probabilities.iter().enumerate() {
+        for_each_in_rank_order(n, |cell, deck| {
+            let p = self.probabilities[cell];
             if p > 0.0 {
-                for (position, &card) in unrank(cell, n).iter().enumerate() {
+                for (position, &card) in deck.iter().enumerate() {
                     matrix[usize::from(card)][position] += p;
                 }
             }
-        }
+        });
         matrix
     }
 
     /// Total variation distance from uniform: ½ Σ |p − 1/n!|.
     pub fn tv_distance_from_uniform(&self) -> f64 {
         let u = 1.0 / self.probabilities.len() as f64;
-        0.5 * self.probabilities.iter().map(|p| (p - u).abs()).sum::<f64>()
+        0.5 * self
+            .probabilities
+            .iter()
+            .map(|p| (p - u).abs())
+            .sum::<f64>()
     }
 
     /// Cohen's effect size w² = Σ (p − u)² / u = n!·Σ p² − 1: the χ² noncentrality per trial of
@@ -321,7 +341,11 @@ impl Law {
     /// max p / min p over all permutations (infinite when some permutation is impossible).
     pub fn max_min_ratio(&self) -> f64 {
         let max = self.probabilities.iter().cloned().fold(0.0, f64::max);
-        let min = self.probabilities.iter().cloned().fold(f64::INFINITY, f64::min);
+        let min = self
+            .probabilities
+            .iter()
+            .cloned()
+            .fold(f64::INFINITY, f64::min);
         if min > 0.0 { max / min } else { f64::INFINITY }
     }
 

@@ -204,7 +204,10 @@ impl ScriptedSource {
 impl RandomSource for ScriptedSource {
     fn below(&mut self, bound: usize) -> usize {
         let value = self.next();
-        assert!(value < bound, "scripted answer {value} is not below {bound}");
+        assert!(
+            value < bound,
+            "scripted answer {value} is not below {bound}"
+        );
         value
     }
 

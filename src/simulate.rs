@@ -13,7 +13,7 @@ use std::time::Duration;
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
 use crate::algorithms::{Algorithm, Card};
-use crate::permutation::{factorial, rank};
+use crate::permutation::{MAX_FULL_DECK, factorial, rank};
 use crate::random_source::{BlockRng, FastSource, RngKind};
 
 /// Trials per block. Part of the reproducibility contract: changing it changes every count.
@@ -85,7 +85,34 @@ fn simulate_with<R: BlockRng>(
     )
 }
 
+/// Dispatch once on the deck size, so that each worker loop works on a fixed-size array: the
+/// compiler then unrolls the shuffle, the rank and the deck reset completely.
 fn run_workers<R, S>(
+    spec: &SimulationSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+    shuffle: S,
+) -> Tally
+where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
+{
+    match spec.deck {
+        2 => run_sized::<R, S, 2>(spec, stop, progress, shuffle),
+        3 => run_sized::<R, S, 3>(spec, stop, progress, shuffle),
+        4 => run_sized::<R, S, 4>(spec, stop, progress, shuffle),
+        5 => run_sized::<R, S, 5>(spec, stop, progress, shuffle),
+        6 => run_sized::<R, S, 6>(spec, stop, progress, shuffle),
+        7 => run_sized::<R, S, 7>(spec, stop, progress, shuffle),
+        8 => run_sized::<R, S, 8>(spec, stop, progress, shuffle),
+        9 => run_sized::<R, S, 9>(spec, stop, progress, shuffle),
+        10 => run_sized::<R, S, 10>(spec, stop, progress, shuffle),
+        11 => run_sized::<R, S, 11>(spec, stop, progress, shuffle),
+        n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
+    }
+}
+
+fn run_sized<R, S, const N: usize>(
     spec: &SimulationSpec,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
@@ -103,7 +130,9 @@ where
     let partial_tallies: Vec<(Vec<u64>, u64)> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                scope.spawn(|| tally_blocks::<R, S>(spec, blocks, &next_block, &done, stop, &shuffle))
+                scope.spawn(|| {
+                    tally_blocks::<R, S, N>(spec, blocks, &next_block, &done, stop, &shuffle)
+                })
             })
             .collect();
         while !workers.iter().all(|worker| worker.is_finished()) {
@@ -136,7 +165,7 @@ where
 }
 
 /// One worker: take blocks until none are left (or `stop` is set) and tally them.
-fn tally_blocks<R, S>(
+fn tally_blocks<R, S, const N: usize>(
     spec: &SimulationSpec,
     blocks: u64,
     next_block: &AtomicU64,
@@ -148,11 +177,9 @@ where
     R: BlockRng,
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
 {
-    let n = spec.deck;
-    let mut counts = vec![0u64; factorial(n) as usize];
-    let identity: Vec<Card> = (0..n as Card).collect();
-    let mut deck = identity.clone();
-    let mut scratch = identity.clone();
+    let mut counts = vec![0u64; factorial(N) as usize];
+    let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+    let mut scratch = identity;
     let mut tallied = 0;
     while !stop.load(Ordering::Relaxed) {
         let block = next_block.fetch_add(1, Ordering::Relaxed);
@@ -162,7 +189,7 @@ where
         let length = BLOCK_TRIALS.min(spec.trials - block * BLOCK_TRIALS);
         let mut source = FastSource::new(R::for_block(spec.seed, block));
         for _ in 0..length {
-            deck.copy_from_slice(&identity);
+            let mut deck = identity;
             shuffle(&mut deck, &mut scratch, &mut source);
             counts[rank(&deck)] += 1;
         }

@@ -126,7 +126,10 @@ mod tests {
     #[test]
     fn fisher_yates_choosing_zero_every_time_rotates_the_deck_left() {
         // i=3 swaps 3,0 → 3 1 2 0; i=2 swaps 2,0 → 2 1 3 0; i=1 swaps 1,0 → 1 2 3 0.
-        assert_eq!(run(Algorithm::FisherYates, 4, vec![0, 0, 0]), (vec![1, 2, 3, 0], 3));
+        assert_eq!(
+            run(Algorithm::FisherYates, 4, vec![0, 0, 0]),
+            (vec![1, 2, 3, 0], 3)
+        );
     }
 
     #[test]
@@ -140,12 +143,18 @@ mod tests {
     #[test]
     fn naive_makes_n_choices_of_n_positions() {
         // swap(0,3) → 3 1 2 0; swap(1,3) → 3 0 2 1; swap(2,0) → 2 0 3 1; swap(3,3).
-        assert_eq!(run(Algorithm::Naive, 4, vec![3, 3, 0, 3]), (vec![2, 0, 3, 1], 4));
+        assert_eq!(
+            run(Algorithm::Naive, 4, vec![3, 3, 0, 3]),
+            (vec![2, 0, 3, 1], 4)
+        );
     }
 
     #[test]
     fn sattolo_never_leaves_a_card_in_place_on_the_always_zero_path() {
-        assert_eq!(run(Algorithm::Sattolo, 4, vec![0, 0, 0]), (vec![1, 2, 3, 0], 3));
+        assert_eq!(
+            run(Algorithm::Sattolo, 4, vec![0, 0, 0]),
+            (vec![1, 2, 3, 0], 3)
+        );
     }
 
     #[test]

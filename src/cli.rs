@@ -1,0 +1,191 @@
+//! The command line, declared with clap's derive API. Parsing only: ranges and combinations are
+//! checked once, in [`crate::config`], with messages that name the flag and the fix.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::algorithms::Algorithm;
+use crate::export::{CsvTable, Format};
+use crate::random_source::RngKind;
+use crate::report::Against;
+
+const EXIT_CODES: &str = "\
+Exit codes:
+  0  no bias detected (every test of the family passes at --alpha)
+  1  bias detected (some test rejects after Holm-Bonferroni adjustment)
+  2  error: bad flags or input, unwritable output, or a run that could not be done";
+
+/// Prove a card shuffle fair or biased: run it millions of times on a small deck, tally every
+/// ordering, and test the tally against uniform and against the algorithm's exact law.
+#[derive(Debug, Parser)]
+#[command(name = "shuffle-bias", version, after_help = EXIT_CODES)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Simulate a shuffle many times, tally all n! orderings and judge it.
+    #[command(after_help = EXIT_CODES)]
+    Run(RunArgs),
+    /// Print an algorithm's exact law (no simulation).
+    #[command(after_help = "Exit codes: 0 on success, 2 on bad input.")]
+    Theory(TheoryArgs),
+    /// List the built-in algorithms with their exact definitions.
+    List(ListArgs),
+}
+
+/// Output flags shared by every subcommand that writes a report.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+    /// Which table to write with --format csv (one table per file).
+    #[arg(long, value_enum, default_value_t = CsvTable::Summary)]
+    pub table: CsvTable,
+    /// Write the report to FILE instead of stdout (created before the run starts).
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// `run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The algorithm (see `shuffle-bias list`).
+    #[arg(value_enum)]
+    pub algorithm: Algorithm,
+    /// Number of cards, 2 to 11 (all n! orderings are tallied).
+    #[arg(short = 'n', long, default_value_t = 4)]
+    pub deck: usize,
+    /// Number of shuffles: 240000, 240k, 10M, 1e6, 1_000_000, 2.5G. Default: the larger of
+    /// 1M and 20·n! (so that every ordering is expected at least 20 times).
+    #[arg(short = 't', long, value_parser = parse_count)]
+    pub trials: Option<u64>,
+    /// Seed, 0 to 2^64−1 (same seed, same counts, whatever --threads). Default: drawn from the
+    /// OS and printed in the report.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Random number generator.
+    #[arg(long, value_enum, default_value_t = RngKind::Chacha8)]
+    pub rng: RngKind,
+    /// Worker threads. Default: the number of CPUs.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Family-wise significance level of the verdict.
+    #[arg(long, default_value_t = 0.001)]
+    pub alpha: f64,
+    /// The hypothesis the verdict tests: uniform, or the algorithm's own exact law (model).
+    #[arg(long, value_enum, default_value_t = Against::Uniform)]
+    pub against: Against,
+    /// Budget of choice paths for the exact law (1e8 by default).
+    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
+    pub max_paths: Option<u64>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `theory`.
+#[derive(Debug, Args)]
+pub struct TheoryArgs {
+    /// The algorithm (see `shuffle-bias list`).
+    #[arg(value_enum)]
+    pub algorithm: Algorithm,
+    /// Number of cards, 2 to 10.
+    #[arg(short = 'n', long, default_value_t = 4)]
+    pub deck: usize,
+    /// Significance level the "trials for 99% power" figure refers to.
+    #[arg(long, default_value_t = 0.001)]
+    pub alpha: f64,
+    /// Budget of choice paths for the exact law (1e8 by default).
+    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
+    pub max_paths: Option<u64>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `list`.
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// Parse a count such as `240000`, `240k`, `10M`, `2.5G`, `1e6` or `1_000_000`.
+///
+/// Suffixes are decimal (k = 10³, M = 10⁶, G or B = 10⁹, T = 10¹²); the value must be a whole
+/// number from 0 to 2^63.
+pub fn parse_count(text: &str) -> Result<u64, String> {
+    let cleaned: String = text.trim().chars().filter(|&c| c != '_').collect();
+    if cleaned.is_empty() {
+        return Err("expected a number such as 240000, 240k, 10M or 1e6".to_string());
+    }
+    let (number, multiplier) = match cleaned.chars().last() {
+        Some('k' | 'K') => (&cleaned[..cleaned.len() - 1], 1e3),
+        Some('M') => (&cleaned[..cleaned.len() - 1], 1e6),
+        Some('G' | 'B') => (&cleaned[..cleaned.len() - 1], 1e9),
+        Some('T') => (&cleaned[..cleaned.len() - 1], 1e12),
+        _ => (cleaned.as_str(), 1.0),
+    };
+    let invalid =
+        || format!("'{text}' is not a count; write it like 240000, 240k, 10M, 1e6 or 1_000_000");
+    if multiplier == 1.0 && number.bytes().all(|b| b.is_ascii_digit()) {
+        let value: u64 = number
+            .parse()
+            .map_err(|_| format!("'{text}' is larger than 2^63"))?;
+        return if value <= 1 << 63 {
+            Ok(value)
+        } else {
+            Err(format!("'{text}' is larger than 2^63"))
+        };
+    }
+    if !number
+        .bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'e' | b'E' | b'+'))
+    {
+        return Err(invalid());
+    }
+    let value: f64 = number.parse().map_err(|_| invalid())?;
+    let value = value * multiplier;
+    if !value.is_finite() || value > 9.223_372_036_854_776e18 {
+        return Err(format!("'{text}' is larger than 2^63"));
+    }
+    if value.fract() != 0.0 {
+        return Err(format!("'{text}' is not a whole number"));
+    }
+    Ok(value as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_accept_suffixes_exponents_and_underscores() {
+        assert_eq!(parse_count("240000"), Ok(240_000));
+        assert_eq!(parse_count("240k"), Ok(240_000));
+        assert_eq!(parse_count("10M"), Ok(10_000_000));
+        assert_eq!(parse_count("1e6"), Ok(1_000_000));
+        assert_eq!(parse_count("1_000_000"), Ok(1_000_000));
+        assert_eq!(parse_count("2.5G"), Ok(2_500_000_000));
+        assert_eq!(parse_count("9223372036854775808"), Ok(1 << 63));
+    }
+
+    #[test]
+    fn counts_reject_junk_fractions_and_overflow() {
+        assert!(parse_count("").is_err());
+        assert!(parse_count("ten").is_err());
+        assert!(parse_count("-5").is_err());
+        assert!(parse_count("1.5").is_err());
+        assert!(parse_count("9223372036854775809").is_err());
+        assert!(parse_count("1e30").is_err());
+        assert!(parse_count("5x").is_err());
+    }
+}

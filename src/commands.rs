@@ -1,0 +1,152 @@
+//! Runs a parsed command: validated config → engine → report → exporter → stdout or `-o FILE`.
+//!
+//! This is the only place that touches the terminal: progress and warnings go to stderr, the
+//! report to stdout (or the file). A closed stdout (`| head`) ends the command quietly.
+
+use std::fs::File;
+use std::io::{self, Write};
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+use crate::algorithms::Algorithm;
+use crate::cli::{Cli, Command, ListArgs};
+use crate::config::{OutputConfig, RunConfig, TheoryConfig, UsageError};
+use crate::exact::exact_law;
+use crate::exit_code::ExitCode;
+use crate::export::{Report, exporter};
+use crate::progress::Progress;
+use crate::report::{Against, RunFacts, build_run_report, build_theory_report};
+use crate::simulate::{SimulationSpec, simulate};
+
+/// Why a command failed.
+#[derive(Debug)]
+pub enum Failure {
+    /// A message for stderr (exit 2).
+    Message(String),
+    /// stdout was closed by the reader: end quietly.
+    BrokenPipe,
+}
+
+impl From<UsageError> for Failure {
+    fn from(error: UsageError) -> Self {
+        Failure::Message(error.0)
+    }
+}
+
+/// Run the command and say how the process should end.
+pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
+    match cli.command {
+        Command::Run(args) => run(RunConfig::from_args(&args)?),
+        Command::Theory(args) => theory(TheoryConfig::from_args(&args)?),
+        Command::List(args) => list(&args),
+    }
+}
+
+/// The report's destination, opened before any long work so that a bad path fails at once.
+fn open_output(output: &OutputConfig) -> Result<Box<dyn Write>, Failure> {
+    match &output.path {
+        None => Ok(Box::new(io::stdout().lock())),
+        Some(path) => File::create(path)
+            .map(|file| Box::new(io::BufWriter::new(file)) as Box<dyn Write>)
+            .map_err(|error| {
+                Failure::Message(format!(
+                    "-o {}: cannot create the file ({error}); check the directory exists and is \
+                     writable",
+                    path.display()
+                ))
+            }),
+    }
+}
+
+fn write_report(
+    output: &OutputConfig,
+    report: &Report,
+    out: &mut dyn Write,
+) -> Result<(), Failure> {
+    let result = exporter(output.format, output.table, output.colour)
+        .export(report, out)
+        .and_then(|()| out.flush());
+    result.map_err(|error| match error.kind() {
+        io::ErrorKind::BrokenPipe => Failure::BrokenPipe,
+        io::ErrorKind::InvalidInput => Failure::Message(error.to_string()),
+        _ => Failure::Message(match &output.path {
+            Some(path) => format!("-o {}: writing the report failed: {error}", path.display()),
+            None => format!("writing the report to stdout failed: {error}"),
+        }),
+    })
+}
+
+fn run(config: RunConfig) -> Result<ExitCode, Failure> {
+    let mut out = open_output(&config.output)?;
+    let law = exact_law(config.algorithm, config.deck, config.max_paths).map(Arc::new);
+    if let (Against::Model, Err(error)) = (config.against, &law) {
+        return Err(Failure::Message(format!(
+            "--against model: no exact law for {} at {} cards: {error}; use --against uniform",
+            config.algorithm.name(),
+            config.deck
+        )));
+    }
+
+    let spec = SimulationSpec {
+        algorithm: config.algorithm,
+        deck: config.deck,
+        trials: config.trials,
+        seed: config.seed,
+        rng: config.rng,
+        threads: config.threads,
+    };
+    let progress = Progress::new(config.trials, "shuffles", config.quiet);
+    let stop = AtomicBool::new(false);
+    let started = Instant::now();
+    let tally = simulate(&spec, &stop, &mut |done| progress.set(done));
+    let elapsed_seconds = started.elapsed().as_secs_f64();
+    progress.finish();
+
+    let facts = RunFacts {
+        algorithm: config.algorithm,
+        trials_requested: config.trials,
+        seed: config.seed,
+        rng: config.rng,
+        threads: config.threads,
+        elapsed_seconds,
+        alpha: config.alpha,
+        against: config.against,
+    };
+    let report = build_run_report(&facts, tally, law);
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    write_report(&config.output, &Report::Run(&report), &mut out)?;
+    Ok(if report.bias_detected {
+        ExitCode::BiasDetected
+    } else {
+        ExitCode::NoBiasDetected
+    })
+}
+
+fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
+    let mut out = open_output(&config.output)?;
+    let law = exact_law(config.algorithm, config.deck, config.max_paths).map_err(|error| {
+        Failure::Message(format!(
+            "no exact law for {} at {} cards: {error}",
+            config.algorithm.name(),
+            config.deck
+        ))
+    })?;
+    let report = build_theory_report(config.algorithm, Arc::new(law), config.alpha);
+    write_report(&config.output, &Report::Theory(&report), &mut out)?;
+    Ok(ExitCode::NoBiasDetected)
+}
+
+fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
+    let output = OutputConfig {
+        format: args.output.format,
+        table: args.output.table,
+        path: args.output.output.clone(),
+        colour: false,
+    };
+    let mut out = open_output(&output)?;
+    write_report(&output, &Report::List(&Algorithm::ALL), &mut out)?;
+    Ok(ExitCode::NoBiasDetected)
+}

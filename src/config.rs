@@ -1,0 +1,202 @@
+//! The validated configuration: every range, combination and resource limit is checked here,
+//! once, before anything runs, with a message that names the flag and says how to fix it.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use crate::algorithms::Algorithm;
+use crate::cli::{OutputArgs, RunArgs, TheoryArgs};
+use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
+use crate::export::{CsvTable, Format};
+use crate::permutation::{MAX_FULL_DECK, factorial};
+use crate::random_source::RngKind;
+use crate::report::Against;
+
+/// Memory the tallies may take before a run is refused (bytes).
+pub const MEMORY_LIMIT: u64 = 8 << 30;
+/// The most worker threads accepted.
+pub const MAX_THREADS: usize = 256;
+
+/// A usage error: the message names the flag and the fix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageError(pub String);
+
+impl std::fmt::Display for UsageError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Where and how the report is written.
+#[derive(Debug, Clone)]
+pub struct OutputConfig {
+    /// The format.
+    pub format: Format,
+    /// The CSV table.
+    pub table: CsvTable,
+    /// The file, or None for stdout.
+    pub path: Option<PathBuf>,
+    /// Whether to colour the table (stdout is a terminal and NO_COLOR is not set).
+    pub colour: bool,
+}
+
+/// A validated `run`.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Cards.
+    pub deck: usize,
+    /// Shuffles.
+    pub trials: u64,
+    /// Seed (given or drawn from the OS).
+    pub seed: u64,
+    /// Generator.
+    pub rng: RngKind,
+    /// Worker threads.
+    pub threads: usize,
+    /// Family-wise level.
+    pub alpha: f64,
+    /// Hypothesis.
+    pub against: Against,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+/// A validated `theory`.
+#[derive(Debug, Clone)]
+pub struct TheoryConfig {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Cards.
+    pub deck: usize,
+    /// Level for the power figures.
+    pub alpha: f64,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+fn output_config(args: &OutputArgs) -> OutputConfig {
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    OutputConfig {
+        format: args.format,
+        table: args.table,
+        path: args.output.clone(),
+        colour: args.output.is_none() && std::io::stdout().is_terminal() && !no_color,
+    }
+}
+
+fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(alpha)
+    } else {
+        Err(UsageError(format!(
+            "--alpha {alpha}: the significance level must be strictly between 0 and 1 \
+             (e.g. --alpha 0.001)"
+        )))
+    }
+}
+
+fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
+    match max_paths {
+        Some(0) => Err(UsageError(
+            "--max-paths 0: the exact engine needs at least 1 path (e.g. --max-paths 1e8)".into(),
+        )),
+        Some(paths) => Ok(paths),
+        None => Ok(DEFAULT_MAX_PATHS),
+    }
+}
+
+/// The default number of trials: the larger of 1M and 20·n!.
+pub fn default_trials(deck: usize) -> u64 {
+    (20 * factorial(deck)).max(1_000_000)
+}
+
+impl RunConfig {
+    /// Validate `run`'s flags.
+    pub fn from_args(args: &RunArgs) -> Result<Self, UsageError> {
+        let deck = args.deck;
+        if deck < 2 {
+            return Err(UsageError(format!(
+                "--deck {deck}: a shuffle needs at least 2 cards (use --deck 2 to {MAX_FULL_DECK})"
+            )));
+        }
+        if deck > MAX_FULL_DECK {
+            return Err(UsageError(format!(
+                "--deck {deck}: `run` tallies all n! orderings, which is possible up to \
+                 {MAX_FULL_DECK} cards ({deck}! = {} counters); use --deck 2 to {MAX_FULL_DECK}",
+                factorial(deck.min(20))
+            )));
+        }
+        let trials = args.trials.unwrap_or_else(|| default_trials(deck));
+        if trials == 0 {
+            return Err(UsageError(
+                "--trials 0: at least one shuffle is needed (e.g. --trials 1M)".into(),
+            ));
+        }
+        let threads = args
+            .threads
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        if threads == 0 || threads > MAX_THREADS {
+            return Err(UsageError(format!(
+                "--threads {threads}: use 1 to {MAX_THREADS} worker threads"
+            )));
+        }
+        // Each worker keeps its own tally of n! 64-bit counters.
+        let tally_bytes = factorial(deck) * 8 * (threads as u64 + 1);
+        if tally_bytes > MEMORY_LIMIT {
+            return Err(UsageError(format!(
+                "--threads {threads} with --deck {deck}: the tallies would take {:.1} GiB (more \
+                 than {} GiB); use fewer --threads",
+                tally_bytes as f64 / f64::from(1 << 30),
+                MEMORY_LIMIT >> 30
+            )));
+        }
+        let output = output_config(&args.output);
+        Ok(RunConfig {
+            algorithm: args.algorithm,
+            deck,
+            trials,
+            seed: args.seed.unwrap_or_else(rand::random),
+            rng: args.rng,
+            threads,
+            alpha: check_alpha(args.alpha)?,
+            against: args.against,
+            max_paths: check_max_paths(args.max_paths)?,
+            quiet: args.quiet,
+            output,
+        })
+    }
+}
+
+impl TheoryConfig {
+    /// Validate `theory`'s flags.
+    pub fn from_args(args: &TheoryArgs) -> Result<Self, UsageError> {
+        let deck = args.deck;
+        if !(2..=MAX_EXACT_DECK).contains(&deck) {
+            return Err(UsageError(format!(
+                "--deck {deck}: exact laws are computed for 2 to {MAX_EXACT_DECK} cards"
+            )));
+        }
+        if args.output.format == Format::Csv && args.output.table == CsvTable::Tests {
+            return Err(UsageError(
+                "--table tests: `theory` runs no tests; use --table summary, permutations or \
+                 positions"
+                    .into(),
+            ));
+        }
+        Ok(TheoryConfig {
+            algorithm: args.algorithm,
+            deck,
+            alpha: check_alpha(args.alpha)?,
+            max_paths: check_max_paths(args.max_paths)?,
+            output: output_config(&args.output),
+        })
+    }
+}

@@ -1,0 +1,18 @@
+//! Exit codes are part of the interface: a CI job gates on them.
+
+/// How the process ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitCode {
+    /// 0: no bias detected (or a command that judges nothing succeeded).
+    NoBiasDetected = 0,
+    /// 1: bias detected.
+    BiasDetected = 1,
+    /// 2: bad flags or input, unwritable output, or a run that could not be done.
+    Error = 2,
+}
+
+impl From<ExitCode> for std::process::ExitCode {
+    fn from(code: ExitCode) -> Self {
+        std::process::ExitCode::from(code as u8)
+    }
+}

@@ -1,0 +1,278 @@
+//! CSV: one table per file, a header row, then data (columns documented in the README).
+//!
+//! Numbers are written in Rust's shortest round-trip form; a field that is not available (a
+//! theory column without an exact law, a p-value below 1e-300) is empty.
+
+use std::io::{self, Write};
+
+use super::{CsvTable, Exporter, Report, entries};
+use crate::permutation::format_permutation;
+use crate::report::{RunReport, TheoryReport};
+
+/// Writes the chosen table.
+pub struct CsvExporter {
+    /// Which table.
+    pub table: CsvTable,
+}
+
+fn opt<T: ToString>(value: Option<T>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// A CSV error as the I/O error it wraps, so that a closed pipe is still recognised as one.
+fn into_io(error: csv::Error) -> io::Error {
+    match error.into_kind() {
+        csv::ErrorKind::Io(error) => error,
+        other => io::Error::other(format!("{other:?}")),
+    }
+}
+
+impl Exporter for CsvExporter {
+    fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        self.write(report, out).map_err(into_io)
+    }
+}
+
+impl CsvExporter {
+    fn write(&self, report: &Report, out: &mut dyn Write) -> csv::Result<()> {
+        let mut writer = csv::Writer::from_writer(out);
+        match report {
+            Report::Run(run) => write_run(&mut writer, run, self.table)?,
+            Report::Theory(theory) => write_theory(&mut writer, theory, self.table)?,
+            Report::List(algorithms) => {
+                writer.write_record(["name", "definition", "meant_uniform"])?;
+                for entry in entries(algorithms) {
+                    writer.write_record([
+                        entry.name.to_string(),
+                        entry.definition.to_string(),
+                        entry.meant_uniform.to_string(),
+                    ])?;
+                }
+            }
+        }
+        writer.flush()?;
+        Ok(())
+    }
+}
+
+fn write_run<W: Write>(
+    writer: &mut csv::Writer<W>,
+    run: &RunReport,
+    table: CsvTable,
+) -> csv::Result<()> {
+    match table {
+        CsvTable::Summary => {
+            writer.write_record([
+                "algorithm",
+                "deck",
+                "trials",
+                "seed",
+                "rng",
+                "threads",
+                "alpha",
+                "against",
+                "bias_detected",
+                "identity_count",
+                "identity_frequency",
+                "identity_expected_frequency",
+                "identity_theory_frequency",
+                "max_min_ratio",
+                "max_min_ratio_theory",
+                "never_seen",
+                "tv_distance",
+                "tv_distance_theory",
+                "largest_position_deviation",
+                "noncentrality_per_trial",
+                "detection_power",
+                "trials_for_99_power",
+                "interrupted",
+                "elapsed_seconds",
+                "shuffles_per_second",
+            ])?;
+            writer.write_record([
+                run.algorithm.to_string(),
+                run.deck.to_string(),
+                run.trials.to_string(),
+                run.seed.to_string(),
+                run.rng.name().to_string(),
+                run.threads.to_string(),
+                run.alpha.to_string(),
+                format!("{:?}", run.against).to_lowercase(),
+                run.bias_detected.to_string(),
+                run.identity.count.to_string(),
+                run.identity.frequency.to_string(),
+                run.identity.expected_frequency.to_string(),
+                opt(run.identity.theory_frequency),
+                opt(run.max_min_ratio),
+                opt(run.max_min_ratio_theory),
+                run.never_seen.to_string(),
+                run.tv_distance.to_string(),
+                opt(run.tv_distance_theory),
+                run.positions.largest_deviation.deviation.to_string(),
+                opt(run.model.noncentrality_per_trial),
+                opt(run.model.detection_power),
+                opt(run.model.trials_for_99_power),
+                run.interrupted.to_string(),
+                run.elapsed_seconds.to_string(),
+                run.shuffles_per_second.to_string(),
+            ])?;
+        }
+        CsvTable::Tests => {
+            writer.write_record([
+                "name",
+                "method",
+                "statistic",
+                "df",
+                "p_value",
+                "log10_p_value",
+                "adjusted_p_value",
+                "log10_adjusted_p_value",
+                "rejected",
+                "note",
+            ])?;
+            for test in &run.tests {
+                writer.write_record([
+                    test.name.clone(),
+                    test.method.to_string(),
+                    test.statistic.to_string(),
+                    opt(test.df),
+                    opt(test.p_value),
+                    test.log10_p_value.to_string(),
+                    opt(test.adjusted_p_value),
+                    test.log10_adjusted_p_value.to_string(),
+                    test.rejected.to_string(),
+                    test.note.clone().unwrap_or_default(),
+                ])?;
+            }
+        }
+        CsvTable::Permutations => {
+            writer.write_record([
+                "rank",
+                "permutation",
+                "count",
+                "frequency",
+                "expected",
+                "ratio_to_expected",
+                "theory",
+                "theory_expected",
+                "theory_fraction",
+            ])?;
+            for row in run.permutations.rows() {
+                writer.write_record([
+                    row.rank.to_string(),
+                    format_permutation(&row.permutation),
+                    row.count.to_string(),
+                    row.frequency.to_string(),
+                    row.expected.to_string(),
+                    row.ratio_to_expected.to_string(),
+                    opt(row.theory),
+                    opt(row.theory_expected),
+                    row.theory_fraction.unwrap_or_default(),
+                ])?;
+            }
+        }
+        CsvTable::Positions => {
+            writer.write_record([
+                "card",
+                "position",
+                "count",
+                "frequency",
+                "expected_frequency",
+                "theory",
+            ])?;
+            let positions = &run.positions;
+            for (card, row) in positions.counts.iter().enumerate() {
+                for (position, count) in row.iter().enumerate() {
+                    writer.write_record([
+                        card.to_string(),
+                        position.to_string(),
+                        count.to_string(),
+                        positions.frequencies[card][position].to_string(),
+                        positions.expected_frequency.to_string(),
+                        opt(positions.theory.as_ref().map(|t| t[card][position])),
+                    ])?;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn write_theory<W: Write>(
+    writer: &mut csv::Writer<W>,
+    theory: &TheoryReport,
+    table: CsvTable,
+) -> csv::Result<()> {
+    match table {
+        CsvTable::Summary => {
+            writer.write_record([
+                "algorithm",
+                "deck",
+                "orderings",
+                "paths",
+                "exact_fractions",
+                "support_size",
+                "identity_probability",
+                "identity_fraction",
+                "max_probability",
+                "min_probability",
+                "max_min_ratio",
+                "tv_distance",
+                "noncentrality_per_trial",
+                "alpha",
+                "trials_for_99_power",
+            ])?;
+            writer.write_record([
+                theory.algorithm.to_string(),
+                theory.deck.to_string(),
+                theory.orderings.to_string(),
+                theory.paths.to_string(),
+                theory.exact_fractions.to_string(),
+                theory.support_size.to_string(),
+                theory.identity_probability.to_string(),
+                theory.identity_fraction.clone().unwrap_or_default(),
+                theory.max_probability.to_string(),
+                theory.min_probability.to_string(),
+                opt(theory.max_min_ratio),
+                theory.tv_distance.to_string(),
+                opt(theory.model.noncentrality_per_trial),
+                theory.alpha.to_string(),
+                opt(theory.model.trials_for_99_power),
+            ])?;
+        }
+        CsvTable::Tests => {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "--table tests: `theory` runs no tests; choose summary, permutations or positions",
+            )
+            .into());
+        }
+        CsvTable::Permutations => {
+            writer.write_record([
+                "rank",
+                "permutation",
+                "probability",
+                "fraction",
+                "ratio_to_uniform",
+            ])?;
+            for row in theory.permutations.rows() {
+                writer.write_record([
+                    row.rank.to_string(),
+                    format_permutation(&row.permutation),
+                    row.probability.to_string(),
+                    row.fraction.unwrap_or_default(),
+                    row.ratio_to_uniform.to_string(),
+                ])?;
+            }
+        }
+        CsvTable::Positions => {
+            writer.write_record(["card", "position", "probability"])?;
+            for (card, row) in theory.positions.iter().enumerate() {
+                for (position, p) in row.iter().enumerate() {
+                    writer.write_record([card.to_string(), position.to_string(), p.to_string()])?;
+                }
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,86 @@
+//! Exporters: each turns a report into bytes on a writer, one format per file.
+//!
+//! The report model ([`crate::report`]) holds the data; an [`Exporter`] decides only how it
+//! looks. Permutation tables are streamed row by row, so a report on 11 cards (39,916,800
+//! orderings) is written without ever holding its rows in memory.
+
+pub mod csv;
+pub mod json;
+pub mod table;
+
+use std::io::{self, Write};
+
+use crate::algorithms::Algorithm;
+use crate::report::{RunReport, TheoryReport};
+
+/// Anything an exporter can write.
+pub enum Report<'a> {
+    /// The report of `run`.
+    Run(&'a RunReport),
+    /// The report of `theory`.
+    Theory(&'a TheoryReport),
+    /// The algorithm catalogue of `list`.
+    List(&'a [Algorithm]),
+}
+
+/// Which table a CSV export writes (CSV holds one table per file).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum CsvTable {
+    /// One row of every headline figure.
+    Summary,
+    /// The family of tests.
+    Tests,
+    /// Every ordering with its count, expectation and theory.
+    Permutations,
+    /// The n×n position matrix, one row per (card, position).
+    Positions,
+}
+
+/// The output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Human-readable tables.
+    Table,
+    /// One CSV table (choose it with --table).
+    Csv,
+    /// Everything, as one JSON document.
+    Json,
+}
+
+/// Turns a report into bytes.
+pub trait Exporter {
+    /// Write `report` to `out`.
+    fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()>;
+}
+
+/// The exporter for a format; `colour` only affects the table format.
+pub fn exporter(format: Format, table: CsvTable, colour: bool) -> Box<dyn Exporter> {
+    match format {
+        Format::Table => Box::new(table::TableExporter { colour }),
+        Format::Csv => Box::new(csv::CsvExporter { table }),
+        Format::Json => Box::new(json::JsonExporter),
+    }
+}
+
+/// A list entry as exporters show it.
+#[derive(serde::Serialize)]
+pub struct AlgorithmEntry {
+    /// Name on the command line.
+    pub name: &'static str,
+    /// Exact definition.
+    pub definition: &'static str,
+    /// Whether it is meant to be uniform.
+    pub meant_uniform: bool,
+}
+
+/// The catalogue entries of `algorithms`.
+pub fn entries(algorithms: &[Algorithm]) -> Vec<AlgorithmEntry> {
+    algorithms
+        .iter()
+        .map(|a| AlgorithmEntry {
+            name: a.name(),
+            definition: a.definition(),
+            meant_uniform: a.meant_uniform(),
+        })
+        .collect()
+}

@@ -1,0 +1,22 @@
+//! shuffle-bias: prove a card shuffle fair or biased.
+//!
+//! Data flows one way: command-line flags ([`cli`]) become a validated [`config`]; the engines
+//! ([`simulate`], [`exact`]) produce counts and laws; [`report`] turns them into one plain,
+//! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
+//! [`commands`] wires these together and is the only module that touches the terminal.
+//! Every shuffle algorithm ([`algorithms`]) is written once against
+//! [`random_source::RandomSource`].
+
+pub mod algorithms;
+pub mod cli;
+pub mod commands;
+pub mod config;
+pub mod exact;
+pub mod exit_code;
+pub mod export;
+pub mod permutation;
+pub mod progress;
+pub mod random_source;
+pub mod report;
+pub mod simulate;
+pub mod stats;

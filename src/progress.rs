@@ -1,0 +1,42 @@
+//! Progress on stderr: one small factory that shows an indicatif bar only when stderr is a
+//! terminal and `--quiet` is not given, and otherwise does nothing at all.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+/// A progress bar that may be hidden.
+pub struct Progress {
+    bar: Option<ProgressBar>,
+}
+
+impl Progress {
+    /// A bar counting to `total` `unit`s (e.g. "shuffles"), or nothing when quiet or off a terminal.
+    pub fn new(total: u64, unit: &str, quiet: bool) -> Self {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        let template = format!(
+            "{{bar:30.cyan/blue}} {{human_pos}}/{{human_len}} {unit} · {{per_sec}} · ETA {{eta}}"
+        );
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.progress_chars("█▉▊▋▌▍▎▏ "));
+        }
+        Progress { bar: Some(bar) }
+    }
+
+    /// Set the number of units done.
+    pub fn set(&self, done: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+        }
+    }
+
+    /// Remove the bar before the report is written.
+    pub fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}

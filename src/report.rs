@@ -1,0 +1,916 @@
+//! The report model: plain, serialisable data that every exporter reads.
+//!
+//! [`build_run_report`] turns a tally (and, when available, the algorithm's exact law) into the
+//! family of tests, the verdict and every figure shown to the user; [`build_theory_report`] does
+//! the same for the law alone. Nothing here prints or formats for a terminal: that is the
+//! exporters' job. The JSON schema is this module's `Serialize` output; every field is
+//! documented here and in the README.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+use serde::ser::SerializeSeq;
+
+use crate::algorithms::{Algorithm, Card};
+use crate::exact::{ExactError, Law};
+use crate::permutation::{factorial, for_each_in_rank_order, unrank};
+use crate::random_source::RngKind;
+use crate::simulate::Tally;
+use crate::stats::binomial::binomial_two_sided;
+use crate::stats::chi_square::chi_square_sf;
+use crate::stats::holm::holm_adjust;
+use crate::stats::power::{detection_power, trials_for_power};
+use crate::stats::pvalue::PValue;
+
+/// How many most- and least-frequent permutations the report lists.
+pub const EXTREMES: usize = 5;
+/// The power that "trials needed to detect" refers to.
+pub const TARGET_POWER: f64 = 0.99;
+/// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
+pub const MIN_EXPECTED_COUNT: f64 = 5.0;
+
+/// Which hypothesis the verdict tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Against {
+    /// Every ordering equally likely (1/n!).
+    Uniform,
+    /// The algorithm's own exact law (does the output match what this algorithm should do?).
+    Model,
+}
+
+/// One test of the family.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestResult {
+    /// `permutations`, `identity` or `position K`.
+    pub name: String,
+    /// The method: `pearson-chi-square` or `exact-binomial-two-sided`.
+    pub method: &'static str,
+    /// χ² statistic, or the observed count for the binomial test.
+    pub statistic: f64,
+    /// Degrees of freedom (χ² tests only).
+    pub df: Option<f64>,
+    /// The p-value, or null when it is below 1e-300 (then read `log10_p_value`).
+    pub p_value: Option<f64>,
+    /// log10 of the p-value; always present (null only for an impossible outcome, p = 0).
+    pub log10_p_value: f64,
+    /// The Holm–Bonferroni adjusted p-value (null below 1e-300).
+    pub adjusted_p_value: Option<f64>,
+    /// log10 of the adjusted p-value.
+    pub log10_adjusted_p_value: f64,
+    /// Whether the adjusted p-value is at most alpha.
+    pub rejected: bool,
+    /// Why a test failed outright or could not be run, when it did.
+    pub note: Option<String>,
+}
+
+/// How often the deck came back in its starting order.
+#[derive(Debug, Clone, Serialize)]
+pub struct Identity {
+    /// Shuffles that left the deck unchanged.
+    pub count: u64,
+    /// count / trials.
+    pub frequency: f64,
+    /// 1/n!, the uniform expectation.
+    pub expected_frequency: f64,
+    /// The algorithm's exact probability of the identity (null when the law is unavailable).
+    pub theory_frequency: Option<f64>,
+    /// The same as an exact fraction, e.g. `5/128`.
+    pub theory_fraction: Option<String>,
+}
+
+/// The largest gap between an observed position frequency and 1/n.
+#[derive(Debug, Clone, Serialize)]
+pub struct PositionDeviation {
+    /// The card.
+    pub card: usize,
+    /// The final position.
+    pub position: usize,
+    /// Observed frequency of that card at that position.
+    pub frequency: f64,
+    /// frequency − 1/n.
+    pub deviation: f64,
+}
+
+/// Which card lands where.
+#[derive(Debug, Clone, Serialize)]
+pub struct Positions {
+    /// `counts[card][position]`: shuffles in which `card` (starting at position `card`) ended
+    /// at `position`.
+    pub counts: Vec<Vec<u64>>,
+    /// counts / trials.
+    pub frequencies: Vec<Vec<f64>>,
+    /// 1/n.
+    pub expected_frequency: f64,
+    /// The algorithm's exact `[card][position]` probabilities (null when unavailable).
+    pub theory: Option<Vec<Vec<f64>>>,
+    /// The cell furthest from 1/n.
+    pub largest_deviation: PositionDeviation,
+}
+
+/// One permutation's line.
+#[derive(Debug, Clone, Serialize)]
+pub struct PermutationRow {
+    /// Lexicographic rank (0 = identity).
+    pub rank: usize,
+    /// The deck after the shuffle: `permutation[position] = card`.
+    pub permutation: Vec<Card>,
+    /// Shuffles that produced it.
+    pub count: u64,
+    /// count / trials.
+    pub frequency: f64,
+    /// Expected count under uniform: trials / n!.
+    pub expected: f64,
+    /// count / expected.
+    pub ratio_to_expected: f64,
+    /// The algorithm's exact probability (null when unavailable).
+    pub theory: Option<f64>,
+    /// trials × theory.
+    pub theory_expected: Option<f64>,
+    /// The exact probability as a fraction.
+    pub theory_fraction: Option<String>,
+}
+
+/// Every permutation's row, produced on demand (n! rows can be tens of millions, so they are
+/// never all held in memory: exporters stream them).
+#[derive(Debug, Clone)]
+pub struct PermutationTable {
+    deck: usize,
+    trials: u64,
+    counts: Arc<Vec<u64>>,
+    law: Option<Arc<Law>>,
+}
+
+impl PermutationTable {
+    /// The row of `rank`.
+    pub fn row(&self, rank: usize) -> PermutationRow {
+        let expected = self.trials as f64 / factorial(self.deck) as f64;
+        let count = self.counts[rank];
+        let theory = self.law.as_ref().map(|law| law.probabilities[rank]);
+        PermutationRow {
+            rank,
+            permutation: unrank(rank, self.deck),
+            count,
+            frequency: ratio(count as f64, self.trials as f64),
+            expected,
+            ratio_to_expected: ratio(count as f64, expected),
+            theory,
+            theory_expected: theory.map(|p| p * self.trials as f64),
+            theory_fraction: self.law.as_ref().and_then(|law| law.fraction(rank)),
+        }
+    }
+
+    /// All rows in rank order.
+    pub fn rows(&self) -> impl Iterator<Item = PermutationRow> + '_ {
+        (0..self.counts.len()).map(|rank| self.row(rank))
+    }
+
+    /// How many rows there are (n!).
+    pub fn len(&self) -> usize {
+        self.counts.len()
+    }
+
+    /// Whether the table is empty (never: n! ≥ 1).
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+}
+
+impl Serialize for PermutationTable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.len()))?;
+        for row in self.rows() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}
+
+/// What is known of the algorithm's exact law, and what it implies for detection.
+#[derive(Debug, Clone, Serialize)]
+pub struct ModelSummary {
+    /// Whether the exact law was computed.
+    pub available: bool,
+    /// Why not, when it was not.
+    pub unavailable_reason: Option<String>,
+    /// Whether its probabilities are exact fractions (otherwise f64, relative error ≤ 1e-12).
+    pub exact_fractions: bool,
+    /// Choice paths walked to compute it.
+    pub paths: Option<u64>,
+    /// Permutations with non-zero probability.
+    pub support_size: Option<usize>,
+    /// Cohen's w² = Σ (p − u)²/u: the χ² noncentrality per trial of the law against uniform.
+    pub noncentrality_per_trial: Option<f64>,
+    /// Probability that this many trials detect the bias (the permutations test alone at the
+    /// Bonferroni level alpha/m, a lower bound for the whole family; noncentral χ²).
+    pub detection_power: Option<f64>,
+    /// Trials needed for 99% detection power at the same level (null when there is no bias).
+    pub trials_for_99_power: Option<u64>,
+    /// The per-test level used for power: alpha / number of tests in the family.
+    pub power_alpha: f64,
+}
+
+/// The report of `run`.
+#[derive(Debug, Clone, Serialize)]
+pub struct RunReport {
+    /// Always `shuffle-bias`.
+    pub tool: &'static str,
+    /// The tool's version.
+    pub version: &'static str,
+    /// Always `run`.
+    pub command: &'static str,
+    /// The algorithm's name.
+    pub algorithm: &'static str,
+    /// Its exact definition.
+    pub definition: &'static str,
+    /// Whether it is meant to be uniform.
+    pub meant_uniform: bool,
+    /// Number of cards.
+    pub deck: usize,
+    /// n!.
+    pub orderings: u64,
+    /// Shuffles tallied.
+    pub trials: u64,
+    /// Shuffles asked for (more than `trials` only when interrupted).
+    pub trials_requested: u64,
+    /// Whether the run was interrupted before all trials were done.
+    pub interrupted: bool,
+    /// The seed; the same seed gives the same counts, whatever the threads.
+    pub seed: u64,
+    /// The generator.
+    pub rng: RngKind,
+    /// Worker threads used.
+    pub threads: usize,
+    /// Wall-clock seconds of the simulation.
+    pub elapsed_seconds: f64,
+    /// trials / elapsed_seconds.
+    pub shuffles_per_second: f64,
+    /// The family-wise significance level.
+    pub alpha: f64,
+    /// The hypothesis tested.
+    pub against: Against,
+    /// Whether any test of the family rejected the hypothesis after Holm's adjustment.
+    pub bias_detected: bool,
+    /// One sentence saying what was found.
+    pub verdict: String,
+    /// Facts worth reading beside the verdict.
+    pub notes: Vec<String>,
+    /// Conditions that weaken the tests (also printed on stderr).
+    pub warnings: Vec<String>,
+    /// The family: permutations, identity, one per position.
+    pub tests: Vec<TestResult>,
+    /// Identity frequency.
+    pub identity: Identity,
+    /// Largest count / smallest count over all n! orderings (null when one was never seen).
+    pub max_min_ratio: Option<f64>,
+    /// The same ratio of exact probabilities (null when some ordering is impossible).
+    pub max_min_ratio_theory: Option<f64>,
+    /// Orderings never seen.
+    pub never_seen: u64,
+    /// ½ Σ |frequency − 1/n!|.
+    pub tv_distance: f64,
+    /// The exact law's distance from uniform.
+    pub tv_distance_theory: Option<f64>,
+    /// The exact law and detection power.
+    pub model: ModelSummary,
+    /// Position marginals.
+    pub positions: Positions,
+    /// The most frequent orderings.
+    pub most_frequent: Vec<PermutationRow>,
+    /// The least frequent orderings.
+    pub least_frequent: Vec<PermutationRow>,
+    /// Every ordering.
+    pub permutations: PermutationTable,
+}
+
+/// The facts of a run that are not counts.
+#[derive(Debug, Clone)]
+pub struct RunFacts {
+    /// The algorithm.
+    pub algorithm: Algorithm,
+    /// Trials asked for.
+    pub trials_requested: u64,
+    /// The seed.
+    pub seed: u64,
+    /// The generator.
+    pub rng: RngKind,
+    /// Threads.
+    pub threads: usize,
+    /// Simulation wall time.
+    pub elapsed_seconds: f64,
+    /// Family-wise level.
+    pub alpha: f64,
+    /// Hypothesis.
+    pub against: Against,
+}
+
+/// A p-value as the optional plain number the report shows (null below 1e-300).
+fn plain(p: PValue) -> Option<f64> {
+    (p.log10 >= -300.0).then_some(p.p)
+}
+
+fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}
+
+/// Pearson's statistic over (observed, expected) pairs, compensated; cells with zero expectation
+/// must be filtered out by the caller.
+fn pearson_statistic(cells: impl Iterator<Item = (u64, f64)>) -> f64 {
+    let (mut sum, mut carry) = (0.0f64, 0.0f64);
+    for (observed, expected) in cells {
+        let d = observed as f64 - expected;
+        let term = d * d / expected;
+        let t = sum + term;
+        carry += if sum.abs() >= term.abs() {
+            (sum - t) + term
+        } else {
+            (term - t) + sum
+        };
+        sum = t;
+    }
+    sum + carry
+}
+
+/// A χ² goodness-of-fit test of observed counts against probabilities, over the cells the
+/// hypothesis allows. Observations in impossible cells make the test fail outright.
+fn goodness_of_fit(name: String, cells: impl Iterator<Item = (u64, f64)>, trials: u64) -> Draft {
+    let trials_f = trials as f64;
+    let mut impossible = 0u64;
+    let mut support = 0u64;
+    let statistic = pearson_statistic(cells.filter_map(|(observed, p)| {
+        if p > 0.0 {
+            support += 1;
+            Some((observed, p * trials_f))
+        } else {
+            impossible += observed;
+            None
+        }
+    }));
+    let df = support.saturating_sub(1) as f64;
+    if impossible > 0 {
+        return Draft {
+            name,
+            method: "pearson-chi-square",
+            statistic,
+            df: Some(df),
+            p: PValue::ZERO,
+            note: Some(format!(
+                "{impossible} shuffles fell on cells the hypothesis gives probability 0"
+            )),
+        };
+    }
+    let (p, note) = if df == 0.0 {
+        (
+            PValue::ONE,
+            Some("only one cell is possible: nothing to test".to_string()),
+        )
+    } else if trials == 0 {
+        (PValue::ONE, Some("no trials".to_string()))
+    } else {
+        (chi_square_sf(statistic, df), None)
+    };
+    Draft {
+        name,
+        method: "pearson-chi-square",
+        statistic,
+        df: Some(df),
+        p,
+        note,
+    }
+}
+
+/// A test before Holm's adjustment.
+struct Draft {
+    name: String,
+    method: &'static str,
+    statistic: f64,
+    df: Option<f64>,
+    p: PValue,
+    note: Option<String>,
+}
+
+/// Adjust a family of drafts with Holm's method and decide each at `alpha`.
+fn decide(drafts: Vec<Draft>, alpha: f64) -> Vec<TestResult> {
+    let raw: Vec<PValue> = drafts.iter().map(|d| d.p).collect();
+    let adjusted = holm_adjust(&raw);
+    drafts
+        .into_iter()
+        .zip(adjusted)
+        .map(|(draft, adjusted)| TestResult {
+            name: draft.name,
+            method: draft.method,
+            statistic: draft.statistic,
+            df: draft.df,
+            p_value: plain(draft.p),
+            log10_p_value: draft.p.log10,
+            adjusted_p_value: plain(adjusted),
+            log10_adjusted_p_value: adjusted.log10,
+            rejected: adjusted.p <= alpha,
+            note: draft.note,
+        })
+        .collect()
+}
+
+/// The n×n position counts `[card][position]`, summed from the tally.
+fn position_counts(n: usize, counts: &[u64]) -> Vec<Vec<u64>> {
+    let mut matrix = vec![vec![0u64; n]; n];
+    for_each_in_rank_order(n, |rank, deck| {
+        let count = counts[rank];
+        if count > 0 {
+            for (position, &card) in deck.iter().enumerate() {
+                matrix[usize::from(card)][position] += count;
+            }
+        }
+    });
+    matrix
+}
+
+/// Power figures of a law against uniform, for a family of `tests` tests at level `alpha`.
+fn power_summary(
+    law: &Result<Arc<Law>, ExactError>,
+    trials: Option<u64>,
+    alpha: f64,
+    tests: usize,
+) -> ModelSummary {
+    let power_alpha = alpha / tests as f64;
+    match law {
+        Ok(law) => {
+            let df = (law.probabilities.len() - 1) as f64;
+            let w2 = law.noncentrality_per_trial();
+            // A law within rounding of uniform has nothing to detect.
+            let biased = w2 > 1e-12;
+            ModelSummary {
+                available: true,
+                unavailable_reason: None,
+                exact_fractions: law.exact.is_some(),
+                paths: Some(law.paths),
+                support_size: Some(law.support_size()),
+                noncentrality_per_trial: Some(if biased { w2 } else { 0.0 }),
+                detection_power: trials.map(|t| {
+                    if biased {
+                        detection_power(df, power_alpha, w2, t as f64)
+                    } else {
+                        power_alpha
+                    }
+                }),
+                trials_for_99_power: if biased {
+                    trials_for_power(df, power_alpha, w2, TARGET_POWER)
+                } else {
+                    None
+                },
+                power_alpha,
+            }
+        }
+        Err(error) => ModelSummary {
+            available: false,
+            unavailable_reason: Some(error.to_string()),
+            exact_fractions: false,
+            paths: None,
+            support_size: None,
+            noncentrality_per_trial: None,
+            detection_power: None,
+            trials_for_99_power: None,
+            power_alpha,
+        },
+    }
+}
+
+/// Build the report of a run from its tally and, when computed, the algorithm's exact law.
+pub fn build_run_report(
+    facts: &RunFacts,
+    tally: Tally,
+    law: Result<Arc<Law>, ExactError>,
+) -> RunReport {
+    let n = tally.deck;
+    let orderings = factorial(n);
+    let trials = tally.trials;
+    let trials_f = trials as f64;
+    let uniform_p = 1.0 / orderings as f64;
+    let counts = Arc::new(tally.counts);
+    let model = law.as_ref().ok();
+    let hypothesis: Option<&Law> = match facts.against {
+        Against::Uniform => None,
+        Against::Model => model.map(|l| l.as_ref()),
+    };
+    let hypothesis_name = match facts.against {
+        Against::Uniform => "uniform".to_string(),
+        Against::Model => format!("the exact law of {}", facts.algorithm.name()),
+    };
+
+    // The family of tests.
+    let mut drafts = Vec::with_capacity(n + 2);
+    drafts.push(goodness_of_fit(
+        "permutations".to_string(),
+        counts.iter().enumerate().map(|(rank, &observed)| {
+            (
+                observed,
+                hypothesis.map_or(uniform_p, |law| law.probabilities[rank]),
+            )
+        }),
+        trials,
+    ));
+    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
+    let identity_count = counts[0];
+    drafts.push(identity_test(identity_count, trials, identity_p0));
+    let positions = position_counts(n, &counts);
+    let theory_matrix = model.map(|law| law.position_matrix());
+    for position in 0..n {
+        drafts.push(goodness_of_fit(
+            format!("position {position}"),
+            (0..n).map(|card| {
+                let p = match (facts.against, &theory_matrix) {
+                    (Against::Model, Some(matrix)) => matrix[card][position],
+                    _ => 1.0 / n as f64,
+                };
+                (positions[card][position], p)
+            }),
+            trials,
+        ));
+    }
+    let family_size = drafts.len();
+    let tests = decide(drafts, facts.alpha);
+    let bias_detected = tests.iter().any(|t| t.rejected);
+
+    // Figures.
+    let max_count = counts.iter().copied().max().unwrap_or(0);
+    let min_count = counts.iter().copied().min().unwrap_or(0);
+    let never_seen = counts.iter().filter(|&&c| c == 0).count() as u64;
+    let tv_distance = 0.5
+        * counts
+            .iter()
+            .map(|&c| (ratio(c as f64, trials_f) - uniform_p).abs())
+            .sum::<f64>();
+    let frequencies: Vec<Vec<f64>> = positions
+        .iter()
+        .map(|row| row.iter().map(|&c| ratio(c as f64, trials_f)).collect())
+        .collect();
+    let largest_deviation = largest_deviation(&frequencies);
+
+    let table = PermutationTable {
+        deck: n,
+        trials,
+        counts: counts.clone(),
+        law: model.cloned(),
+    };
+    let (most_frequent, least_frequent) = extremes(&counts, &table);
+
+    let model_summary = power_summary(&law, Some(trials), facts.alpha, family_size);
+
+    // Words.
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    if let Some(law) = model {
+        let support = law.support_size();
+        if (support as u64) < orderings {
+            notes.push(format!(
+                "only {support} of the {orderings} orderings are reachable under the exact law \
+                 of {}; the other {} have probability 0",
+                facts.algorithm.name(),
+                orderings - support as u64
+            ));
+        }
+    } else if let Err(error) = &law {
+        notes.push(format!(
+            "no exact law for {} at {n} cards: {error}; theory columns are empty and only the \
+             uniform hypothesis can be tested",
+            facts.algorithm.name()
+        ));
+    }
+    let smallest_expected = match hypothesis {
+        None => uniform_p * trials_f,
+        Some(law) => {
+            law.probabilities
+                .iter()
+                .copied()
+                .filter(|&p| p > 0.0)
+                .fold(f64::INFINITY, f64::min)
+                * trials_f
+        }
+    };
+    if trials > 0 && smallest_expected < MIN_EXPECTED_COUNT {
+        let smallest_p = smallest_expected / trials_f;
+        let needed = (MIN_EXPECTED_COUNT / smallest_p).ceil() as u64;
+        warnings.push(format!(
+            "the smallest expected count per ordering is {smallest_expected:.2} (< 5): the χ² \
+             p-value of the permutations test is unreliable; use at least {needed} trials"
+        ));
+    }
+
+    let verdict = verdict_sentence(&tests, bias_detected, facts.alpha, &hypothesis_name);
+    RunReport {
+        tool: "shuffle-bias",
+        version: env!("CARGO_PKG_VERSION"),
+        command: "run",
+        algorithm: facts.algorithm.name(),
+        definition: facts.algorithm.definition(),
+        meant_uniform: facts.algorithm.meant_uniform(),
+        deck: n,
+        orderings,
+        trials,
+        trials_requested: facts.trials_requested,
+        interrupted: trials < facts.trials_requested,
+        seed: facts.seed,
+        rng: facts.rng,
+        threads: facts.threads,
+        elapsed_seconds: facts.elapsed_seconds,
+        shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
+        alpha: facts.alpha,
+        against: facts.against,
+        bias_detected,
+        verdict,
+        notes,
+        warnings,
+        tests,
+        identity: Identity {
+            count: identity_count,
+            frequency: ratio(identity_count as f64, trials_f),
+            expected_frequency: uniform_p,
+            theory_frequency: model.map(|l| l.probabilities[0]),
+            theory_fraction: model.and_then(|l| l.fraction(0)),
+        },
+        max_min_ratio: (min_count > 0).then(|| max_count as f64 / min_count as f64),
+        max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
+        never_seen,
+        tv_distance,
+        tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
+        model: model_summary,
+        positions: Positions {
+            counts: positions,
+            frequencies,
+            expected_frequency: 1.0 / n as f64,
+            theory: theory_matrix,
+            largest_deviation,
+        },
+        most_frequent,
+        least_frequent,
+        permutations: table,
+    }
+}
+
+/// The identity test: two-sided exact binomial test of the identity count.
+fn identity_test(count: u64, trials: u64, p0: f64) -> Draft {
+    let (p, note) = if p0 == 0.0 && count > 0 {
+        (
+            PValue::ZERO,
+            Some(format!(
+                "the identity is impossible under the hypothesis but was seen {count} times"
+            )),
+        )
+    } else if trials == 0 {
+        (PValue::ONE, Some("no trials".to_string()))
+    } else {
+        (binomial_two_sided(count, trials, p0), None)
+    };
+    Draft {
+        name: "identity".to_string(),
+        method: "exact-binomial-two-sided",
+        statistic: count as f64,
+        df: None,
+        p,
+        note,
+    }
+}
+
+fn largest_deviation(frequencies: &[Vec<f64>]) -> PositionDeviation {
+    let n = frequencies.len();
+    let u = 1.0 / n as f64;
+    let mut best = PositionDeviation {
+        card: 0,
+        position: 0,
+        frequency: frequencies[0][0],
+        deviation: frequencies[0][0] - u,
+    };
+    for (card, row) in frequencies.iter().enumerate() {
+        for (position, &f) in row.iter().enumerate() {
+            if (f - u).abs() > best.deviation.abs() {
+                best = PositionDeviation {
+                    card,
+                    position,
+                    frequency: f,
+                    deviation: f - u,
+                };
+            }
+        }
+    }
+    best
+}
+
+/// The EXTREMES most and least frequent rows (ties broken by rank).
+fn extremes(
+    counts: &[u64],
+    table: &PermutationTable,
+) -> (Vec<PermutationRow>, Vec<PermutationRow>) {
+    let k = EXTREMES.min(counts.len());
+    let mut ranks: Vec<usize> = (0..counts.len()).collect();
+    let by_count_desc = |a: &usize, b: &usize| counts[*b].cmp(&counts[*a]).then(a.cmp(b));
+    let by_count_asc = |a: &usize, b: &usize| counts[*a].cmp(&counts[*b]).then(a.cmp(b));
+    ranks.select_nth_unstable_by(k - 1, by_count_desc);
+    let mut most: Vec<usize> = ranks[..k].to_vec();
+    most.sort_by(by_count_desc);
+    ranks.select_nth_unstable_by(k - 1, by_count_asc);
+    let mut least: Vec<usize> = ranks[..k].to_vec();
+    least.sort_by(by_count_asc);
+    (
+        most.into_iter().map(|r| table.row(r)).collect(),
+        least.into_iter().map(|r| table.row(r)).collect(),
+    )
+}
+
+fn verdict_sentence(tests: &[TestResult], biased: bool, alpha: f64, hypothesis: &str) -> String {
+    let strongest = tests
+        .iter()
+        .min_by(|a, b| {
+            a.log10_adjusted_p_value
+                .total_cmp(&b.log10_adjusted_p_value)
+        })
+        .expect("the family is never empty");
+    let p = format_p(strongest.log10_adjusted_p_value);
+    if biased {
+        let rejected: Vec<&str> = tests
+            .iter()
+            .filter(|t| t.rejected)
+            .map(|t| t.name.as_str())
+            .collect();
+        format!(
+            "bias detected: {hypothesis} is rejected at alpha = {alpha} by {} (strongest: {}, \
+             Holm-adjusted p = {p})",
+            rejected.join(", "),
+            strongest.name
+        )
+    } else {
+        format!(
+            "no bias detected: nothing rejects {hypothesis} at alpha = {alpha} (smallest \
+             Holm-adjusted p = {p})"
+        )
+    }
+}
+
+/// A p-value for humans from its log10: `0.2314`, `3.1e-12`, `10^-4436.2`, or `0`.
+pub fn format_p(log10: f64) -> String {
+    if log10 == f64::NEG_INFINITY {
+        "0".to_string()
+    } else if log10 >= -300.0 {
+        let p = 10f64.powf(log10);
+        if p >= 1e-4 {
+            format!("{p:.4}")
+        } else {
+            format!("{p:.2e}")
+        }
+    } else {
+        format!("10^{log10:.1}")
+    }
+}
+
+/// One row of a law's most/least likely orderings.
+#[derive(Debug, Clone, Serialize)]
+pub struct LawRow {
+    /// Lexicographic rank.
+    pub rank: usize,
+    /// The deck: `permutation[position] = card`.
+    pub permutation: Vec<Card>,
+    /// Exact probability.
+    pub probability: f64,
+    /// As a fraction, when exact.
+    pub fraction: Option<String>,
+    /// probability × n!.
+    pub ratio_to_uniform: f64,
+}
+
+/// Every ordering's exact probability, streamed.
+#[derive(Debug, Clone)]
+pub struct LawTable {
+    law: Arc<Law>,
+}
+
+impl LawTable {
+    /// The row of `rank`.
+    pub fn row(&self, rank: usize) -> LawRow {
+        let p = self.law.probabilities[rank];
+        LawRow {
+            rank,
+            permutation: unrank(rank, self.law.deck),
+            probability: p,
+            fraction: self.law.fraction(rank),
+            ratio_to_uniform: p * self.law.probabilities.len() as f64,
+        }
+    }
+
+    /// All rows in rank order.
+    pub fn rows(&self) -> impl Iterator<Item = LawRow> + '_ {
+        (0..self.law.probabilities.len()).map(|rank| self.row(rank))
+    }
+}
+
+impl Serialize for LawTable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.law.probabilities.len()))?;
+        for row in self.rows() {
+            seq.serialize_element(&row)?;
+        }
+        seq.end()
+    }
+}
+
+/// The report of `theory`: an algorithm's exact law, without simulation.
+#[derive(Debug, Clone, Serialize)]
+pub struct TheoryReport {
+    /// Always `shuffle-bias`.
+    pub tool: &'static str,
+    /// The tool's version.
+    pub version: &'static str,
+    /// Always `theory`.
+    pub command: &'static str,
+    /// The algorithm's name.
+    pub algorithm: &'static str,
+    /// Its exact definition.
+    pub definition: &'static str,
+    /// Whether it is meant to be uniform.
+    pub meant_uniform: bool,
+    /// Number of cards.
+    pub deck: usize,
+    /// n!.
+    pub orderings: u64,
+    /// Choice paths walked.
+    pub paths: u64,
+    /// Whether the probabilities are exact fractions.
+    pub exact_fractions: bool,
+    /// Permutations with non-zero probability.
+    pub support_size: usize,
+    /// P(deck unchanged).
+    pub identity_probability: f64,
+    /// The same as a fraction.
+    pub identity_fraction: Option<String>,
+    /// 1/n!.
+    pub uniform_probability: f64,
+    /// Largest probability.
+    pub max_probability: f64,
+    /// Smallest probability.
+    pub min_probability: f64,
+    /// max / min (null when some ordering is impossible).
+    pub max_min_ratio: Option<f64>,
+    /// Total variation distance from uniform.
+    pub tv_distance: f64,
+    /// The family-wise level the detection figures refer to.
+    pub alpha: f64,
+    /// w², detection power figures (power itself is null: no trials).
+    pub model: ModelSummary,
+    /// `[card][position]` probabilities.
+    pub positions: Vec<Vec<f64>>,
+    /// The most likely orderings.
+    pub most_likely: Vec<LawRow>,
+    /// The least likely orderings.
+    pub least_likely: Vec<LawRow>,
+    /// Every ordering.
+    pub permutations: LawTable,
+}
+
+/// Build the report of `theory`.
+pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> TheoryReport {
+    let n = law.deck;
+    let orderings = factorial(n);
+    let probabilities = &law.probabilities;
+    let max_probability = probabilities.iter().copied().fold(0.0, f64::max);
+    let min_probability = probabilities.iter().copied().fold(f64::INFINITY, f64::min);
+    let table = LawTable { law: law.clone() };
+    // Rank by probability; the exact numerators break float ties consistently.
+    let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
+    ranks.sort_by(|&a, &b| {
+        probabilities[b]
+            .total_cmp(&probabilities[a])
+            .then(a.cmp(&b))
+    });
+    let k = EXTREMES.min(ranks.len());
+    let most_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
+    let least_likely = ranks[ranks.len() - k..]
+        .iter()
+        .rev()
+        .map(|&r| table.row(r))
+        .collect();
+    let result = Ok(law.clone());
+    TheoryReport {
+        tool: "shuffle-bias",
+        version: env!("CARGO_PKG_VERSION"),
+        command: "theory",
+        algorithm: algorithm.name(),
+        definition: algorithm.definition(),
+        meant_uniform: algorithm.meant_uniform(),
+        deck: n,
+        orderings,
+        paths: law.paths,
+        exact_fractions: law.exact.is_some(),
+        support_size: law.support_size(),
+        identity_probability: probabilities[0],
+        identity_fraction: law.fraction(0),
+        uniform_probability: 1.0 / orderings as f64,
+        max_probability,
+        min_probability,
+        max_min_ratio: Some(law.max_min_ratio()).filter(|r| r.is_finite()),
+        tv_distance: law.tv_distance_from_uniform(),
+        alpha,
+        model: power_summary(&result, None, alpha, n + 2),
+        positions: law.position_matrix(),
+        most_likely,
+        least_likely,
+        permutations: table,
+    }
+}

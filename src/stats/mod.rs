@@ -1,0 +1,14 @@
+//! Exact statistics for shuffle-bias: p-values that stay meaningful far below
+//! 1e−300 ([`pvalue::PValue`]), the chi-square survival function and Pearson's
+//! test for up to 11! − 1 degrees of freedom ([`chi_square`]), the exact two-sided
+//! binomial test for single orderings ([`binomial`]), Holm's multiple-testing
+//! adjustment ([`holm`]), and the power analysis that says how many trials are
+//! needed to detect a given bias ([`power`]). Every figure is computed from the
+//! exact law (no normal approximations) and tested against mpmath.
+
+pub mod binomial;
+pub mod chi_square;
+pub mod holm;
+pub mod power;
+pub mod pvalue;
+mod special;

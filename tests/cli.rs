@@ -1,0 +1,325 @@
+//! The binary from the outside: exit codes, formats, determinism and error messages.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn shuffle_bias() -> Command {
+    let mut command = Command::cargo_bin("shuffle-bias").unwrap();
+    command.env_remove("NO_COLOR");
+    command
+}
+
+fn run_json(args: &[&str]) -> (Value, i32) {
+    let output = shuffle_bias()
+        .args(["run", "--quiet", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    (json, output.status.code().unwrap())
+}
+
+fn counts(json: &Value) -> Vec<u64> {
+    json["permutations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|row| row["count"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn naive_on_four_cards_is_detected_with_exit_code_one() {
+    shuffle_bias()
+        .args([
+            "run", "naive", "--deck", "4", "--trials", "240k", "--seed", "42", "-q",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BIAS DETECTED"))
+        .stdout(predicate::str::contains("theory (naive)"));
+}
+
+#[test]
+fn fisher_yates_passes_with_exit_code_zero() {
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "5",
+            "-t",
+            "1M",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("NO BIAS DETECTED"));
+}
+
+#[test]
+fn json_has_every_documented_key() {
+    let (json, code) = run_json(&["sattolo", "-n", "4", "-t", "100k", "--seed", "3"]);
+    assert_eq!(code, 1);
+    for key in [
+        "algorithm",
+        "deck",
+        "trials",
+        "seed",
+        "threads",
+        "alpha",
+        "bias_detected",
+        "tests",
+        "permutations",
+        "identity",
+        "max_min_ratio",
+        "max_min_ratio_theory",
+        "positions",
+        "tv_distance",
+        "tv_distance_theory",
+        "model",
+        "verdict",
+    ] {
+        assert!(json.get(key).is_some(), "missing key {key}");
+    }
+    let test = &json["tests"][0];
+    for key in [
+        "name",
+        "statistic",
+        "df",
+        "p_value",
+        "log10_p_value",
+        "adjusted_p_value",
+        "rejected",
+    ] {
+        assert!(test.get(key).is_some(), "missing tests[].{key}");
+    }
+    let row = &json["permutations"][0];
+    for key in [
+        "permutation",
+        "count",
+        "expected",
+        "theory",
+        "theory_expected",
+    ] {
+        assert!(row.get(key).is_some(), "missing permutations[].{key}");
+    }
+    for key in [
+        "count",
+        "frequency",
+        "expected_frequency",
+        "theory_frequency",
+    ] {
+        assert!(
+            json["identity"].get(key).is_some(),
+            "missing identity.{key}"
+        );
+    }
+    assert!(json["positions"]["counts"].is_array());
+    assert!(json["positions"]["theory"].is_array());
+    assert_eq!(json["permutations"].as_array().unwrap().len(), 24);
+    // Sattolo never returns the identity: its theory is exactly 0 and it was never seen.
+    assert_eq!(json["identity"]["count"], 0);
+    assert_eq!(json["identity"]["theory_frequency"], 0.0);
+    // p below 1e-300 is null with its log10 given instead, never 0.
+    assert!(json["tests"][0]["p_value"].is_null());
+    assert!(json["tests"][0]["log10_p_value"].as_f64().unwrap() < -300.0);
+}
+
+#[test]
+fn the_same_seed_gives_the_same_counts_on_one_and_two_threads() {
+    let args = ["comparator-merge", "-n", "5", "-t", "300k", "--seed", "99"];
+    let (one, _) = run_json(&[&args[..], &["--threads", "1"]].concat());
+    let (two, _) = run_json(&[&args[..], &["--threads", "2"]].concat());
+    assert_eq!(counts(&one), counts(&two));
+    assert_eq!(one["threads"], 1);
+    assert_eq!(two["threads"], 2);
+}
+
+#[test]
+fn a_run_without_a_seed_reports_the_seed_it_drew_and_that_seed_repeats_it() {
+    let (first, _) = run_json(&["naive", "-n", "3", "-t", "70k"]);
+    let seed = first["seed"].as_u64().unwrap().to_string();
+    let (again, _) = run_json(&["naive", "-n", "3", "-t", "70k", "--seed", &seed]);
+    assert_eq!(counts(&first), counts(&again));
+}
+
+#[test]
+fn every_csv_table_parses_with_a_header_row() {
+    for (table, rows) in [
+        ("summary", 1),
+        ("tests", 6),
+        ("permutations", 24),
+        ("positions", 16),
+    ] {
+        let output = shuffle_bias()
+            .args(["run", "naive", "-n", "4", "-t", "50k", "--seed", "5", "-q"])
+            .args(["--format", "csv", "--table", table])
+            .output()
+            .unwrap();
+        let mut reader = csv::Reader::from_reader(output.stdout.as_slice());
+        let header = reader.headers().unwrap().clone();
+        assert!(header.len() > 1, "{table}");
+        let records: Vec<_> = reader.records().map(|r| r.unwrap()).collect();
+        assert_eq!(records.len(), rows, "{table}");
+        assert!(records.iter().all(|r| r.len() == header.len()));
+    }
+}
+
+#[test]
+fn list_names_every_algorithm_with_its_definition() {
+    let assert = shuffle_bias().arg("list").assert().code(0);
+    let stdout = String::from_utf8(assert.get_output().stdout.clone()).unwrap();
+    for name in [
+        "fisher-yates",
+        "fisher-yates-forward",
+        "naive",
+        "sattolo",
+        "comparator-insertion",
+        "comparator-merge",
+        "comparator-quick",
+        "comparator-timsort",
+    ] {
+        assert!(stdout.contains(name), "{name}");
+    }
+}
+
+#[test]
+fn sattolo_fits_its_own_model_but_not_uniform_and_says_why() {
+    shuffle_bias()
+        .args([
+            "run", "sattolo", "-n", "4", "-t", "240k", "--seed", "8", "-q",
+        ])
+        .args(["--against", "model"])
+        .assert()
+        .code(0);
+    shuffle_bias()
+        .args([
+            "run", "sattolo", "-n", "4", "-t", "240k", "--seed", "8", "-q",
+        ])
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "only 6 of the 24 orderings are reachable",
+        ));
+}
+
+#[test]
+fn theory_gives_the_naive_identity_as_an_exact_fraction() {
+    let output = shuffle_bias()
+        .args(["theory", "naive", "-n", "4", "--format", "json"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["identity_fraction"], "5/128");
+    assert_eq!(json["support_size"], 24);
+    assert_eq!(json["max_min_ratio"], 15.0 / 8.0);
+}
+
+#[test]
+fn output_file_receives_the_report_and_stdout_stays_empty() {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("report.json");
+    shuffle_bias()
+        .args(["run", "naive", "-n", "3", "-t", "10k", "--seed", "1", "-q"])
+        .args(["--format", "json", "-o"])
+        .arg(&path)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::is_empty());
+    let json: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(json["algorithm"], "naive");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn bad_flags_exit_two_with_a_message_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "naive", "--deck", "12"], "--deck 12"),
+        (&["run", "naive", "--deck", "1"], "--deck 1"),
+        (&["run", "naive", "--trials", "ten"], "--trials"),
+        (&["run", "naive", "--trials", "0"], "--trials 0"),
+        (&["run", "naive", "--trials", "1.5"], "--trials"),
+        (&["run", "naive", "--alpha", "2"], "--alpha 2"),
+        (&["run", "naive", "--alpha", "0"], "--alpha 0"),
+        (&["run", "naive", "--threads", "0"], "--threads 0"),
+        (&["run", "naive", "--max-paths", "0"], "--max-paths 0"),
+        (&["run", "bogus"], "bogus"),
+        (&["run", "naive", "--format", "xml"], "--format"),
+        (
+            &["run", "naive", "-o", "/nonexistent-dir/report.txt"],
+            "-o /nonexistent-dir",
+        ),
+        (&["theory", "naive", "--deck", "11"], "--deck 11"),
+        (
+            &["theory", "naive", "--format", "csv", "--table", "tests"],
+            "--table tests",
+        ),
+        (
+            &["run", "naive", "-n", "9", "--against", "model", "-t", "1k"],
+            "--against model",
+        ),
+    ];
+    for (args, flag) in cases {
+        shuffle_bias()
+            .args(*args)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(*flag));
+    }
+}
+
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    use std::io::Read;
+    use std::process::{Command as Process, Stdio};
+    let mut child = Process::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "8",
+            "-t",
+            "1M",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .args(["--format", "csv", "--table", "permutations"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Read one chunk, then close our end of the pipe, like `| head -c 100`.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut buffer = [0u8; 100];
+    stdout.read_exact(&mut buffer).unwrap();
+    drop(stdout);
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    let status = child.wait().unwrap();
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_ne!(status.code(), Some(2));
+    assert_ne!(status.code(), Some(101));
+}
+
+#[test]
+fn no_color_and_pipes_give_plain_text() {
+    shuffle_bias()
+        .env("NO_COLOR", "1")
+        .args(["run", "naive", "-n", "3", "-t", "10k", "--seed", "1", "-q"])
+        .assert()
+        .stdout(predicate::str::contains("\x1b[").not());
+}

@@ -1,0 +1,186 @@
+//! The exact engine against independent counts: brute-force enumeration written here, hand
+//! derivations, and the published facts each algorithm is known for.
+
+use shuffle_bias::algorithms::{Algorithm, Card};
+use shuffle_bias::exact::{ExactFractions, exact_law};
+use shuffle_bias::permutation::{cycle_count, factorial, rank};
+use shuffle_bias::random_source::ScriptedSource;
+
+fn fractions(algorithm: Algorithm, n: usize) -> ExactFractions {
+    exact_law(algorithm, n, 100_000_000)
+        .expect("small laws are within budget")
+        .exact
+        .expect("built-in laws have exact fractions")
+}
+
+/// Independent count for the naive shuffle: every one of the n^n choice tuples, enumerated as the
+/// digits of a base-n counter, with the swap loop written out here.
+fn naive_brute_force(n: usize) -> Vec<u128> {
+    let mut counts = vec![0u128; factorial(n) as usize];
+    let tuples = (n as u64).pow(n as u32);
+    for code in 0..tuples {
+        let mut deck: Vec<Card> = (0..n as Card).collect();
+        let mut digits = code;
+        for i in 0..n {
+            let j = (digits % n as u64) as usize;
+            digits /= n as u64;
+            deck.swap(i, j);
+        }
+        counts[rank(&deck)] += 1;
+    }
+    counts
+}
+
+/// Independent count for a coin-only algorithm: run it on every coin string of a fixed length K
+/// (longer than any path needs), each weighing 2^-K; unused coins are simply ignored.
+fn coin_brute_force(algorithm: Algorithm, n: usize, k: u32) -> Vec<u128> {
+    let mut counts = vec![0u128; factorial(n) as usize];
+    for code in 0..(1u64 << k) {
+        let script: Vec<usize> = (0..k).map(|bit| ((code >> bit) & 1) as usize).collect();
+        let mut source = ScriptedSource::new(script);
+        let mut deck: Vec<Card> = (0..n as Card).collect();
+        let mut scratch = deck.clone();
+        algorithm.shuffle(&mut deck, &mut scratch, &mut source);
+        counts[rank(&deck)] += 1;
+    }
+    counts
+}
+
+/// Compare p = numerator/denominator exactly with q = count/total (cross-multiplication).
+fn assert_same_law(exact: &ExactFractions, counts: &[u128], total: u128) {
+    for (rank, (&numerator, &count)) in exact.numerators.iter().zip(counts).enumerate() {
+        assert_eq!(
+            numerator * total,
+            count * exact.denominator,
+            "rank {rank}: {numerator}/{} vs {count}/{total}",
+            exact.denominator
+        );
+    }
+}
+
+#[test]
+fn fisher_yates_in_both_directions_hits_every_permutation_exactly_once() {
+    for algorithm in [Algorithm::FisherYates, Algorithm::FisherYatesForward] {
+        for n in 2..=6 {
+            let exact = fractions(algorithm, n);
+            assert_eq!(exact.denominator, u128::from(factorial(n)));
+            assert!(
+                exact.numerators.iter().all(|&k| k == 1),
+                "{algorithm:?} n={n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn naive_on_three_cards_gives_four_four_four_five_five_five_of_twenty_seven() {
+    let exact = fractions(Algorithm::Naive, 3);
+    assert_eq!(exact.denominator, 27);
+    let mut sorted = exact.numerators.clone();
+    sorted.sort_unstable();
+    assert_eq!(sorted, vec![4, 4, 4, 5, 5, 5]);
+}
+
+#[test]
+fn naive_on_four_cards_ranges_from_eight_to_fifteen_of_256_with_identity_ten() {
+    let exact = fractions(Algorithm::Naive, 4);
+    assert_eq!(exact.denominator, 256);
+    assert_eq!(exact.numerators[0], 10);
+    assert_eq!(exact.numerators.iter().min(), Some(&8));
+    assert_eq!(exact.numerators.iter().max(), Some(&15));
+}
+
+#[test]
+fn naive_matches_brute_force_enumeration_up_to_six_cards() {
+    for n in 3..=6 {
+        let counts = naive_brute_force(n);
+        let total = (n as u128).pow(n as u32);
+        assert_same_law(&fractions(Algorithm::Naive, n), &counts, total);
+    }
+}
+
+#[test]
+fn sattolo_is_uniform_over_single_cycles_and_zero_elsewhere() {
+    for n in 2..=7 {
+        let law = exact_law(Algorithm::Sattolo, n, 100_000_000).unwrap();
+        let cyclic_probability = 1.0 / factorial(n - 1) as f64;
+        let mut cyclic = 0;
+        shuffle_bias::permutation::for_each_in_rank_order(n, |r, deck| {
+            if cycle_count(deck) == 1 {
+                cyclic += 1;
+                assert!((law.probabilities[r] - cyclic_probability).abs() < 1e-15);
+            } else {
+                assert_eq!(law.probabilities[r], 0.0);
+            }
+        });
+        assert_eq!(cyclic, factorial(n - 1));
+        assert_eq!(law.support_size() as u64, factorial(n - 1));
+    }
+}
+
+#[test]
+fn insertion_sort_on_three_cards_matches_the_hand_derivation() {
+    // Card 1 vs card 0: the first two are in either order with probability 1/2. Card 2 then moves
+    // 0 places (first coin "not less": 1/2), 1 place (1/4) or 2 places (1/4, no coin at the
+    // front). So the law is {1/4, 1/4, 1/8, 1/8, 1/8, 1/8}: ranks of 0 1 2 and 1 0 2 are 1/4.
+    let exact = fractions(Algorithm::ComparatorInsertion, 3);
+    let by_deck = |deck: [Card; 3]| exact.fraction(rank(&deck));
+    assert_eq!(by_deck([0, 1, 2]), "1/4");
+    assert_eq!(by_deck([1, 0, 2]), "1/4");
+    for deck in [[0, 2, 1], [2, 0, 1], [1, 2, 0], [2, 1, 0]] {
+        assert_eq!(by_deck(deck), "1/8");
+    }
+}
+
+#[test]
+fn comparator_sorts_match_brute_force_over_all_coin_strings_on_four_cards() {
+    // At most 6 comparisons on 4 cards for any of these sorts, so 10 coins always suffice.
+    for algorithm in [
+        Algorithm::ComparatorInsertion,
+        Algorithm::ComparatorMerge,
+        Algorithm::ComparatorQuick,
+        Algorithm::ComparatorTimsort,
+    ] {
+        let counts = coin_brute_force(algorithm, 4, 10);
+        assert_same_law(&fractions(algorithm, 4), &counts, 1 << 10);
+    }
+}
+
+#[test]
+fn comparator_sorts_match_brute_force_on_five_cards() {
+    // At most 10 comparisons on 5 cards (insertion and quicksort: 4+3+2+1), so 12 coins suffice.
+    for algorithm in [
+        Algorithm::ComparatorInsertion,
+        Algorithm::ComparatorMerge,
+        Algorithm::ComparatorQuick,
+        Algorithm::ComparatorTimsort,
+    ] {
+        let counts = coin_brute_force(algorithm, 5, 12);
+        assert_same_law(&fractions(algorithm, 5), &counts, 1 << 12);
+    }
+}
+
+#[test]
+fn every_built_in_law_is_exact_and_sums_to_one_up_to_eight_cards() {
+    for algorithm in Algorithm::ALL {
+        for n in 2..=8 {
+            let exact = fractions(algorithm, n);
+            assert_eq!(
+                exact.numerators.iter().sum::<u128>(),
+                exact.denominator,
+                "{algorithm:?} n={n}"
+            );
+        }
+    }
+}
+
+#[test]
+fn only_fisher_yates_is_uniform_from_three_cards_on() {
+    for algorithm in Algorithm::ALL {
+        for n in 3..=6 {
+            let exact = fractions(algorithm, n);
+            let uniform = exact.numerators.iter().all(|&k| k == exact.numerators[0]);
+            assert_eq!(uniform, algorithm.meant_uniform(), "{algorithm:?} n={n}");
+        }
+    }
+}
