@@ -770,8 +770,13 @@ pub struct LawRow {
     pub permutation: Vec<Card>,
     /// Exact probability.
     pub probability: f64,
-    /// As a fraction, when exact.
+    /// As a reduced fraction, when exact.
     pub fraction: Option<String>,
+    /// The numerator over the law's common denominator (for equally likely paths, the number of
+    /// choice paths that give this ordering).
+    pub numerator: Option<u128>,
+    /// The law's common denominator (n! for Fisher–Yates, n^n for naive, 2^k for the sorts).
+    pub denominator: Option<u128>,
     /// probability × n!.
     pub ratio_to_uniform: f64,
 }
@@ -791,6 +796,8 @@ impl LawTable {
             permutation: unrank(rank, self.law.deck),
             probability: p,
             fraction: self.law.fraction(rank),
+            numerator: self.law.exact.as_ref().map(|e| e.numerators[rank]),
+            denominator: self.law.exact.as_ref().map(|e| e.denominator),
             ratio_to_uniform: p * self.law.probabilities.len() as f64,
         }
     }
@@ -880,12 +887,13 @@ pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> T
             .then(a.cmp(&b))
     });
     let k = EXTREMES.min(ranks.len());
-    let most_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
-    let least_likely = ranks[ranks.len() - k..]
-        .iter()
-        .rev()
-        .map(|&r| table.row(r))
-        .collect();
+    let most_likely: Vec<LawRow> = ranks[..k].iter().map(|&r| table.row(r)).collect();
+    ranks.sort_by(|&a, &b| {
+        probabilities[a]
+            .total_cmp(&probabilities[b])
+            .then(a.cmp(&b))
+    });
+    let least_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
     let result = Ok(law.clone());
     TheoryReport {
         tool: "shuffle-bias",

@@ -184,3 +184,66 @@ fn only_fisher_yates_is_uniform_from_three_cards_on() {
         }
     }
 }
+
+/// The fixtures under `fixtures/laws/`: (algorithm, cards).
+const FIXTURES: [(Algorithm, usize); 6] = [
+    (Algorithm::Naive, 3),
+    (Algorithm::Naive, 4),
+    (Algorithm::Naive, 5),
+    (Algorithm::ComparatorInsertion, 4),
+    (Algorithm::ComparatorTimsort, 4),
+    (Algorithm::ComparatorMerge, 4),
+];
+
+fn fixture_path(algorithm: Algorithm, n: usize) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures/laws")
+        .join(format!("{}-{n}.csv", algorithm.name()))
+}
+
+#[test]
+fn law_fixtures_are_exactly_what_theory_prints() {
+    for (algorithm, n) in FIXTURES {
+        let output = assert_cmd::Command::cargo_bin("shuffle-bias")
+            .unwrap()
+            .args(["theory", algorithm.name(), "-n", &n.to_string()])
+            .args(["--format", "csv", "--table", "permutations"])
+            .output()
+            .unwrap();
+        let fixture = std::fs::read_to_string(fixture_path(algorithm, n)).unwrap();
+        assert_eq!(
+            String::from_utf8(output.stdout).unwrap(),
+            fixture,
+            "{} n={n}: regenerate with `shuffle-bias theory {} -n {n} --format csv --table \
+             permutations` only if the change is intended",
+            algorithm.name(),
+            algorithm.name()
+        );
+    }
+}
+
+#[test]
+fn law_fixtures_agree_with_independent_brute_force_counts() {
+    for (algorithm, n) in FIXTURES {
+        let (counts, total) = match algorithm {
+            Algorithm::Naive => (naive_brute_force(n), (n as u128).pow(n as u32)),
+            _ => (coin_brute_force(algorithm, n, 10), 1 << 10),
+        };
+        let mut reader = csv::Reader::from_path(fixture_path(algorithm, n)).unwrap();
+        let mut rows = 0;
+        for (rank, record) in reader.records().enumerate() {
+            let record = record.unwrap();
+            assert_eq!(record[0].parse::<usize>().unwrap(), rank);
+            let numerator: u128 = record[4].parse().unwrap();
+            let denominator: u128 = record[5].parse().unwrap();
+            assert_eq!(
+                numerator * total,
+                counts[rank] * denominator,
+                "{} n={n} rank {rank}",
+                algorithm.name()
+            );
+            rows += 1;
+        }
+        assert_eq!(rows, factorial(n));
+    }
+}

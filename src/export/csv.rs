@@ -253,6 +253,8 @@ fn write_theory<W: Write>(
                 "permutation",
                 "probability",
                 "fraction",
+                "numerator",
+                "denominator",
                 "ratio_to_uniform",
             ])?;
             for row in theory.permutations.rows() {
@@ -261,6 +263,8 @@ fn write_theory<W: Write>(
                     format_permutation(&row.permutation),
                     row.probability.to_string(),
                     row.fraction.unwrap_or_default(),
+                    opt(row.numerator),
+                    opt(row.denominator),
                     row.ratio_to_uniform.to_string(),
                 ])?;
             }

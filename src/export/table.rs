@@ -76,6 +76,27 @@ pub fn group(value: u64) -> String {
     out
 }
 
+/// Word-wrap `text` to `width` columns; lines after the first start with `indent`.
+pub fn wrap(text: &str, width: usize, indent: &str) -> String {
+    let mut out = String::new();
+    let mut line_length = 0;
+    for word in text.split_whitespace() {
+        let word_length = word.chars().count();
+        if line_length > 0 && line_length + 1 + word_length > width {
+            out.push('\n');
+            out.push_str(indent);
+            line_length = indent.chars().count();
+        } else if line_length > 0 {
+            out.push(' ');
+            line_length += 1;
+        }
+        out.push_str(word);
+        line_length += word_length;
+    }
+    out.push('\n');
+    out
+}
+
 /// A rate with an SI prefix: `24.5 M`.
 fn rate(value: f64) -> String {
     if value >= 1e9 {
@@ -186,22 +207,20 @@ impl TableExporter {
             run.elapsed_seconds,
             rate(run.shuffles_per_second)
         ));
-        out.push_str(&format!("definition: {}\n\n", run.definition));
+        out.push_str(&wrap(&format!("definition: {}", run.definition), 80, "  "));
+        out.push('\n');
         let headline = if run.bias_detected {
             "BIAS DETECTED"
         } else {
             "NO BIAS DETECTED"
         };
-        out.push_str(&format!(
-            "{}  {}\n",
-            self.paint(headline, run.bias_detected),
-            run.verdict
-        ));
+        out.push_str(&format!("{}\n", self.paint(headline, run.bias_detected)));
+        out.push_str(&wrap(&run.verdict, 80, "  "));
         for note in &run.notes {
-            out.push_str(&format!("note: {note}\n"));
+            out.push_str(&wrap(&format!("note: {note}"), 80, "  "));
         }
         for warning in &run.warnings {
-            out.push_str(&format!("warning: {warning}\n"));
+            out.push_str(&wrap(&format!("warning: {warning}"), 80, "  "));
         }
 
         // Tests.
@@ -231,11 +250,8 @@ impl TableExporter {
         align_right_from(&mut tests, 1);
         out.push_str(&format!("{tests}\n"));
         for test in run.tests.iter().filter(|t| t.note.is_some()) {
-            out.push_str(&format!(
-                "  {}: {}\n",
-                test.name,
-                test.note.as_deref().unwrap_or_default()
-            ));
+            let note = test.note.as_deref().unwrap_or_default();
+            out.push_str(&wrap(&format!("  {}: {note}", test.name), 80, "    "));
         }
 
         // Figures.
@@ -313,27 +329,45 @@ impl TableExporter {
             run.model.detection_power,
             run.model.trials_for_99_power,
         ) {
-            (Some(w2), Some(power), Some(needed)) if w2 > 0.0 => out.push_str(&format!(
-                "\nPower: w² = {w2:.6} per trial. {} trials detect this bias with probability \
-                 {:.2}%; 99% power needs {} trials (χ² test at alpha/{} = {:.2e}).\n",
-                group(run.trials),
-                power * 100.0,
-                group(needed),
-                run.tests.len(),
-                run.model.power_alpha
-            )),
-            (Some(_), _, _) => out.push_str(
-                "\nPower: the exact law is uniform, so there is no bias to detect; a rejection \
-                 would be a false alarm (probability at most alpha).\n",
-            ),
+            (Some(w2), Some(power), Some(needed)) if w2 > 0.0 => {
+                out.push('\n');
+                out.push_str(&wrap(
+                    &format!(
+                        "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
+                         probability {:.2}%; 99% power needs {} trials (permutations test at \
+                         alpha/{} = {:.2e}).",
+                        group(run.trials),
+                        power * 100.0,
+                        group(needed),
+                        run.tests.len(),
+                        run.model.power_alpha
+                    ),
+                    80,
+                    "  ",
+                ));
+            }
+            (Some(_), _, _) => {
+                out.push('\n');
+                out.push_str(&wrap(
+                    "Power: the exact law is uniform, so there is no bias to detect; a \
+                     rejection would be a false alarm (probability at most alpha).",
+                    80,
+                    "  ",
+                ));
+            }
             _ => {}
         }
 
         // Positions.
-        out.push_str(&format!(
-            "\nPositions: % of shuffles in which a card (row) ends at a position (column); \
-             uniform {:.2}%\n",
-            run.positions.expected_frequency * 100.0
+        out.push('\n');
+        out.push_str(&wrap(
+            &format!(
+                "Positions: % of shuffles in which a card (row, starting at that position) ends \
+                 at a position (column @); uniform {:.2}%",
+                run.positions.expected_frequency * 100.0
+            ),
+            80,
+            "  ",
         ));
         out.push_str(&format!("{}\n", matrix_table(&run.positions.frequencies)));
         if let Some(theory) = &run.positions.theory {
@@ -388,7 +422,12 @@ fn theory_text(theory: &TheoryReport) -> String {
         theory.deck,
         group(theory.paths)
     ));
-    out.push_str(&format!("definition: {}\n\n", theory.definition));
+    out.push_str(&wrap(
+        &format!("definition: {}", theory.definition),
+        80,
+        "  ",
+    ));
+    out.push('\n');
     let mut figures = new_table(&["figure", "exact", "uniform"]);
     figures.add_row(vec![
         "reachable orderings".to_string(),
@@ -437,10 +476,15 @@ fn theory_text(theory: &TheoryReport) -> String {
     ]);
     align_right_from(&mut figures, 1);
     out.push_str(&format!("{figures}\n"));
-    out.push_str(&format!(
-        "\nPositions: probability (%) that a card (row) ends at a position (column); uniform \
-         {:.2}%\n",
-        100.0 / theory.deck as f64
+    out.push('\n');
+    out.push_str(&wrap(
+        &format!(
+            "Positions: probability (%) that a card (row, starting at that position) ends at a \
+             position (column @); uniform {:.2}%",
+            100.0 / theory.deck as f64
+        ),
+        80,
+        "  ",
     ));
     out.push_str(&format!("{}\n", matrix_table(&theory.positions)));
     if theory.orderings as usize <= FULL_LISTING {
@@ -459,6 +503,17 @@ fn theory_text(theory: &TheoryReport) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_sentences_wrap_at_the_width_with_an_indent() {
+        let text = wrap("aaa bbb ccc ddd", 8, "  ");
+        assert_eq!(text, "aaa bbb\n  ccc ddd\n");
+        assert!(
+            wrap(&"word ".repeat(50), 80, "  ")
+                .lines()
+                .all(|l| l.chars().count() <= 80)
+        );
+    }
 
     #[test]
     fn thousands_are_grouped_with_commas() {
