@@ -255,7 +255,7 @@ pub struct RunReport {
     pub verdict: String,
     /// Facts worth reading beside the verdict.
     pub notes: Vec<String>,
-    /// Conditions that weaken the tests (also printed on stderr).
+    /// Conditions that weaken the tests (printed on stderr; kept here for machine readers).
     pub warnings: Vec<String>,
     /// The family: permutations, identity, one per position.
     pub tests: Vec<TestResult>,
@@ -591,7 +591,7 @@ pub fn build_run_report(
         let smallest_p = smallest_expected / trials_f;
         let needed = (MIN_EXPECTED_COUNT / smallest_p).ceil() as u64;
         warnings.push(format!(
-            "the smallest expected count per ordering is {smallest_expected:.2} (< 5): the χ² \
+            "the smallest expected count per ordering is {smallest_expected:.3} (< 5): the χ² \
              p-value of the permutations test is unreliable; use at least {needed} trials"
         ));
     }

@@ -219,9 +219,6 @@ impl TableExporter {
         for note in &run.notes {
             out.push_str(&wrap(&format!("note: {note}"), 80, "  "));
         }
-        for warning in &run.warnings {
-            out.push_str(&wrap(&format!("warning: {warning}"), 80, "  "));
-        }
 
         // Tests.
         out.push_str(&format!(
