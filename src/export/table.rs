@@ -110,8 +110,14 @@ fn rate(value: f64) -> String {
     }
 }
 
+/// A probability in percent: three decimals, or three significant digits below 0.01%.
 fn percent(p: f64) -> String {
-    format!("{:.3}%", p * 100.0)
+    let value = p * 100.0;
+    if value == 0.0 || value >= 0.01 {
+        format!("{value:.3}%")
+    } else {
+        format!("{value:.3e}%")
+    }
 }
 
 fn ratio_text(ratio: Option<f64>) -> String {
@@ -510,6 +516,13 @@ mod tests {
                 .lines()
                 .all(|l| l.chars().count() <= 80)
         );
+    }
+
+    #[test]
+    fn small_percentages_keep_three_significant_digits() {
+        assert_eq!(percent(0.25), "25.000%");
+        assert_eq!(percent(0.0), "0.000%");
+        assert_eq!(percent(1.0 / 362_880.0), "2.756e-4%");
     }
 
     #[test]
