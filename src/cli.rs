@@ -14,7 +14,8 @@ const EXIT_CODES: &str = "\
 Exit codes:
   0  no bias detected (every test of the family passes at --alpha)
   1  bias detected (some test rejects after Holm-Bonferroni adjustment)
-  2  error: bad flags or input, unwritable output, or a run that could not be done";
+  2  error: bad flags or input, unwritable output, or a run that could not be done
+  130  interrupted (Ctrl-C): the report of the shuffles tallied so far is still written";
 
 /// Prove a card shuffle fair or biased: run it millions of times on a small deck, tally every
 /// ordering, and test the tally against uniform and against the algorithm's exact law.

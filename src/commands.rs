@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::io::{self, Write};
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::algorithms::Algorithm;
@@ -97,7 +97,12 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         threads: config.threads,
     };
     let progress = Progress::new(config.trials, "shuffles", config.quiet);
-    let stop = AtomicBool::new(false);
+    // Ctrl-C stops the workers after their current block; the report of what was tallied is
+    // still written. A second handler cannot be installed (only in tests running several runs in
+    // one process), in which case Ctrl-C keeps its default effect.
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
     let started = Instant::now();
     let tally = simulate(&spec, &stop, &mut |done| progress.set(done));
     let elapsed_seconds = started.elapsed().as_secs_f64();
@@ -118,7 +123,13 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         eprintln!("warning: {warning}");
     }
     write_report(&config.output, &Report::Run(&report), &mut out)?;
-    Ok(if report.bias_detected {
+    Ok(if report.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
+            report.trials, report.trials_requested
+        );
+        ExitCode::Interrupted
+    } else if report.bias_detected {
         ExitCode::BiasDetected
     } else {
         ExitCode::NoBiasDetected

@@ -9,6 +9,8 @@ pub enum ExitCode {
     BiasDetected = 1,
     /// 2: bad flags or input, unwritable output, or a run that could not be done.
     Error = 2,
+    /// 130: interrupted by Ctrl-C (the report of what was tallied was still written).
+    Interrupted = 130,
 }
 
 impl From<ExitCode> for std::process::ExitCode {

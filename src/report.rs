@@ -202,7 +202,8 @@ pub struct ModelSummary {
     /// Cohen's w² = Σ (p − u)²/u: the χ² noncentrality per trial of the law against uniform.
     pub noncentrality_per_trial: Option<f64>,
     /// Probability that this many trials detect the bias (the permutations test alone at the
-    /// Bonferroni level alpha/m, a lower bound for the whole family; noncentral χ²).
+    /// Bonferroni level alpha/m, a lower bound for the whole family; noncentral χ²). Null when
+    /// the law is uniform (nothing to detect) or for `theory` (no trials).
     pub detection_power: Option<f64>,
     /// Trials needed for 99% detection power at the same level (null when there is no bias).
     pub trials_for_99_power: Option<u64>,
@@ -446,13 +447,9 @@ fn power_summary(
                 paths: Some(law.paths),
                 support_size: Some(law.support_size()),
                 noncentrality_per_trial: Some(if biased { w2 } else { 0.0 }),
-                detection_power: trials.map(|t| {
-                    if biased {
-                        detection_power(df, power_alpha, w2, t as f64)
-                    } else {
-                        power_alpha
-                    }
-                }),
+                detection_power: trials
+                    .filter(|_| biased)
+                    .map(|t| detection_power(df, power_alpha, w2, t as f64)),
                 trials_for_99_power: if biased {
                     trials_for_power(df, power_alpha, w2, TARGET_POWER)
                 } else {

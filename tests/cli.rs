@@ -323,3 +323,40 @@ fn no_color_and_pipes_give_plain_text() {
         .assert()
         .stdout(predicate::str::contains("\x1b[").not());
 }
+
+#[test]
+fn ctrl_c_writes_the_report_of_what_was_tallied_and_exits_130() {
+    use std::process::{Command as Process, Stdio};
+    let child = Process::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "6",
+            "-t",
+            "100G",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .args(["--format", "json"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let status = Process::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["interrupted"], true);
+    let trials = json["trials"].as_u64().unwrap();
+    assert!(trials < 100_000_000_000);
+    assert_eq!(counts(&json).iter().sum::<u64>(), trials);
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("interrupted after"), "{stderr}");
+}
