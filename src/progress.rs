@@ -3,7 +3,7 @@
 
 use std::io::IsTerminal;
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressState, ProgressStyle};
 
 /// A progress bar that may be hidden.
 pub struct Progress {
@@ -18,10 +18,18 @@ impl Progress {
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
         let template = format!(
-            "{{bar:30.cyan/blue}} {{human_pos}}/{{human_len}} {unit} · {{per_sec}} · ETA {{eta}}"
+            "{{bar:30.cyan/blue}} {{human_pos}}/{{human_len}} {unit} · {{rate}} · ETA {{eta}}"
         );
         if let Ok(style) = ProgressStyle::with_template(&template) {
-            bar.set_style(style.progress_chars("█▉▊▋▌▍▎▏ "));
+            let style = style
+                .with_key(
+                    "rate",
+                    |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                        let _ = write!(out, "{:.1} M/s", state.per_sec() / 1e6);
+                    },
+                )
+                .progress_chars("█▉▊▋▌▍▎▏ ");
+            bar.set_style(style);
         }
         Progress { bar: Some(bar) }
     }
