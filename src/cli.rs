@@ -33,11 +33,87 @@ pub enum Command {
     /// Simulate a shuffle many times, tally all n! orderings and judge it.
     #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
+    /// Test permutations produced by any program: one per line, from files or stdin.
+    #[command(after_help = CHECK_HELP)]
+    Check(CheckArgs),
     /// Print an algorithm's exact law (no simulation).
     #[command(after_help = "Exit codes: 0 on success, 2 on bad input.")]
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
     List(ListArgs),
+}
+
+const CHECK_HELP: &str = "\
+Input: one permutation per line — the deck after one shuffle — as integers 0..n-1 or 1..n (the
+numbering is detected; a mix is an error) or as labels given with --labels; tokens separated by
+spaces, tabs or commas; blank lines and lines starting with # are skipped; CRLF is accepted.
+
+Examples:
+  python3 my_shuffle.py | shuffle-bias check --deck 5
+  shuffle-bias check deals.txt --format json
+  shuffle-bias check logs/*.txt --labels A,K,Q,J,10
+  shuffle-bias check deals.txt --against comparator-timsort
+
+Exit codes:
+  0  no bias detected
+  1  bias detected (or, with --against ALGORITHM, the input does not behave like it)
+  2  error: a bad line (FILE:LINE is named), a missing file, bad flags";
+
+/// What `check` tests the input against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckAgainst {
+    /// Every ordering equally likely.
+    Uniform,
+    /// The exact law of a built-in algorithm.
+    Algorithm(Algorithm),
+}
+
+fn parse_check_against(text: &str) -> Result<CheckAgainst, String> {
+    if text == "uniform" {
+        return Ok(CheckAgainst::Uniform);
+    }
+    Algorithm::ALL
+        .into_iter()
+        .find(|a| a.name() == text)
+        .map(CheckAgainst::Algorithm)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+            format!(
+                "'{text}' is neither `uniform` nor an algorithm ({})",
+                names.join(", ")
+            )
+        })
+}
+
+/// `check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Files of permutations, tallied together; `-` (or nothing) reads stdin.
+    #[arg(value_name = "FILE")]
+    pub files: Vec<PathBuf>,
+    /// Number of cards, 2 to 11 (default: read off the first permutation).
+    #[arg(short = 'n', long)]
+    pub deck: Option<usize>,
+    /// Card labels in starting order, comma-separated (e.g. A,K,Q,J,10): the identity.
+    #[arg(long, value_name = "LABELS")]
+    pub labels: Option<String>,
+    /// The hypothesis: `uniform`, or an algorithm whose exact law the input should follow.
+    #[arg(long, value_parser = parse_check_against, default_value = "uniform", value_name = "uniform|ALGORITHM")]
+    pub against: CheckAgainst,
+    /// Family-wise significance level of the verdict.
+    #[arg(long, default_value_t = 0.001)]
+    pub alpha: f64,
+    /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
+    #[arg(long)]
+    pub skip_invalid: bool,
+    /// Budget of choice paths for the exact law of --against ALGORITHM (1e8 by default).
+    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
+    pub max_paths: Option<u64>,
+    /// No progress display.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 /// Output flags shared by every subcommand that writes a report.

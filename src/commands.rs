@@ -10,13 +10,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::algorithms::Algorithm;
+use crate::cli::CheckAgainst;
 use crate::cli::{Cli, Command, ListArgs};
-use crate::config::{OutputConfig, RunConfig, TheoryConfig, UsageError};
+use crate::config::{CheckConfig, OutputConfig, RunConfig, TheoryConfig, UsageError};
 use crate::exact::exact_law;
 use crate::exit_code::ExitCode;
 use crate::export::{Report, exporter};
+use crate::permutation_reader::{open_sources, read_permutations};
 use crate::progress::Progress;
-use crate::report::{Against, RunFacts, build_run_report, build_theory_report};
+use crate::report::InputSummary;
+use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
+use crate::simulate::Tally;
 use crate::simulate::{SimulationSpec, simulate};
 
 /// Why a command failed.
@@ -38,6 +42,7 @@ impl From<UsageError> for Failure {
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Run(args) => run(RunConfig::from_args(&args)?),
+        Command::Check(args) => check(CheckConfig::from_args(&args)?),
         Command::Theory(args) => theory(TheoryConfig::from_args(&args)?),
         Command::List(args) => list(&args),
     }
@@ -109,16 +114,19 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     progress.finish();
 
     let facts = RunFacts {
-        algorithm: config.algorithm,
+        command: "run",
+        algorithm: Some(config.algorithm),
+        origin: Origin::Simulation {
+            seed: config.seed,
+            rng: config.rng,
+            threads: config.threads,
+        },
         trials_requested: config.trials,
-        seed: config.seed,
-        rng: config.rng,
-        threads: config.threads,
         elapsed_seconds,
         alpha: config.alpha,
         against: config.against,
     };
-    let report = build_run_report(&facts, tally, law);
+    let report = build_run_report(&facts, tally, Some(law));
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
@@ -129,11 +137,81 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             report.trials, report.trials_requested
         );
         ExitCode::Interrupted
-    } else if report.bias_detected {
+    } else {
+        verdict_code(&report)
+    })
+}
+
+fn verdict_code(report: &crate::report::RunReport) -> ExitCode {
+    if report.bias_detected {
         ExitCode::BiasDetected
     } else {
         ExitCode::NoBiasDetected
-    })
+    }
+}
+
+fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
+    let mut out = open_output(&config.output)?;
+    let inputs = open_sources(&config.sources).map_err(|e| Failure::Message(e.to_string()))?;
+    let algorithm = match config.against {
+        CheckAgainst::Uniform => None,
+        CheckAgainst::Algorithm(algorithm) => Some(algorithm),
+    };
+    let progress = Progress::counter("lines", config.quiet);
+    let started = Instant::now();
+    let input = read_permutations(&config.sources, inputs, &config.reader, &mut |lines| {
+        progress.set(lines)
+    });
+    let elapsed_seconds = started.elapsed().as_secs_f64();
+    progress.finish();
+    let input = input.map_err(|e| Failure::Message(e.to_string()))?;
+    // The law can only be computed once the deck size is known (possibly from the input).
+    let law = match algorithm {
+        None => None,
+        Some(algorithm) => Some(
+            exact_law(algorithm, input.deck, config.max_paths)
+                .map(Arc::new)
+                .map_err(|error| {
+                    Failure::Message(format!(
+                        "--against {}: no exact law at {} cards: {error}",
+                        algorithm.name(),
+                        input.deck
+                    ))
+                })?,
+        ),
+    };
+    let facts = RunFacts {
+        command: "check",
+        algorithm,
+        origin: Origin::Input(InputSummary {
+            sources: input.sources.clone(),
+            lines: input.lines,
+            permutations: input.permutations,
+            numbering: input.numbering,
+            labels: config.reader.labels.clone(),
+            invalid_lines: input.invalid,
+            invalid_examples: input.invalid_examples.clone(),
+        }),
+        trials_requested: input.permutations,
+        elapsed_seconds,
+        alpha: config.alpha,
+        against: if algorithm.is_some() {
+            Against::Model
+        } else {
+            Against::Uniform
+        },
+    };
+    let tally = Tally {
+        deck: input.deck,
+        counts: input.counts,
+        trials: input.permutations,
+    };
+    let report = build_run_report(&facts, tally, law.map(Ok));
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    write_report(&config.output, &Report::Run(&report), &mut out)?;
+    Ok(verdict_code(&report))
 }
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {

@@ -5,10 +5,11 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::algorithms::Algorithm;
-use crate::cli::{OutputArgs, RunArgs, TheoryArgs};
+use crate::cli::{CheckAgainst, CheckArgs, OutputArgs, RunArgs, TheoryArgs};
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
 use crate::permutation::{MAX_FULL_DECK, factorial};
+use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
 use crate::report::Against;
 
@@ -80,6 +81,109 @@ pub struct TheoryConfig {
     pub max_paths: u64,
     /// Output.
     pub output: OutputConfig,
+}
+
+/// A validated `check`.
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    /// Where to read.
+    pub sources: Vec<InputSource>,
+    /// What to accept.
+    pub reader: ReaderOptions,
+    /// The hypothesis.
+    pub against: CheckAgainst,
+    /// Family-wise level.
+    pub alpha: f64,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// No progress display.
+    pub quiet: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+impl CheckConfig {
+    /// Validate `check`'s flags.
+    pub fn from_args(args: &CheckArgs) -> Result<Self, UsageError> {
+        if let Some(deck) = args.deck
+            && !(2..=MAX_FULL_DECK).contains(&deck)
+        {
+            return Err(UsageError(format!(
+                "--deck {deck}: `check` tallies all n! orderings, which is possible for 2 to \
+                 {MAX_FULL_DECK} cards"
+            )));
+        }
+        let labels = match &args.labels {
+            None => None,
+            Some(text) => {
+                let labels: Vec<String> = text.split(',').map(|l| l.trim().to_string()).collect();
+                if labels.iter().any(String::is_empty) {
+                    return Err(UsageError(format!(
+                        "--labels {text}: a label is empty; write them like A,K,Q,J,10"
+                    )));
+                }
+                if !(2..=MAX_FULL_DECK).contains(&labels.len()) {
+                    return Err(UsageError(format!(
+                        "--labels {text}: {} labels given; give 2 to {MAX_FULL_DECK}",
+                        labels.len()
+                    )));
+                }
+                if let Some(repeated) = labels
+                    .iter()
+                    .enumerate()
+                    .find(|(i, l)| labels[..*i].contains(l))
+                    .map(|(_, l)| l)
+                {
+                    return Err(UsageError(format!(
+                        "--labels {text}: the label '{repeated}' is given twice; labels must be \
+                         distinct"
+                    )));
+                }
+                if let Some(deck) = args.deck
+                    && deck != labels.len()
+                {
+                    return Err(UsageError(format!(
+                        "--deck {deck} disagrees with --labels, which names {} cards; drop --deck \
+                         or fix the labels",
+                        labels.len()
+                    )));
+                }
+                Some(labels)
+            }
+        };
+        let sources = if args.files.is_empty() {
+            vec![InputSource::Stdin]
+        } else {
+            args.files
+                .iter()
+                .map(|path| {
+                    if path.as_os_str() == "-" {
+                        InputSource::Stdin
+                    } else {
+                        InputSource::File(path.clone())
+                    }
+                })
+                .collect()
+        };
+        if sources.iter().filter(|s| **s == InputSource::Stdin).count() > 1 {
+            return Err(UsageError(
+                "FILE: `-` (stdin) can be given only once".to_string(),
+            ));
+        }
+        Ok(CheckConfig {
+            sources,
+            reader: ReaderOptions {
+                deck: args.deck,
+                labels,
+                skip_invalid: args.skip_invalid,
+            },
+            against: args.against,
+            alpha: check_alpha(args.alpha)?,
+            max_paths: check_max_paths(args.max_paths)?,
+            quiet: args.quiet,
+            output: output_config(&args.output),
+        })
+    }
 }
 
 fn output_config(args: &OutputArgs) -> OutputConfig {

@@ -15,6 +15,7 @@ pub mod exact;
 pub mod exit_code;
 pub mod export;
 pub mod permutation;
+pub mod permutation_reader;
 pub mod progress;
 pub mod random_source;
 pub mod report;

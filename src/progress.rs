@@ -34,6 +34,25 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A running count of `unit`s with their rate, for work of unknown size (reading a pipe),
+    /// or nothing when quiet or off a terminal.
+    pub fn counter(unit: &str, quiet: bool) -> Self {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        let template = format!("{{spinner}} {{human_pos}} {unit} · {{rate}}");
+        if let Ok(style) = ProgressStyle::with_template(&template) {
+            bar.set_style(style.with_key(
+                "rate",
+                |state: &ProgressState, out: &mut dyn std::fmt::Write| {
+                    let _ = write!(out, "{:.1} M/s", state.per_sec() / 1e6);
+                },
+            ));
+        }
+        Progress { bar: Some(bar) }
+    }
+
     /// Set the number of units done.
     pub fn set(&self, done: u64) {
         if let Some(bar) = &self.bar {

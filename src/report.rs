@@ -14,6 +14,7 @@ use serde::ser::SerializeSeq;
 use crate::algorithms::{Algorithm, Card};
 use crate::exact::{ExactError, Law};
 use crate::permutation::{factorial, for_each_in_rank_order, unrank};
+use crate::permutation_reader::{InvalidLine, Numbering};
 use crate::random_source::RngKind;
 use crate::simulate::Tally;
 use crate::stats::binomial::binomial_two_sided;
@@ -218,33 +219,36 @@ pub struct RunReport {
     pub tool: &'static str,
     /// The tool's version.
     pub version: &'static str,
-    /// Always `run`.
+    /// `run` or `check`.
     pub command: &'static str,
-    /// The algorithm's name.
-    pub algorithm: &'static str,
+    /// The algorithm simulated, or the one `check --against` tests (null for `check` against
+    /// uniform).
+    pub algorithm: Option<&'static str>,
     /// Its exact definition.
-    pub definition: &'static str,
+    pub definition: Option<&'static str>,
     /// Whether it is meant to be uniform.
-    pub meant_uniform: bool,
+    pub meant_uniform: Option<bool>,
+    /// What `check` read (null for `run`).
+    pub input: Option<InputSummary>,
     /// Number of cards.
     pub deck: usize,
     /// n!.
     pub orderings: u64,
-    /// Shuffles tallied.
+    /// Shuffles tallied (for `check`, permutations read).
     pub trials: u64,
     /// Shuffles asked for (more than `trials` only when interrupted).
     pub trials_requested: u64,
     /// Whether the run was interrupted before all trials were done.
     pub interrupted: bool,
-    /// The seed; the same seed gives the same counts, whatever the threads.
-    pub seed: u64,
-    /// The generator.
-    pub rng: RngKind,
-    /// Worker threads used.
-    pub threads: usize,
-    /// Wall-clock seconds of the simulation.
+    /// The seed; the same seed gives the same counts, whatever the threads (null for `check`).
+    pub seed: Option<u64>,
+    /// The generator (null for `check`).
+    pub rng: Option<RngKind>,
+    /// Worker threads used (null for `check`).
+    pub threads: Option<usize>,
+    /// Wall-clock seconds of the simulation, or of the reading for `check`.
     pub elapsed_seconds: f64,
-    /// trials / elapsed_seconds.
+    /// trials / elapsed_seconds (for `check`: permutations read per second).
     pub shuffles_per_second: f64,
     /// The family-wise significance level.
     pub alpha: f64,
@@ -284,20 +288,53 @@ pub struct RunReport {
     pub permutations: PermutationTable,
 }
 
+/// Where the tallied permutations came from.
+#[derive(Debug, Clone)]
+pub enum Origin {
+    /// `run`: a seeded simulation.
+    Simulation {
+        /// The seed.
+        seed: u64,
+        /// The generator.
+        rng: RngKind,
+        /// Threads.
+        threads: usize,
+    },
+    /// `check`: permutations read from files or stdin.
+    Input(InputSummary),
+}
+
+/// What `check` read.
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    /// The files read, in order (`<stdin>` for standard input).
+    pub sources: Vec<String>,
+    /// Lines read, including blank, comment and rejected lines.
+    pub lines: u64,
+    /// Permutations tallied.
+    pub permutations: u64,
+    /// How the cards were written: `zero-based`, `one-based` or `labels`.
+    pub numbering: Numbering,
+    /// The labels, in starting order, when `--labels` was given.
+    pub labels: Option<Vec<String>>,
+    /// Lines rejected under `--skip-invalid`.
+    pub invalid_lines: u64,
+    /// The first rejected lines, with their location and problem.
+    pub invalid_examples: Vec<InvalidLine>,
+}
+
 /// The facts of a run that are not counts.
 #[derive(Debug, Clone)]
 pub struct RunFacts {
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// `run` or `check`.
+    pub command: &'static str,
+    /// The algorithm simulated (`run`) or tested against (`check --against ALGORITHM`).
+    pub algorithm: Option<Algorithm>,
+    /// Simulation or input.
+    pub origin: Origin,
     /// Trials asked for.
     pub trials_requested: u64,
-    /// The seed.
-    pub seed: u64,
-    /// The generator.
-    pub rng: RngKind,
-    /// Threads.
-    pub threads: usize,
-    /// Simulation wall time.
+    /// Wall time of the simulation or of the reading.
     pub elapsed_seconds: f64,
     /// Family-wise level.
     pub alpha: f64,
@@ -428,14 +465,14 @@ fn position_counts(n: usize, counts: &[u64]) -> Vec<Vec<u64>> {
 
 /// Power figures of a law against uniform, for a family of `tests` tests at level `alpha`.
 fn power_summary(
-    law: &Result<Arc<Law>, ExactError>,
+    law: Option<&Result<Arc<Law>, ExactError>>,
     trials: Option<u64>,
     alpha: f64,
     tests: usize,
 ) -> ModelSummary {
     let power_alpha = alpha / tests as f64;
     match law {
-        Ok(law) => {
+        Some(Ok(law)) => {
             let df = (law.probabilities.len() - 1) as f64;
             let w2 = law.noncentrality_per_trial();
             // A law within rounding of uniform has nothing to detect.
@@ -458,9 +495,11 @@ fn power_summary(
                 power_alpha,
             }
         }
-        Err(error) => ModelSummary {
+        _ => ModelSummary {
             available: false,
-            unavailable_reason: Some(error.to_string()),
+            unavailable_reason: law
+                .and_then(|law| law.as_ref().err())
+                .map(ToString::to_string),
             exact_fractions: false,
             paths: None,
             support_size: None,
@@ -473,25 +512,28 @@ fn power_summary(
 }
 
 /// Build the report of a run from its tally and, when computed, the algorithm's exact law.
+///
+/// `law` is None when there is no algorithm (`check` against uniform).
 pub fn build_run_report(
     facts: &RunFacts,
     tally: Tally,
-    law: Result<Arc<Law>, ExactError>,
+    law: Option<Result<Arc<Law>, ExactError>>,
 ) -> RunReport {
+    let algorithm_name = facts.algorithm.map_or("the input", Algorithm::name);
     let n = tally.deck;
     let orderings = factorial(n);
     let trials = tally.trials;
     let trials_f = trials as f64;
     let uniform_p = 1.0 / orderings as f64;
     let counts = Arc::new(tally.counts);
-    let model = law.as_ref().ok();
+    let model = law.as_ref().and_then(|law| law.as_ref().ok());
     let hypothesis: Option<&Law> = match facts.against {
         Against::Uniform => None,
         Against::Model => model.map(|l| l.as_ref()),
     };
     let hypothesis_name = match facts.against {
         Against::Uniform => "uniform".to_string(),
-        Against::Model => format!("the exact law of {}", facts.algorithm.name()),
+        Against::Model => format!("the exact law of {algorithm_name}"),
     };
 
     // The family of tests.
@@ -551,7 +593,7 @@ pub fn build_run_report(
     };
     let (most_frequent, least_frequent) = extremes(&counts, &table);
 
-    let model_summary = power_summary(&law, Some(trials), facts.alpha, family_size);
+    let model_summary = power_summary(law.as_ref(), Some(trials), facts.alpha, family_size);
 
     // Words.
     let mut notes = Vec::new();
@@ -561,16 +603,28 @@ pub fn build_run_report(
         if (support as u64) < orderings {
             notes.push(format!(
                 "only {support} of the {orderings} orderings are reachable under the exact law \
-                 of {}; the other {} have probability 0",
-                facts.algorithm.name(),
+                 of {algorithm_name}; the other {} have probability 0",
                 orderings - support as u64
             ));
         }
-    } else if let Err(error) = &law {
+    } else if let Some(Err(error)) = &law {
         notes.push(format!(
-            "no exact law for {} at {n} cards: {error}; theory columns are empty and only the \
-             uniform hypothesis can be tested",
-            facts.algorithm.name()
+            "no exact law for {algorithm_name} at {n} cards: {error}; theory columns are empty \
+             and only the uniform hypothesis can be tested"
+        ));
+    }
+    if let Origin::Input(input) = &facts.origin
+        && input.invalid_lines > 0
+    {
+        notes.push(format!(
+            "{} invalid lines were skipped (--skip-invalid); the first: {}",
+            input.invalid_lines,
+            input
+                .invalid_examples
+                .iter()
+                .map(|line| format!("{}: {}", line.location, line.problem))
+                .collect::<Vec<_>>()
+                .join("; ")
         ));
     }
     let smallest_expected = match hypothesis {
@@ -589,7 +643,11 @@ pub fn build_run_report(
         let needed = (MIN_EXPECTED_COUNT / smallest_p).ceil() as u64;
         warnings.push(format!(
             "the smallest expected count per ordering is {smallest_expected:.3} (< 5): the χ² \
-             p-value of the permutations test is unreliable; use at least {needed} trials"
+             p-value of the permutations test is unreliable; use at least {needed} {}",
+            match facts.origin {
+                Origin::Simulation { .. } => "trials",
+                Origin::Input(_) => "permutations",
+            }
         ));
     }
 
@@ -597,18 +655,31 @@ pub fn build_run_report(
     RunReport {
         tool: "shuffle-bias",
         version: env!("CARGO_PKG_VERSION"),
-        command: "run",
-        algorithm: facts.algorithm.name(),
-        definition: facts.algorithm.definition(),
-        meant_uniform: facts.algorithm.meant_uniform(),
+        command: facts.command,
+        algorithm: facts.algorithm.map(Algorithm::name),
+        definition: facts.algorithm.map(Algorithm::definition),
+        meant_uniform: facts.algorithm.map(Algorithm::meant_uniform),
+        input: match &facts.origin {
+            Origin::Input(input) => Some(input.clone()),
+            Origin::Simulation { .. } => None,
+        },
         deck: n,
         orderings,
         trials,
         trials_requested: facts.trials_requested,
         interrupted: trials < facts.trials_requested,
-        seed: facts.seed,
-        rng: facts.rng,
-        threads: facts.threads,
+        seed: match facts.origin {
+            Origin::Simulation { seed, .. } => Some(seed),
+            Origin::Input(_) => None,
+        },
+        rng: match facts.origin {
+            Origin::Simulation { rng, .. } => Some(rng),
+            Origin::Input(_) => None,
+        },
+        threads: match facts.origin {
+            Origin::Simulation { threads, .. } => Some(threads),
+            Origin::Input(_) => None,
+        },
         elapsed_seconds: facts.elapsed_seconds,
         shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
         alpha: facts.alpha,
@@ -912,7 +983,7 @@ pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> T
         max_min_ratio: Some(law.max_min_ratio()).filter(|r| r.is_finite()),
         tv_distance: law.tv_distance_from_uniform(),
         alpha,
-        model: power_summary(&result, None, alpha, n + 2),
+        model: power_summary(Some(&result), None, alpha, n + 2),
         positions: law.position_matrix(),
         most_likely,
         least_likely,

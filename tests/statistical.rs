@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 use shuffle_bias::algorithms::Algorithm;
 use shuffle_bias::exact::exact_law;
 use shuffle_bias::random_source::RngKind;
-use shuffle_bias::report::{Against, RunFacts, RunReport, build_run_report};
+use shuffle_bias::report::{Against, Origin, RunFacts, RunReport, build_run_report};
 use shuffle_bias::simulate::{SimulationSpec, simulate};
 
 const ALPHA: f64 = 0.001;
@@ -39,16 +39,19 @@ fn report(
     let tally = simulate(&spec, &AtomicBool::new(false), &mut |_| {});
     let law = exact_law(algorithm, deck, 100_000_000).map(Arc::new);
     let facts = RunFacts {
-        algorithm,
+        command: "run",
+        algorithm: Some(algorithm),
+        origin: Origin::Simulation {
+            seed,
+            rng: RngKind::Chacha8,
+            threads: 2,
+        },
         trials_requested: trials,
-        seed,
-        rng: RngKind::Chacha8,
-        threads: 2,
         elapsed_seconds: 1.0,
         alpha: ALPHA,
         against,
     };
-    build_run_report(&facts, tally, law)
+    build_run_report(&facts, tally, Some(law))
 }
 
 #[test]

@@ -90,12 +90,12 @@ fn write_run<W: Write>(
                 "shuffles_per_second",
             ])?;
             writer.write_record([
-                run.algorithm.to_string(),
+                run.algorithm.unwrap_or_default().to_string(),
                 run.deck.to_string(),
                 run.trials.to_string(),
-                run.seed.to_string(),
-                run.rng.name().to_string(),
-                run.threads.to_string(),
+                opt(run.seed),
+                opt(run.rng.map(|rng| rng.name())),
+                opt(run.threads),
                 run.alpha.to_string(),
                 format!("{:?}", run.against).to_lowercase(),
                 run.bias_detected.to_string(),

@@ -11,6 +11,7 @@ use comfy_table::{CellAlignment, ContentArrangement, Table};
 
 use super::{Exporter, Report, entries};
 use crate::permutation::format_permutation;
+use crate::permutation_reader::Numbering;
 use crate::report::{LawRow, PermutationRow, RunReport, TheoryReport, format_p};
 
 /// Orderings are all listed when there are at most this many; otherwise the extremes only.
@@ -194,26 +195,54 @@ impl TableExporter {
     fn run(&self, run: &RunReport) -> String {
         let mut out = String::new();
         let theory_available = run.model.available;
-        out.push_str(&format!(
-            "shuffle-bias run: {} · {} cards · {} shuffles{}\n",
-            run.algorithm,
-            run.deck,
-            group(run.trials),
-            if run.interrupted {
-                format!(" (interrupted after {} trials)", group(run.trials))
-            } else {
-                String::new()
+        let algorithm = run.algorithm.unwrap_or("none");
+        let interrupted = if run.interrupted {
+            format!(" (interrupted after {} trials)", group(run.trials))
+        } else {
+            String::new()
+        };
+        match (&run.input, run.seed, run.rng, run.threads) {
+            (Some(input), ..) => {
+                out.push_str(&wrap(
+                    &format!(
+                        "shuffle-bias check: {} permutations of {} cards ({}) from {}",
+                        group(input.permutations),
+                        run.deck,
+                        match input.numbering {
+                            Numbering::ZeroBased => "cards 0..n-1",
+                            Numbering::OneBased => "cards 1..n",
+                            Numbering::Labels => "labelled cards",
+                        },
+                        input.sources.join(", ")
+                    ),
+                    80,
+                    "  ",
+                ));
+                out.push_str(&format!(
+                    "{} lines read · {:.2} s · {} permutations/s\n",
+                    group(input.lines),
+                    run.elapsed_seconds,
+                    rate(run.shuffles_per_second)
+                ));
             }
-        ));
-        out.push_str(&format!(
-            "seed {} · {} · {} threads · {:.2} s · {} shuffles/s\n",
-            run.seed,
-            run.rng.name(),
-            run.threads,
-            run.elapsed_seconds,
-            rate(run.shuffles_per_second)
-        ));
-        out.push_str(&wrap(&format!("definition: {}", run.definition), 80, "  "));
+            (None, Some(seed), Some(rng), Some(threads)) => {
+                out.push_str(&format!(
+                    "shuffle-bias run: {algorithm} · {} cards · {} shuffles{interrupted}\n",
+                    run.deck,
+                    group(run.trials),
+                ));
+                out.push_str(&format!(
+                    "seed {seed} · {} · {threads} threads · {:.2} s · {} shuffles/s\n",
+                    rng.name(),
+                    run.elapsed_seconds,
+                    rate(run.shuffles_per_second)
+                ));
+            }
+            _ => {}
+        }
+        if let Some(definition) = run.definition {
+            out.push_str(&wrap(&format!("definition: {definition}"), 80, "  "));
+        }
         out.push('\n');
         let headline = if run.bias_detected {
             "BIAS DETECTED"
@@ -231,7 +260,7 @@ impl TableExporter {
             "\nTests against {}, Holm–Bonferroni over {} tests\n",
             match run.against {
                 crate::report::Against::Uniform => "uniform".to_string(),
-                crate::report::Against::Model => format!("the exact law of {}", run.algorithm),
+                crate::report::Against::Model => format!("the exact law of {algorithm}"),
             },
             run.tests.len()
         ));
@@ -259,7 +288,7 @@ impl TableExporter {
 
         // Figures.
         out.push('\n');
-        let theory_header = format!("theory ({})", run.algorithm);
+        let theory_header = format!("theory ({algorithm})");
         let mut figures = new_table(&["figure", "observed", &theory_header, "uniform"]);
         let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
             (Some(fraction), Some(p)) => format!("{} ({fraction})", percent(p)),
@@ -374,7 +403,7 @@ impl TableExporter {
         ));
         out.push_str(&format!("{}\n", matrix_table(&run.positions.frequencies)));
         if let Some(theory) = &run.positions.theory {
-            out.push_str(&format!("Exact theory of {} (%)\n", run.algorithm));
+            out.push_str(&format!("Exact theory of {algorithm} (%)\n"));
             out.push_str(&format!("{}\n", matrix_table(theory)));
         }
 
@@ -509,7 +538,7 @@ mod tests {
 
     #[test]
     fn long_sentences_wrap_at_the_width_with_an_indent() {
-        let text = wrap("aaa bbb ccc ddd", 8, "  ");
+        let text = wrap("aaa bbb ccc ddd", 9, "  ");
         assert_eq!(text, "aaa bbb\n  ccc ddd\n");
         assert!(
             wrap(&"word ".repeat(50), 80, "  ")
