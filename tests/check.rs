@@ -1,0 +1,208 @@
+//! `shuffle-bias check` from the outside: accepted inputs, one bad file per error class (exit 2
+//! with FILE:LINE), stdin, several files, labels, `--against ALGORITHM` and `--skip-invalid`.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn fixture(name: &str) -> String {
+    format!("{}/fixtures/check/{name}", env!("CARGO_MANIFEST_DIR"))
+}
+
+fn check_json(args: &[&str]) -> (Value, i32) {
+    let output = Command::cargo_bin("shuffle-bias")
+        .unwrap()
+        .args(["check", "--quiet", "--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    let code = output.status.code().unwrap();
+    let json = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("no JSON: {}", String::from_utf8_lossy(&output.stderr)));
+    (json, code)
+}
+
+fn count_of(json: &Value, permutation: &[u64]) -> u64 {
+    json["permutations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|row| {
+            row["permutation"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|v| v.as_u64().unwrap())
+                .eq(permutation.iter().copied())
+        })
+        .map(|row| row["count"].as_u64().unwrap())
+        .unwrap()
+}
+
+#[test]
+fn zero_based_input_with_comments_blanks_commas_and_tabs_is_read() {
+    let (json, _) = check_json(&[&fixture("zero-based.txt")]);
+    assert_eq!(json["command"], "check");
+    assert_eq!(json["deck"], 4);
+    assert_eq!(json["trials"], 5);
+    assert_eq!(json["input"]["numbering"], "zero-based");
+    assert_eq!(json["input"]["lines"], 7);
+    assert_eq!(json["input"]["permutations"], 5);
+    assert_eq!(count_of(&json, &[2, 0, 3, 1]), 1);
+    assert_eq!(count_of(&json, &[0, 1, 3, 2]), 1);
+    assert!(json["seed"].is_null());
+}
+
+#[test]
+fn one_based_input_is_detected_and_shifted() {
+    let (json, _) = check_json(&[&fixture("one-based.txt")]);
+    assert_eq!(json["input"]["numbering"], "one-based");
+    assert_eq!(json["identity"]["count"], 1);
+    assert_eq!(count_of(&json, &[3, 2, 1, 0]), 1);
+}
+
+#[test]
+fn labels_define_the_starting_order() {
+    let (json, _) = check_json(&[&fixture("labels.txt"), "--labels", "A,K,Q,J"]);
+    assert_eq!(json["input"]["numbering"], "labels");
+    assert_eq!(json["identity"]["count"], 1);
+    assert_eq!(count_of(&json, &[3, 2, 1, 0]), 1);
+    assert_eq!(count_of(&json, &[1, 0, 3, 2]), 1);
+}
+
+#[test]
+fn crlf_input_is_read() {
+    let (json, _) = check_json(&[&fixture("crlf.txt")]);
+    assert_eq!(json["deck"], 3);
+    assert_eq!(json["trials"], 3);
+}
+
+#[test]
+fn several_files_and_stdin_are_tallied_together() {
+    let output = Command::cargo_bin("shuffle-bias")
+        .unwrap()
+        .args([
+            "check",
+            "-q",
+            "--format",
+            "json",
+            &fixture("zero-based.txt"),
+            "-",
+        ])
+        .write_stdin("3 1 2 0\n")
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["trials"], 6);
+    assert_eq!(json["input"]["sources"][1], "<stdin>");
+    assert_eq!(count_of(&json, &[3, 1, 2, 0]), 1);
+}
+
+#[test]
+fn every_error_class_exits_two_naming_file_and_line() {
+    let cases: &[(&str, &[&str], &str)] = &[
+        ("bad-token-count.txt", &[], ":2: expected 4 cards, found 3"),
+        ("bad-repeated.txt", &[], ":3: card '1' appears twice"),
+        ("bad-out-of-range.txt", &[], ":2: card 9 is out of range"),
+        (
+            "bad-not-a-number.txt",
+            &[],
+            ":3: 'two' is not a card number",
+        ),
+        (
+            "bad-unknown-label.txt",
+            &["--labels", "A,K,Q,J"],
+            ":2: unknown label '10'",
+        ),
+        (
+            "bad-mixed-numbering.txt",
+            &[],
+            ":2: this permutation is 1-based",
+        ),
+        ("bad-empty.txt", &[], ": no permutations"),
+        ("bad-invalid-utf8.txt", &[], ":2: invalid UTF-8"),
+        ("bad-binary.txt", &[], ":2: binary data"),
+        ("no-such-file.txt", &[], ": cannot open the file"),
+    ];
+    for (file, extra, message) in cases {
+        let path = fixture(file);
+        Command::cargo_bin("shuffle-bias")
+            .unwrap()
+            .args(["check", "-q", &path])
+            .args(*extra)
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(format!("{path}{message}")));
+    }
+}
+
+#[test]
+fn a_deck_flag_that_disagrees_with_the_input_is_an_error() {
+    Command::cargo_bin("shuffle-bias")
+        .unwrap()
+        .args(["check", "-q", "--deck", "5", &fixture("zero-based.txt")])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "zero-based.txt:2: expected 5 cards, found 4",
+        ));
+}
+
+#[test]
+fn bad_check_flags_name_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--labels", "A,K,A"], "--labels A,K,A"),
+        (&["--labels", "A,,K"], "--labels A,,K"),
+        (&["--labels", "A"], "--labels A"),
+        (&["--labels", "A,K,Q", "--deck", "4"], "--deck 4"),
+        (&["--deck", "12"], "--deck 12"),
+        (&["--against", "bogus"], "--against"),
+        (&["--alpha", "1"], "--alpha 1"),
+        (&["-", "-"], "stdin"),
+    ];
+    for (args, flag) in cases {
+        Command::cargo_bin("shuffle-bias")
+            .unwrap()
+            .arg("check")
+            .args(*args)
+            .write_stdin("0 1 2\n")
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(*flag));
+    }
+}
+
+#[test]
+fn skip_invalid_counts_bad_lines_and_reports_the_first() {
+    let (json, _) = check_json(&[&fixture("bad-repeated.txt"), "--skip-invalid"]);
+    assert_eq!(json["trials"], 2);
+    assert_eq!(json["input"]["invalid_lines"], 1);
+    let example = &json["input"]["invalid_examples"][0];
+    assert!(
+        example["location"]
+            .as_str()
+            .unwrap()
+            .ends_with("bad-repeated.txt:3")
+    );
+    assert!(
+        json["notes"][0]
+            .as_str()
+            .unwrap()
+            .contains("1 invalid lines were skipped")
+    );
+}
+
+#[test]
+fn an_input_that_always_gives_the_same_ordering_is_detected() {
+    // 1000 copies of one ordering: under uniform its count is Binomial(1000, 1/24), so the
+    // permutations test's p-value is astronomically small whatever the seed of anything.
+    let input = "1 0 3 2\n".repeat(1000);
+    Command::cargo_bin("shuffle-bias")
+        .unwrap()
+        .args(["check", "-q"])
+        .write_stdin(input)
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains("BIAS DETECTED"));
+}
