@@ -289,13 +289,13 @@ impl TableExporter {
         // Figures.
         out.push('\n');
         let theory_header = format!("theory ({algorithm})");
-        let mut figures = new_table(&["figure", "observed", &theory_header, "uniform"]);
+        let mut figure_rows: Vec<Vec<String>> = Vec::new();
         let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
             (Some(fraction), Some(p)) => format!("{} ({fraction})", percent(p)),
             (None, Some(p)) => percent(p),
             _ => "n/a".to_string(),
         };
-        figures.add_row(vec![
+        figure_rows.push(vec![
             "identity frequency".to_string(),
             format!(
                 "{} ({})",
@@ -312,13 +312,13 @@ impl TableExporter {
                 "n/a".to_string()
             }
         };
-        figures.add_row(vec![
+        figure_rows.push(vec![
             "max/min ratio".to_string(),
             ratio_text(run.max_min_ratio),
             unavailable(ratio_text(run.max_min_ratio_theory)),
             "1".to_string(),
         ]);
-        figures.add_row(vec![
+        figure_rows.push(vec![
             "orderings never seen".to_string(),
             group(run.never_seen),
             unavailable(
@@ -329,7 +329,7 @@ impl TableExporter {
             ),
             "0".to_string(),
         ]);
-        figures.add_row(vec![
+        figure_rows.push(vec![
             "TV distance".to_string(),
             format!("{:.5}", run.tv_distance),
             run.tv_distance_theory
@@ -342,12 +342,25 @@ impl TableExporter {
             .theory
             .as_ref()
             .map(|t| percent(t[deviation.card][deviation.position]));
-        figures.add_row(vec![
+        figure_rows.push(vec![
             format!("card {} at position {}", deviation.card, deviation.position),
             percent(deviation.frequency),
             theory_cell.unwrap_or_else(|| "n/a".to_string()),
             percent(run.positions.expected_frequency),
         ]);
+        // Without an algorithm (`check` against uniform) there is no theory column at all.
+        let with_theory = run.algorithm.is_some();
+        let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
+        if !with_theory {
+            header.remove(2);
+        }
+        let mut figures = new_table(&header);
+        for mut row in figure_rows {
+            if !with_theory {
+                row.remove(2);
+            }
+            figures.add_row(row);
+        }
         align_right_from(&mut figures, 1);
         out.push_str(&format!("{figures}\n"));
         out.push_str(&format!(
