@@ -18,8 +18,8 @@ use crate::exit_code::ExitCode;
 use crate::export::{Report, exporter};
 use crate::permutation_reader::{open_sources, read_permutations};
 use crate::progress::Progress;
-use crate::report::InputSummary;
 use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
+use crate::report::{InputSummary, RunReport};
 use crate::simulate::Tally;
 use crate::simulate::{SimulationSpec, simulate};
 
@@ -127,10 +127,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         against: config.against,
     };
     let report = build_run_report(&facts, tally, Some(law));
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
-    }
-    write_report(&config.output, &Report::Run(&report), &mut out)?;
+    let verdict = publish(&config.output, &report, &mut out)?;
     Ok(if report.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
@@ -138,16 +135,25 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         );
         ExitCode::Interrupted
     } else {
-        verdict_code(&report)
+        verdict
     })
 }
 
-fn verdict_code(report: &crate::report::RunReport) -> ExitCode {
-    if report.bias_detected {
+/// Warnings to stderr, the report to its destination, and the verdict's exit code.
+fn publish(
+    output: &OutputConfig,
+    report: &RunReport,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    write_report(output, &Report::Run(report), out)?;
+    Ok(if report.bias_detected {
         ExitCode::BiasDetected
     } else {
         ExitCode::NoBiasDetected
-    }
+    })
 }
 
 fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
@@ -207,11 +213,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         trials: input.permutations,
     };
     let report = build_run_report(&facts, tally, law.map(Ok));
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
-    }
-    write_report(&config.output, &Report::Run(&report), &mut out)?;
-    Ok(verdict_code(&report))
+    publish(&config.output, &report, &mut out)
 }
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {

@@ -177,13 +177,22 @@ impl PermutationTable {
     }
 }
 
+/// Serialise rows produced on demand as one sequence, without collecting them.
+fn serialize_rows<S: serde::Serializer, R: Serialize>(
+    serializer: S,
+    length: usize,
+    rows: impl Iterator<Item = R>,
+) -> Result<S::Ok, S::Error> {
+    let mut seq = serializer.serialize_seq(Some(length))?;
+    for row in rows {
+        seq.serialize_element(&row)?;
+    }
+    seq.end()
+}
+
 impl Serialize for PermutationTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.len()))?;
-        for row in self.rows() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, self.len(), self.rows())
     }
 }
 
@@ -878,11 +887,7 @@ impl LawTable {
 
 impl Serialize for LawTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut seq = serializer.serialize_seq(Some(self.law.probabilities.len()))?;
-        for row in self.rows() {
-            seq.serialize_element(&row)?;
-        }
-        seq.end()
+        serialize_rows(serializer, self.law.probabilities.len(), self.rows())
     }
 }
 
