@@ -129,10 +129,21 @@ impl_block_rng!(ChaCha8Rng);
 impl_block_rng!(ChaCha12Rng);
 impl_block_rng!(ChaCha20Rng);
 
+/// Words the simulation's source buffers at a time: sixteen ChaCha blocks.
+const BUFFER_WORDS: usize = 256;
+
 /// The simulation's source: 32-bit words from a generator, bounded integers by [`lemire`], and
 /// coins taken one bit at a time from a buffered word (so 32 coins cost one word).
+///
+/// The words are those of `rng.next_u32()`, in the same order: the source copies them
+/// [`BUFFER_WORDS`] at a time with `fill_bytes` (which continues the same little-endian word
+/// stream) into its own buffer and reads them back with `u32::from_le_bytes`. That keeps the
+/// read position in a register in the hot loop, where `rand_chacha` would store it into its
+/// result buffer after every word.
 pub struct FastSource<R> {
     rng: R,
+    bytes: [u8; BUFFER_WORDS * 4],
+    next_word: usize,
     coin_bits: u32,
     coins_left: u32,
 }
@@ -142,24 +153,49 @@ impl<R: Rng> FastSource<R> {
     pub fn new(rng: R) -> Self {
         FastSource {
             rng,
+            bytes: [0; BUFFER_WORDS * 4],
+            next_word: BUFFER_WORDS,
             coin_bits: 0,
             coins_left: 0,
         }
     }
+
+    /// The next word of the generator's stream.
+    #[inline(always)]
+    fn word(&mut self) -> u32 {
+        if self.next_word >= BUFFER_WORDS {
+            refill(&mut self.rng, &mut self.bytes);
+            self.next_word = 0;
+        }
+        let at = self.next_word * 4;
+        self.next_word += 1;
+        u32::from_le_bytes([
+            self.bytes[at],
+            self.bytes[at + 1],
+            self.bytes[at + 2],
+            self.bytes[at + 3],
+        ])
+    }
+}
+
+/// Replace `bytes` with the next [`BUFFER_WORDS`] words of `rng` (out of line: it runs once per
+/// buffer, and keeping it out of the hot loop keeps the read position out of memory).
+#[inline(never)]
+fn refill<R: Rng>(rng: &mut R, bytes: &mut [u8; BUFFER_WORDS * 4]) {
+    rng.fill_bytes(bytes);
 }
 
 impl<R: Rng> RandomSource for FastSource<R> {
     #[inline(always)]
     fn below(&mut self, bound: usize) -> usize {
         debug_assert!(bound >= 1 && bound <= u32::MAX as usize);
-        let rng = &mut self.rng;
-        lemire(bound as u32, || rng.next_u32()) as usize
+        lemire(bound as u32, || self.word()) as usize
     }
 
     #[inline(always)]
     fn coin(&mut self) -> bool {
         if self.coins_left == 0 {
-            self.coin_bits = self.rng.next_u32();
+            self.coin_bits = self.word();
             self.coins_left = 32;
         }
         let bit = self.coin_bits & 1 == 1;
@@ -278,6 +314,20 @@ mod tests {
             u64::from_le_bytes(key[8..16].try_into().unwrap()),
             0x6E78_9E6A_A1B9_65F4
         );
+    }
+
+    #[test]
+    fn the_fast_source_draws_the_generators_words_in_order_across_refills() {
+        // 32 coins consume exactly one word, so coin 32 i + k must be bit k of word i, across
+        // several refills of the source's buffer.
+        let mut source = FastSource::new(ChaCha8Rng::for_block(9, 2));
+        let mut reference = ChaCha8Rng::for_block(9, 2);
+        for _ in 0..3 * BUFFER_WORDS + 5 {
+            let word = reference.next_u32();
+            for bit in 0..32 {
+                assert_eq!(source.coin(), (word >> bit) & 1 == 1);
+            }
+        }
     }
 
     #[test]

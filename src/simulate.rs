@@ -127,7 +127,7 @@ where
     let done = AtomicU64::new(0);
     let threads = spec.threads.clamp(1, blocks.max(1) as usize);
 
-    let partial_tallies: Vec<(Vec<u64>, u64)> = std::thread::scope(|scope| {
+    let partial_tallies: Vec<PartialTally> = std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
@@ -146,16 +146,18 @@ where
             .collect()
     });
 
-    let mut partials = partial_tallies.into_iter();
-    let (mut counts, mut trials) = partials.next().unwrap_or_default();
-    for (partial, partial_trials) in partials {
-        for (total, count) in counts.iter_mut().zip(partial) {
-            *total += count;
+    let mut counts = vec![0u64; factorial(N) as usize];
+    let mut trials = 0;
+    for partial in partial_tallies {
+        if let Some(wide) = partial.wide {
+            for (total, count) in counts.iter_mut().zip(wide) {
+                *total += count;
+            }
         }
-        trials += partial_trials;
-    }
-    if counts.is_empty() {
-        counts = vec![0; factorial(spec.deck) as usize];
+        for (total, count) in counts.iter_mut().zip(partial.narrow) {
+            *total += u64::from(count);
+        }
+        trials += partial.trials;
     }
     Tally {
         deck: spec.deck,
@@ -164,7 +166,30 @@ where
     }
 }
 
+/// One worker's tally. Each cell is `narrow[rank] + wide[rank]`: the worker counts in `u32`
+/// (half the memory traffic of `u64`, which matters once n! cells outgrow the caches) and adds
+/// its narrow counters into `wide` before any could overflow.
+struct PartialTally {
+    narrow: Vec<u32>,
+    wide: Option<Vec<u64>>,
+    trials: u64,
+}
+
+/// Decks with more orderings than this have their counters prefetched: a tally of 8! `u32`
+/// counters (157 KiB) no longer fits in the L1 cache, and from 10! (14 MiB) every increment
+/// misses the L2 cache too.
+const PREFETCH_FROM_CELLS: u64 = 1 << 14;
+
+/// Shuffles ranked (and their counters prefetched) before the batch is tallied: enough misses
+/// in flight to hide the cache latency, few enough that the prefetched lines are still there
+/// (measured at n = 10: 4 → 3.5 s, 8 → 2.7 s, 16 → 2.5 s, 32 and 64 no better).
+const PREFETCH_BATCH: usize = 16;
+
 /// One worker: take blocks until none are left (or `stop` is set) and tally them.
+///
+/// On x86-64 the loop is compiled a second time with the `popcnt` instruction enabled (the rank
+/// counts the bits of a mask; the baseline x86-64 target emulates that with a dozen
+/// instructions), and that copy runs when the CPU has it. Both copies compute the same counts.
 fn tally_blocks<R, S, const N: usize>(
     spec: &SimulationSpec,
     blocks: u64,
@@ -172,31 +197,164 @@ fn tally_blocks<R, S, const N: usize>(
     done: &AtomicU64,
     stop: &AtomicBool,
     shuffle: &S,
-) -> (Vec<u64>, u64)
+) -> PartialTally
 where
     R: BlockRng,
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
 {
-    let mut counts = vec![0u64; factorial(N) as usize];
-    let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    let mut scratch = identity;
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
+        return unsafe {
+            tally_blocks_with_popcnt::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
+        };
+    }
+    tally_blocks_portable::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
+}
+
+/// [`tally_blocks_portable`] compiled with `popcnt` enabled.
+///
+/// # Safety
+/// The CPU must support `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn tally_blocks_with_popcnt<R, S, const N: usize>(
+    spec: &SimulationSpec,
+    blocks: u64,
+    next_block: &AtomicU64,
+    done: &AtomicU64,
+    stop: &AtomicBool,
+    shuffle: &S,
+) -> PartialTally
+where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+{
+    tally_blocks_portable::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
+}
+
+#[inline(always)]
+fn tally_blocks_portable<R, S, const N: usize>(
+    spec: &SimulationSpec,
+    blocks: u64,
+    next_block: &AtomicU64,
+    done: &AtomicU64,
+    stop: &AtomicBool,
+    shuffle: &S,
+) -> PartialTally
+where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+{
+    let cells = factorial(N) as usize;
+    let mut narrow = vec![0u32; cells];
+    let mut wide: Option<Vec<u64>> = None;
+    // Shuffles tallied in `narrow` since it was last emptied: no counter can exceed this.
+    let mut in_narrow: u64 = 0;
+    let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     let mut tallied = 0;
+    let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
     while !stop.load(Ordering::Relaxed) {
         let block = next_block.fetch_add(1, Ordering::Relaxed);
         if block >= blocks {
             break;
         }
         let length = BLOCK_TRIALS.min(spec.trials - block * BLOCK_TRIALS);
-        let mut source = FastSource::new(R::for_block(spec.seed, block));
-        for _ in 0..length {
-            let mut deck = identity;
-            shuffle(&mut deck, &mut scratch, &mut source);
-            counts[rank(&deck)] += 1;
+        if in_narrow + length > u64::from(u32::MAX) {
+            let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
+            for (total, count) in wide.iter_mut().zip(narrow.iter_mut()) {
+                *total += u64::from(std::mem::take(count));
+            }
+            in_narrow = 0;
         }
+        let mut source = FastSource::new(R::for_block(spec.seed, block));
+        if prefetch {
+            tally_block_prefetched::<R, S, N>(
+                &mut narrow,
+                length,
+                &mut source,
+                &mut scratch,
+                shuffle,
+            );
+        } else {
+            tally_block::<R, S, N>(&mut narrow, length, &mut source, &mut scratch, shuffle);
+        }
+        in_narrow += length;
         tallied += length;
         done.fetch_add(length, Ordering::Relaxed);
     }
-    (counts, tallied)
+    PartialTally {
+        narrow,
+        wide,
+        trials: tallied,
+    }
+}
+
+/// Shuffle a fresh deck `length` times and count each ordering.
+#[inline(always)]
+fn tally_block<R, S, const N: usize>(
+    counts: &mut [u32],
+    length: u64,
+    source: &mut FastSource<R>,
+    scratch: &mut [Card; N],
+    shuffle: &S,
+) where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+{
+    let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+    for _ in 0..length {
+        let mut deck = identity;
+        shuffle(&mut deck, scratch, source);
+        counts[rank(&deck)] += 1;
+    }
+}
+
+/// [`tally_block`] for large tallies: rank a batch of shuffles, prefetching each one's counter,
+/// then count the batch, so that the cache misses overlap instead of queueing one by one. The
+/// counts are the same (addition commutes).
+#[inline(always)]
+fn tally_block_prefetched<R, S, const N: usize>(
+    counts: &mut [u32],
+    length: u64,
+    source: &mut FastSource<R>,
+    scratch: &mut [Card; N],
+    shuffle: &S,
+) where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+{
+    let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+    let mut ranks = [0usize; PREFETCH_BATCH];
+    let mut remaining = length as usize;
+    while remaining > 0 {
+        let batch = remaining.min(PREFETCH_BATCH);
+        for slot in &mut ranks[..batch] {
+            let mut deck = identity;
+            shuffle(&mut deck, scratch, source);
+            let rank = rank(&deck);
+            prefetch(counts, rank);
+            *slot = rank;
+        }
+        for &rank in &ranks[..batch] {
+            counts[rank] += 1;
+        }
+        remaining -= batch;
+    }
+}
+
+/// Ask the CPU to bring `counts[index]` into the cache (a hint: no effect on the result).
+#[inline(always)]
+fn prefetch(counts: &[u32], index: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        // SAFETY: every x86-64 CPU has SSE, the feature `_mm_prefetch` needs; a prefetch never
+        // faults, even on an address outside `counts` (which `wrapping_add` may produce).
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(counts.as_ptr().wrapping_add(index).cast::<i8>()) };
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (counts, index);
 }
 
 #[cfg(test)]
