@@ -162,6 +162,10 @@ pub struct RunArgs {
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    /// Also write every shuffle's permutation to FILE, one per line (cards 0-based), in the
+    /// format `check` reads.
+    #[arg(long, value_name = "FILE")]
+    pub emit_permutations: Option<PathBuf>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

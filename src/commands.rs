@@ -13,6 +13,7 @@ use crate::algorithms::Algorithm;
 use crate::cli::CheckAgainst;
 use crate::cli::{Cli, Command, ListArgs};
 use crate::config::{CheckConfig, OutputConfig, RunConfig, TheoryConfig, UsageError};
+use crate::emit::emit_permutations;
 use crate::exact::exact_law;
 use crate::exit_code::ExitCode;
 use crate::export::{Report, exporter};
@@ -84,6 +85,16 @@ fn write_report(
 
 fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
+    let mut emitted = match &config.emit_permutations {
+        None => None,
+        Some(path) => Some(File::create(path).map_err(|error| {
+            Failure::Message(format!(
+                "--emit-permutations {}: cannot create the file ({error}); check the directory \
+                 exists and is writable",
+                path.display()
+            ))
+        })?),
+    };
     let law = exact_law(config.algorithm, config.deck, config.max_paths).map(Arc::new);
     if let (Against::Model, Err(error)) = (config.against, &law) {
         return Err(Failure::Message(format!(
@@ -112,6 +123,24 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let tally = simulate(&spec, &stop, &mut |done| progress.set(done));
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
+    if let (Some(file), Some(path)) = (emitted.as_mut(), &config.emit_permutations) {
+        if tally.trials < spec.trials {
+            // The completed blocks need not be contiguous: write nothing rather than a file
+            // whose counts would not match the report.
+            let _ = std::fs::remove_file(path);
+            eprintln!(
+                "shuffle-bias: interrupted: {} was not written",
+                path.display()
+            );
+        } else {
+            emit_permutations(&spec, file).map_err(|error| {
+                Failure::Message(format!(
+                    "--emit-permutations {}: writing failed: {error}",
+                    path.display()
+                ))
+            })?;
+        }
+    }
 
     let facts = RunFacts {
         command: "run",

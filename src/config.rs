@@ -62,6 +62,8 @@ pub struct RunConfig {
     pub against: Against,
     /// Exact-law budget.
     pub max_paths: u64,
+    /// Where to write every permutation, if anywhere.
+    pub emit_permutations: Option<PathBuf>,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -273,6 +275,7 @@ impl RunConfig {
             alpha: check_alpha(args.alpha)?,
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
+            emit_permutations: args.emit_permutations.clone(),
             quiet: args.quiet,
             output,
         })

@@ -11,6 +11,7 @@ pub mod algorithms;
 pub mod cli;
 pub mod commands;
 pub mod config;
+pub mod emit;
 pub mod exact;
 pub mod exit_code;
 pub mod export;

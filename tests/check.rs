@@ -206,3 +206,50 @@ fn an_input_that_always_gives_the_same_ordering_is_detected() {
         .code(1)
         .stdout(predicate::str::contains("BIAS DETECTED"));
 }
+
+#[test]
+fn run_emits_permutations_that_check_reads_back_to_the_same_counts_and_verdict() {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-emit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (algorithm, deck, trials) in [
+        ("naive", "4", "240k"),
+        ("comparator-merge", "5", "150k"),
+        ("fisher-yates", "7", "300k"),
+    ] {
+        let emitted = dir.join(format!("{algorithm}.txt"));
+        let output = Command::cargo_bin("shuffle-bias")
+            .unwrap()
+            .args(["run", algorithm, "-n", deck, "-t", trials, "--seed", "17"])
+            .args([
+                "--threads",
+                "2",
+                "-q",
+                "--format",
+                "json",
+                "--emit-permutations",
+            ])
+            .arg(&emitted)
+            .output()
+            .unwrap();
+        let run: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let (check, code) = check_json(&[emitted.to_str().unwrap()]);
+        assert_eq!(
+            output.status.code(),
+            Some(code),
+            "{algorithm}: exit codes differ"
+        );
+        assert_eq!(run["trials"], check["trials"]);
+        assert_eq!(run["bias_detected"], check["bias_detected"]);
+        let counts = |json: &Value| -> Vec<u64> {
+            json["permutations"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|row| row["count"].as_u64().unwrap())
+                .collect()
+        };
+        assert!(counts(&run) == counts(&check), "{algorithm}: counts differ");
+        assert_eq!(run["tests"], check["tests"], "{algorithm}: tests differ");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
