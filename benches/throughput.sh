@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Throughput benchmark for shuffle-bias: shuffles per second of `run fisher-yates` for
+# n = 4, 8, 10 with 1 and 2 threads, peak RSS, and a plain-Python baseline for scale.
+#
+# The figure is the report's `shuffles_per_second` (JSON), which excludes start-up (argument
+# parsing, the exact law, the statistics); each figure is the best of RUNS runs (default 3).
+# hyperfine, if installed, additionally times whole runs (start-up included).
+#
+# Usage: benches/throughput.sh            (from the repository root)
+#        RUNS=5 benches/throughput.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+RUNS=${RUNS:-3}
+BIN=./target/release/shuffle-bias
+
+cargo build --release --quiet
+echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+# trials per deck size: long enough that start-up is a small part of the wall time
+declare -A TRIALS=([4]=500M [8]=200M [10]=200M)
+
+rate() { # deck threads -> shuffles/s of one run
+    "$BIN" run fisher-yates -n "$1" -t "${TRIALS[$1]}" --threads "$2" --seed 1 --quiet \
+        --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])'
+}
+
+peak_rss_mib() { # deck threads -> peak resident set of one run, MiB
+    if [ -x /usr/bin/time ]; then
+        /usr/bin/time -v "$BIN" run fisher-yates -n "$1" -t "${TRIALS[$1]}" --threads "$2" \
+            --seed 1 --quiet >/dev/null 2>/tmp/shuffle-bias-time.$$ || true
+        awk -F': ' '/Maximum resident set size/ {printf "%.0f", $2 / 1024}' /tmp/shuffle-bias-time.$$
+        rm -f /tmp/shuffle-bias-time.$$
+    else
+        printf 'n/a'
+    fi
+}
+
+printf '%-6s %-8s %-12s %-22s %s\n' deck threads trials "M shuffles/s (best)" "peak RSS MiB"
+for n in 4 8 10; do
+    for threads in 1 2; do
+        best=0
+        for _ in $(seq "$RUNS"); do
+            r=$(rate "$n" "$threads")
+            best=$(python3 -c "print(max($best, $r))")
+        done
+        printf '%-6s %-8s %-12s %-22.1f %s\n' "$n" "$threads" "${TRIALS[$n]}" \
+            "$(python3 -c "print($best / 1e6)")" "$(peak_rss_mib "$n" "$threads")"
+    done
+done
+
+if command -v hyperfine >/dev/null; then
+    echo
+    echo "hyperfine, whole runs (start-up included):"
+    hyperfine --warmup 1 --runs "$RUNS" --style basic \
+        "$BIN run fisher-yates -n 4 -t 500M --threads 2 --quiet --seed 1" \
+        "$BIN run fisher-yates -n 10 -t 200M --threads 2 --quiet --seed 1"
+fi
+
+echo
+echo "plain Python (fisher-yates, n = 4, random.randrange, tuples tallied in a dict, 1M):"
+python3 - <<'PY'
+import random, time
+random.seed(1)
+n, trials = 4, 1_000_000
+counts = {}
+start = time.perf_counter()
+for _ in range(trials):
+    deck = list(range(n))
+    for i in range(n - 1, 0, -1):
+        j = random.randrange(i + 1)
+        deck[i], deck[j] = deck[j], deck[i]
+    key = tuple(deck)
+    counts[key] = counts.get(key, 0) + 1
+elapsed = time.perf_counter() - start
+print(f"{trials / elapsed / 1e6:.2f} M shuffles/s ({elapsed:.2f} s, {len(counts)} orderings)")
+PY
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
