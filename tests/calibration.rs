@@ -1,0 +1,207 @@
+//! Calibration: does the verdict keep its promises over many independent seeds?
+//!
+//! - False alarms: a uniform shuffle must be flagged in at most a fraction alpha of runs. Over
+//!   R runs the number of false alarms is Binomial(R, ≤ alpha); the thresholds below are that
+//!   law's 99.9% upper quantiles, so a correct tool fails these tests with probability < 0.001
+//!   (and, the seeds being fixed, deterministically never).
+//! - The permutations test on its own is exact in distribution only asymptotically (Pearson's
+//!   χ²); its rejection rate at level 0.05 must lie in the 99.9% binomial band around 0.05 and
+//!   its p-values must pass a Kolmogorov–Smirnov test of uniformity at level 0.001.
+//! - Power: at the number of trials the noncentral χ² analysis says gives 99% power, the bias
+//!   must be found in at least 97% of runs.
+//!
+//! Run with `cargo test --release --test calibration -- --nocapture` to see the figures that the
+//! README quotes.
+
+use std::io::Read;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use shuffle_bias::algorithms::Algorithm;
+use shuffle_bias::emit::emit_permutations;
+use shuffle_bias::exact::{Law, exact_law};
+use shuffle_bias::permutation::factorial;
+use shuffle_bias::permutation_reader::{InputSource, ReaderOptions, read_permutations};
+use shuffle_bias::random_source::RngKind;
+use shuffle_bias::report::{Against, Origin, RunFacts, RunReport, build_run_report};
+use shuffle_bias::simulate::{SimulationSpec, Tally, simulate};
+
+const RUNS: u64 = 1000;
+
+fn spec(algorithm: Algorithm, deck: usize, trials: u64, seed: u64) -> SimulationSpec {
+    SimulationSpec {
+        algorithm,
+        deck,
+        trials,
+        seed,
+        rng: RngKind::Chacha8,
+        threads: 1,
+    }
+}
+
+fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> RunReport {
+    let facts = RunFacts {
+        command: "run",
+        algorithm: Some(spec.algorithm),
+        origin: Origin::Simulation {
+            seed: spec.seed,
+            rng: spec.rng,
+            threads: spec.threads,
+        },
+        trials_requested: spec.trials,
+        elapsed_seconds: 1.0,
+        alpha,
+        against: Against::Uniform,
+    };
+    build_run_report(&facts, tally, Some(Ok(Arc::clone(law))))
+}
+
+fn run(spec: &SimulationSpec, law: &Arc<Law>, alpha: f64) -> RunReport {
+    let tally = simulate(spec, &AtomicBool::new(false), &mut |_| {});
+    judge(spec, tally, law, alpha)
+}
+
+/// The smallest k with P(Binomial(runs, p) > k) ≤ 0.001, by summing the exact law.
+fn binomial_upper_999(runs: u64, p: f64) -> u64 {
+    let mut pmf = (1.0 - p).powf(runs as f64);
+    let mut cdf = pmf;
+    let mut k = 0;
+    while 1.0 - cdf > 0.001 {
+        pmf *= (runs - k) as f64 / (k + 1) as f64 * p / (1.0 - p);
+        k += 1;
+        cdf += pmf;
+    }
+    k
+}
+
+/// The largest k with P(Binomial(runs, p) < k) ≤ 0.0005 (lower end of a 99.9% band).
+fn binomial_lower_999(runs: u64, p: f64) -> u64 {
+    let mut pmf = (1.0 - p).powf(runs as f64);
+    let mut cdf = 0.0;
+    let mut k = 0;
+    while cdf + pmf <= 0.0005 {
+        cdf += pmf;
+        pmf *= (runs - k) as f64 / (k + 1) as f64 * p / (1.0 - p);
+        k += 1;
+    }
+    k
+}
+
+/// Kolmogorov–Smirnov distance between the sample and the uniform law on [0, 1].
+fn ks_distance(mut sample: Vec<f64>) -> f64 {
+    sample.sort_by(f64::total_cmp);
+    let m = sample.len() as f64;
+    sample
+        .iter()
+        .enumerate()
+        .map(|(i, &x)| (x - i as f64 / m).abs().max(((i + 1) as f64 / m - x).abs()))
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn binomial_bounds_match_hand_computed_values() {
+    // Binomial(1000, 0.001): P(X > 4) = 0.00365, P(X > 5) = 0.00059 → 5.
+    assert_eq!(binomial_upper_999(1000, 0.001), 5);
+    // Binomial(1000, 0.05): mean 50, sd 6.9; the 99.9% band is about 50 ± 3.29 sd.
+    assert_eq!(binomial_lower_999(1000, 0.05), 29);
+    assert_eq!(binomial_upper_999(1000, 0.05) + 1, 74);
+}
+
+#[test]
+fn a_uniform_shuffle_raises_false_alarms_at_most_at_rate_alpha() {
+    for deck in 3..=5 {
+        let law = Arc::new(exact_law(Algorithm::FisherYates, deck, 1_000_000).unwrap());
+        // At least 10 expected shuffles per ordering, so the χ² approximation holds.
+        let trials = (10 * factorial(deck)).max(1000);
+        let mut alarms_at_0_001 = 0;
+        let mut alarms_at_0_05 = 0;
+        let mut permutation_rejections = 0;
+        let mut p_values = Vec::new();
+        for seed in 0..RUNS {
+            let s = spec(
+                Algorithm::FisherYates,
+                deck,
+                trials,
+                1_000_000 * deck as u64 + seed,
+            );
+            let report = run(&s, &law, 0.05);
+            let permutations = &report.tests[0];
+            let p = 10f64.powf(permutations.log10_p_value);
+            p_values.push(p);
+            permutation_rejections += u64::from(p <= 0.05);
+            alarms_at_0_05 += u64::from(report.bias_detected);
+            alarms_at_0_001 += u64::from(
+                report
+                    .tests
+                    .iter()
+                    .any(|t| 10f64.powf(t.log10_adjusted_p_value) <= 0.001),
+            );
+        }
+        let ks = ks_distance(p_values);
+        eprintln!(
+            "fisher-yates n={deck}, {RUNS} seeds × {trials} shuffles: false alarms {alarms_at_0_001} \
+             at alpha 0.001, {alarms_at_0_05} at alpha 0.05 (Holm family); permutations test \
+             alone rejects {permutation_rejections} at 0.05; KS distance of its p-values {ks:.4}"
+        );
+        assert!(alarms_at_0_001 <= binomial_upper_999(RUNS, 0.001));
+        assert!(alarms_at_0_05 <= binomial_upper_999(RUNS, 0.05));
+        assert!(permutation_rejections >= binomial_lower_999(RUNS, 0.05));
+        assert!(permutation_rejections <= binomial_upper_999(RUNS, 0.05));
+        // Asymptotic KS critical value at level 0.001: 1.9495 / sqrt(n).
+        assert!(ks < 1.9495 / (RUNS as f64).sqrt(), "KS distance {ks}");
+    }
+}
+
+#[test]
+fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
+    const CHECK_RUNS: u64 = 300;
+    let law = Arc::new(exact_law(Algorithm::FisherYates, 4, 1_000_000).unwrap());
+    let mut alarms = 0;
+    for seed in 0..CHECK_RUNS {
+        let s = spec(Algorithm::FisherYates, 4, 2000, 7_000_000 + seed);
+        let mut text = Vec::new();
+        emit_permutations(&s, &mut text).unwrap();
+        let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(text))];
+        let input = read_permutations(
+            &[InputSource::Stdin],
+            inputs,
+            &ReaderOptions::default(),
+            &mut |_| {},
+        )
+        .unwrap();
+        let tally = Tally {
+            deck: input.deck,
+            counts: input.counts,
+            trials: input.permutations,
+        };
+        alarms += u64::from(judge(&s, tally, &law, 0.05).bias_detected);
+    }
+    eprintln!(
+        "check of fisher-yates output, {CHECK_RUNS} inputs × 2000 lines: {alarms} false alarms at alpha 0.05"
+    );
+    assert!(alarms <= binomial_upper_999(CHECK_RUNS, 0.05));
+}
+
+#[test]
+fn naive_is_detected_at_the_predicted_99_percent_power_trials() {
+    let law = Arc::new(exact_law(Algorithm::Naive, 4, 1_000_000).unwrap());
+    let probe = run(&spec(Algorithm::Naive, 4, 1000, 1), &law, 0.001);
+    let trials = probe.model.trials_for_99_power.unwrap();
+    let mut detected = 0;
+    for seed in 0..RUNS {
+        let report = run(
+            &spec(Algorithm::Naive, 4, trials, 5_000_000 + seed),
+            &law,
+            0.001,
+        );
+        detected += u64::from(report.bias_detected);
+    }
+    eprintln!(
+        "naive n=4 at the predicted 99%-power trials ({trials}): detected in {detected} of {RUNS} \
+         seeds"
+    );
+    // If the true detection probability is at least 0.99 (the prediction is a lower bound:
+    // it counts the permutations test alone at alpha/m), fewer than 970 detections in 1000 has
+    // probability below 1e-9.
+    assert!(detected >= 970, "{detected}");
+}
