@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Throughput benchmark for shuffle-bias: shuffles per second of `run fisher-yates` for
-# n = 4, 8, 10 with 1 and 2 threads, peak RSS, and a plain-Python baseline for scale.
+# n = 4, 8, 10 with 1 and 2 threads, peak RSS, lines per second of `check` (with `wc -l` on
+# the same file as the I/O ceiling), and a plain-Python baseline for scale.
 #
 # The figure is the report's `shuffles_per_second` (JSON), which excludes start-up (argument
 # parsing, the exact law, the statistics); each figure is the best of RUNS runs (default 3).
@@ -58,6 +59,30 @@ if command -v hyperfine >/dev/null; then
         "$BIN run fisher-yates -n 4 -t 500M --threads 2 --quiet --seed 1" \
         "$BIN run fisher-yates -n 10 -t 200M --threads 2 --quiet --seed 1"
 fi
+
+echo
+echo "check: parsing n = 4 permutations from a file (20M lines written by run --emit-permutations)"
+LINES_FILE=$(mktemp)
+"$BIN" run fisher-yates -n 4 -t 20M --seed 1 --quiet --emit-permutations "$LINES_FILE" >/dev/null
+cat "$LINES_FILE" >/dev/null # warm the page cache
+best=0
+for _ in $(seq "$RUNS"); do
+    r=$("$BIN" check "$LINES_FILE" --quiet --format json |
+        python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')
+    best=$(python3 -c "print(max($best, $r))")
+done
+printf 'check: %.1f M lines/s (best of %s; reading and tallying only)\n' \
+    "$(python3 -c "print($best / 1e6)")" "$RUNS"
+wc_best=0
+for _ in $(seq "$RUNS"); do
+    start=$(date +%s.%N)
+    wc -l "$LINES_FILE" >/dev/null
+    end=$(date +%s.%N)
+    wc_best=$(python3 -c "print(max($wc_best, 20_000_001 / ($end - $start)))")
+done
+printf 'wc -l on the same file (the I/O ceiling): %.0f M lines/s\n' \
+    "$(python3 -c "print($wc_best / 1e6)")"
+rm -f "$LINES_FILE"
 
 echo
 echo "plain Python (fisher-yates, n = 4, random.randrange, tuples tallied in a dict, 1M):"
