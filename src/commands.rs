@@ -113,12 +113,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         threads: config.threads,
     };
     let progress = Progress::new(config.trials, "shuffles", config.quiet);
-    // Ctrl-C stops the workers after their current block; the report of what was tallied is
-    // still written. A second handler cannot be installed (only in tests running several runs in
-    // one process), in which case Ctrl-C keeps its default effect.
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_stop = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+    let stop = stop_on_ctrl_c();
     let started = Instant::now();
     let tally = simulate(&spec, &stop, &mut |done| progress.set(done));
     let elapsed_seconds = started.elapsed().as_secs_f64();
@@ -152,6 +147,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         },
         trials_requested: config.trials,
         elapsed_seconds,
+        interrupted: tally.trials < config.trials,
         alpha: config.alpha,
         against: config.against,
     };
@@ -166,6 +162,16 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     } else {
         verdict
     })
+}
+
+/// A flag that Ctrl-C sets: the engines stop at their next block or buffer, and the report of
+/// what was done is still written. (A handler can be installed once per process; should that
+/// fail, Ctrl-C keeps its default effect.)
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let handler_stop = Arc::clone(&stop);
+    let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
+    stop
 }
 
 /// Warnings to stderr, the report to its destination, and the verdict's exit code.
@@ -193,10 +199,15 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         CheckAgainst::Algorithm(algorithm) => Some(algorithm),
     };
     let progress = Progress::counter("lines", config.quiet);
+    let stop = stop_on_ctrl_c();
     let started = Instant::now();
-    let input = read_permutations(&config.sources, inputs, &config.reader, &mut |lines| {
-        progress.set(lines)
-    });
+    let input = read_permutations(
+        &config.sources,
+        inputs,
+        &config.reader,
+        &stop,
+        &mut |lines| progress.set(lines),
+    );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     let input = input.map_err(|e| Failure::Message(e.to_string()))?;
@@ -229,6 +240,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         }),
         trials_requested: input.permutations,
         elapsed_seconds,
+        interrupted: input.interrupted,
         alpha: config.alpha,
         against: if algorithm.is_some() {
             Against::Model
@@ -242,7 +254,16 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         trials: input.permutations,
     };
     let report = build_run_report(&facts, tally, law.map(Ok));
-    publish(&config.output, &report, &mut out)
+    let verdict = publish(&config.output, &report, &mut out)?;
+    Ok(if report.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted after {} permutations; the report covers those only",
+            report.trials
+        );
+        ExitCode::Interrupted
+    } else {
+        verdict
+    })
 }
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {

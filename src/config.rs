@@ -13,8 +13,42 @@ use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
 use crate::report::Against;
 
-/// Memory the tallies may take before a run is refused (bytes).
-pub const MEMORY_LIMIT: u64 = 8 << 30;
+/// Memory a run may take when the available memory cannot be read (bytes).
+pub const FALLBACK_MEMORY_LIMIT: u64 = 8 << 30;
+
+/// The memory a run needs, estimated before anything is allocated: per worker n! 32-bit
+/// counters (plus n! 64-bit ones if a worker's share of trials could overflow them), the n!
+/// 64-bit total, and the exact law (a 128-bit numerator, an f64 and a compensated f64 sum per
+/// ordering) when the deck is small enough for one.
+pub fn run_memory_bytes(deck: usize, trials: u64, threads: usize) -> u64 {
+    let cells = factorial(deck);
+    let per_worker = if trials.div_ceil(threads as u64) > u64::from(u32::MAX) {
+        4 + 8
+    } else {
+        4
+    };
+    let law = if deck <= MAX_EXACT_DECK { 40 } else { 0 };
+    cells * (per_worker * threads as u64 + 8 + law)
+}
+
+/// What a run may allocate: 80% of the memory the system reports available (Linux
+/// `/proc/meminfo`), or [`FALLBACK_MEMORY_LIMIT`] where that cannot be read.
+pub fn memory_limit() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find_map(|line| line.strip_prefix("MemAvailable:"))
+                .and_then(|rest| {
+                    rest.trim()
+                        .trim_end_matches("kB")
+                        .trim()
+                        .parse::<u64>()
+                        .ok()
+                })
+        })
+        .map_or(FALLBACK_MEMORY_LIMIT, |kib| kib * 1024 / 5 * 4)
+}
 /// The most worker threads accepted.
 pub const MAX_THREADS: usize = 256;
 
@@ -254,14 +288,15 @@ impl RunConfig {
                 "--threads {threads}: use 1 to {MAX_THREADS} worker threads"
             )));
         }
-        // Each worker keeps its own tally of n! 64-bit counters.
-        let tally_bytes = factorial(deck) * 8 * (threads as u64 + 1);
-        if tally_bytes > MEMORY_LIMIT {
+        let needed = run_memory_bytes(deck, trials, threads);
+        let limit = memory_limit();
+        if needed > limit {
             return Err(UsageError(format!(
-                "--threads {threads} with --deck {deck}: the tallies would take {:.1} GiB (more \
-                 than {} GiB); use fewer --threads",
-                tally_bytes as f64 / f64::from(1 << 30),
-                MEMORY_LIMIT >> 30
+                "--threads {threads} with --deck {deck}: the tallies and the exact law would \
+                 take {:.1} GiB, more than the {:.1} GiB this machine can give; use fewer \
+                 --threads (each keeps its own tally) or a smaller --deck",
+                needed as f64 / f64::from(1 << 30),
+                limit as f64 / f64::from(1 << 30)
             )));
         }
         let output = output_config(&args.output);
@@ -305,5 +340,26 @@ impl TheoryConfig {
             max_paths: check_max_paths(args.max_paths)?,
             output: output_config(&args.output),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn run_memory_counts_worker_tallies_the_total_and_the_exact_law() {
+        // 4 cards, 2 workers: 24 cells × (2 × 4 + 8 + 40) bytes.
+        assert_eq!(run_memory_bytes(4, 1000, 2), 24 * 56);
+        // 11 cards have no exact law; a worker with more than 2^32 trials also keeps u64 cells.
+        assert_eq!(
+            run_memory_bytes(11, 10_000_000_000, 1),
+            39_916_800 * (12 + 8)
+        );
+    }
+
+    #[test]
+    fn the_memory_limit_is_positive() {
+        assert!(memory_limit() > 0);
     }
 }

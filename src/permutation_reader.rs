@@ -10,6 +10,7 @@
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde::Serialize;
 
@@ -89,6 +90,8 @@ pub struct InputTally {
     pub numbering: Numbering,
     /// The sources, in order.
     pub sources: Vec<String>,
+    /// Whether reading was stopped (Ctrl-C) before the end of the input.
+    pub interrupted: bool,
 }
 
 /// A failure that stops the reading: `location: message`.
@@ -321,15 +324,25 @@ impl Reader<'_> {
         &mut self,
         name: &str,
         input: &mut dyn BufRead,
+        stop: &AtomicBool,
         progress: &mut dyn FnMut(u64),
     ) -> Result<(), InputError> {
         let mut carry: Vec<u8> = Vec::new();
         let mut number = 0u64;
         loop {
-            let buffer = input.fill_buf().map_err(|error| InputError {
-                location: name.to_string(),
-                message: format!("cannot read: {error}"),
-            })?;
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let buffer = match input.fill_buf() {
+                Ok(buffer) => buffer,
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    return Err(InputError {
+                        location: name.to_string(),
+                        message: format!("cannot read: {error}"),
+                    });
+                }
+            };
             if buffer.is_empty() {
                 if !carry.is_empty() {
                     number += 1;
@@ -416,11 +429,13 @@ pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Box<dyn Read>>, Input
         .collect()
 }
 
-/// Read and tally every source in order. `progress` is called with the lines read so far.
+/// Read and tally every source in order. `progress` is called with the lines read so far;
+/// setting `stop` ends the reading at the next buffer refill, with what was read so far.
 pub fn read_permutations(
     sources: &[InputSource],
     inputs: Vec<Box<dyn Read>>,
     options: &ReaderOptions,
+    stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
     let mut reader = Reader {
@@ -441,7 +456,7 @@ pub fn read_permutations(
     }
     for (source, input) in sources.iter().zip(inputs) {
         let mut buffered = BufReader::with_capacity(1 << 20, input);
-        reader.read(&source.name(), &mut buffered, progress)?;
+        reader.read(&source.name(), &mut buffered, stop, progress)?;
     }
     progress(reader.lines);
     let names: Vec<String> = sources.iter().map(InputSource::name).collect();
@@ -470,6 +485,7 @@ pub fn read_permutations(
             .numbering
             .map_or(Numbering::ZeroBased, |(numbering, _)| numbering),
         sources: names,
+        interrupted: stop.load(Ordering::Relaxed),
     })
 }
 
@@ -484,7 +500,13 @@ mod tests {
     fn tally_bytes(bytes: &[u8], options: &ReaderOptions) -> Result<InputTally, InputError> {
         let sources = [InputSource::File(PathBuf::from("deals.txt"))];
         let inputs: Vec<Box<dyn Read>> = vec![Box::new(io::Cursor::new(bytes.to_vec()))];
-        read_permutations(&sources, inputs, options, &mut |_| {})
+        read_permutations(
+            &sources,
+            inputs,
+            options,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
     }
 
     fn error(text: &str) -> String {

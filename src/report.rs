@@ -345,6 +345,8 @@ pub struct RunFacts {
     pub trials_requested: u64,
     /// Wall time of the simulation or of the reading.
     pub elapsed_seconds: f64,
+    /// Whether Ctrl-C stopped the simulation or the reading early.
+    pub interrupted: bool,
     /// Family-wise level.
     pub alpha: f64,
     /// Hypothesis.
@@ -676,7 +678,7 @@ pub fn build_run_report(
         orderings,
         trials,
         trials_requested: facts.trials_requested,
-        interrupted: trials < facts.trials_requested,
+        interrupted: facts.interrupted,
         seed: match facts.origin {
             Origin::Simulation { seed, .. } => Some(seed),
             Origin::Input(_) => None,

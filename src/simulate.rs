@@ -8,6 +8,7 @@
 //! callback and can be stopped between blocks through a flag.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
@@ -128,16 +129,30 @@ where
     let threads = spec.threads.clamp(1, blocks.max(1) as usize);
 
     let partial_tallies: Vec<PartialTally> = std::thread::scope(|scope| {
+        // Each worker says when it is done, so the caller's thread can report progress every
+        // 50 ms yet return the moment the last worker finishes (a short run must not wait).
+        let (finished_sender, finished) = std::sync::mpsc::channel::<()>();
         let workers: Vec<_> = (0..threads)
             .map(|_| {
-                scope.spawn(|| {
-                    tally_blocks::<R, S, N>(spec, blocks, &next_block, &done, stop, &shuffle)
+                let finished_sender = finished_sender.clone();
+                let (next_block, done, shuffle) = (&next_block, &done, &shuffle);
+                scope.spawn(move || {
+                    let partial =
+                        tally_blocks::<R, S, N>(spec, blocks, next_block, done, stop, shuffle);
+                    let _ = finished_sender.send(());
+                    partial
                 })
             })
             .collect();
-        while !workers.iter().all(|worker| worker.is_finished()) {
-            progress(done.load(Ordering::Relaxed));
-            std::thread::sleep(Duration::from_millis(50));
+        drop(finished_sender);
+        let mut running = workers.len();
+        while running > 0 {
+            match finished.recv_timeout(Duration::from_millis(50)) {
+                Ok(()) => running -= 1,
+                Err(RecvTimeoutError::Timeout) => progress(done.load(Ordering::Relaxed)),
+                // A worker that panicked dropped its sender; join() below reports the panic.
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
         }
         progress(done.load(Ordering::Relaxed));
         workers

@@ -50,6 +50,7 @@ fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> Run
         },
         trials_requested: spec.trials,
         elapsed_seconds: 1.0,
+        interrupted: false,
         alpha,
         against: Against::Uniform,
     };
@@ -157,6 +158,8 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
     const CHECK_RUNS: u64 = 300;
     let law = Arc::new(exact_law(Algorithm::FisherYates, 4, 1_000_000).unwrap());
     let mut alarms = 0;
+    let mut permutation_rejections = 0;
+    let mut p_values = Vec::new();
     for seed in 0..CHECK_RUNS {
         let s = spec(Algorithm::FisherYates, 4, 2000, 7_000_000 + seed);
         let mut text = Vec::new();
@@ -166,6 +169,7 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
             &[InputSource::Stdin],
             inputs,
             &ReaderOptions::default(),
+            &AtomicBool::new(false),
             &mut |_| {},
         )
         .unwrap();
@@ -174,12 +178,22 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
             counts: input.counts,
             trials: input.permutations,
         };
-        alarms += u64::from(judge(&s, tally, &law, 0.05).bias_detected);
+        let report = judge(&s, tally, &law, 0.05);
+        alarms += u64::from(report.bias_detected);
+        let p = 10f64.powf(report.tests[0].log10_p_value);
+        permutation_rejections += u64::from(p <= 0.05);
+        p_values.push(p);
     }
+    let ks = ks_distance(p_values);
     eprintln!(
-        "check of fisher-yates output, {CHECK_RUNS} inputs × 2000 lines: {alarms} false alarms at alpha 0.05"
+        "check of fisher-yates output, {CHECK_RUNS} inputs × 2000 lines: {alarms} false alarms \
+         at alpha 0.05; permutations test alone rejects {permutation_rejections} at 0.05; KS \
+         distance of its p-values {ks:.4}"
     );
     assert!(alarms <= binomial_upper_999(CHECK_RUNS, 0.05));
+    assert!(permutation_rejections >= binomial_lower_999(CHECK_RUNS, 0.05));
+    assert!(permutation_rejections <= binomial_upper_999(CHECK_RUNS, 0.05));
+    assert!(ks < 1.9495 / (CHECK_RUNS as f64).sqrt(), "KS distance {ks}");
 }
 
 #[test]

@@ -253,3 +253,36 @@ fn run_emits_permutations_that_check_reads_back_to_the_same_counts_and_verdict()
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn ctrl_c_while_reading_a_pipe_reports_what_was_read_and_exits_130() {
+    use std::io::Write;
+    use std::process::{Command as Process, Stdio};
+    let mut child = Process::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args(["check", "-q", "--format", "json", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all("0 1 2\n2 1 0\n".repeat(500).as_bytes())
+        .unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let status = Process::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    // More input wakes the blocked read; the reader then sees the stop flag.
+    let _ = stdin.write_all(b"1 0 2\n");
+    drop(stdin);
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert!(json["trials"].as_u64().unwrap() >= 1000);
+}

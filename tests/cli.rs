@@ -249,6 +249,11 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
         (&["run", "naive", "--alpha", "0"], "--alpha 0"),
         (&["run", "naive", "--threads", "0"], "--threads 0"),
         (&["run", "naive", "--max-paths", "0"], "--max-paths 0"),
+        // 256 workers × 11! counters: about 40 GiB, refused before anything is allocated.
+        (
+            &["run", "naive", "-n", "11", "--threads", "256", "-t", "1k"],
+            "--threads 256",
+        ),
         (&["run", "bogus"], "bogus"),
         (&["run", "naive", "--format", "xml"], "--format"),
         (

@@ -2,6 +2,7 @@
 //! an error with a location), and any valid file round-trips to the counts it was written from.
 
 use std::io::Read;
+use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
 use shuffle_bias::algorithms::Card;
@@ -11,9 +12,15 @@ use shuffle_bias::permutation_reader::{InputSource, ReaderOptions, read_permutat
 fn read(bytes: Vec<u8>, options: &ReaderOptions) -> Result<Vec<u64>, String> {
     let sources = [InputSource::File("input.txt".into())];
     let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(bytes))];
-    read_permutations(&sources, inputs, options, &mut |_| {})
-        .map(|tally| tally.counts)
-        .map_err(|error| error.to_string())
+    read_permutations(
+        &sources,
+        inputs,
+        options,
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .map(|tally| tally.counts)
+    .map_err(|error| error.to_string())
 }
 
 proptest! {

@@ -48,6 +48,7 @@ fn report(
         },
         trials_requested: trials,
         elapsed_seconds: 1.0,
+        interrupted: false,
         alpha: ALPHA,
         against,
     };
