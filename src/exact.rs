@@ -19,7 +19,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::algorithms::{Algorithm, Card};
 use crate::permutation::{factorial, for_each_in_rank_order, format_permutation, rank, unrank};
-use crate::random_source::{BlockRng, FastSource, RandomSource};
+use crate::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -37,8 +37,10 @@ pub struct Law {
     pub probabilities: Vec<f64>,
     /// The same probabilities as exact fractions, when the common denominator fits in 128 bits.
     pub exact: Option<ExactFractions>,
-    /// How many choice sequences were walked.
+    /// How many choice sequences the law accounts for.
     pub paths: u64,
+    /// How it was computed: `path-walk` or `step-propagation`.
+    pub method: &'static str,
 }
 
 /// Probabilities as integers over one common denominator.
@@ -189,6 +191,24 @@ pub fn exact_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Result<Law, 
         return Err(ExactError::DeckTooLarge(n));
     }
     let estimated = estimate_paths(algorithm, n, 256);
+    if algorithm.choices_act_on_positions() {
+        let (bounds, _) = first_path(algorithm, n);
+        let propagation_work = factorial(n) as f64 * bounds.iter().sum::<usize>() as f64;
+        if propagation_work < estimated * n as f64 {
+            return Ok(propagate_steps(algorithm, n, &bounds));
+        }
+    }
+    walk_paths(algorithm, n, max_paths, estimated)
+}
+
+/// The exact law by walking every choice path (at most `max_paths`; `estimated` is Knuth's
+/// estimate of their number, used to refuse a walk that could not finish).
+pub fn walk_paths(
+    algorithm: Algorithm,
+    n: usize,
+    max_paths: u64,
+    estimated: f64,
+) -> Result<Law, ExactError> {
     if estimated > max_paths as f64 * 1.5 {
         return Err(ExactError::TooManyPaths {
             estimated,
@@ -246,7 +266,96 @@ pub fn exact_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Result<Law, 
         probabilities,
         exact,
         paths,
+        method: "path-walk",
     })
+}
+
+/// The bounds of the all-zero path and the deck it produces.
+pub fn first_path(algorithm: Algorithm, n: usize) -> (Vec<usize>, Vec<Card>) {
+    let mut walker = PathWalker::default();
+    let mut deck: Vec<Card> = (0..n as Card).collect();
+    let mut scratch = deck.clone();
+    algorithm.shuffle(&mut deck, &mut scratch, &mut walker);
+    let bounds = walker
+        .path
+        .iter()
+        .map(|&(_, bound)| bound as usize)
+        .collect();
+    (bounds, deck)
+}
+
+/// The deck after running `algorithm` with exactly the choices `script`.
+fn run_script(algorithm: Algorithm, n: usize, script: Vec<usize>) -> Vec<Card> {
+    let mut deck: Vec<Card> = (0..n as Card).collect();
+    let mut scratch = deck.clone();
+    algorithm.shuffle(&mut deck, &mut scratch, &mut ScriptedSource::new(script));
+    deck
+}
+
+/// (a ∘ b)[p] = a[b[p]]: the deck `a` rearranged by the position permutation `b`.
+fn compose(a: &[Card], b: &[Card]) -> Vec<Card> {
+    b.iter().map(|&p| a[usize::from(p)]).collect()
+}
+
+fn inverse(a: &[Card]) -> Vec<Card> {
+    let mut inverse = vec![0; a.len()];
+    for (position, &card) in a.iter().enumerate() {
+        inverse[usize::from(card)] = position as Card;
+    }
+    inverse
+}
+
+/// The exact law of an algorithm whose choices act on positions
+/// ([`Algorithm::choices_act_on_positions`]), one choice at a time, by running its own code.
+///
+/// Let D(c) be the deck produced by the choices c, Z = D(0, …, 0) and G_i the deck produced by
+/// the first i choices followed by zeros. Because every choice moves cards by position only,
+/// running the remaining steps from any deck x gives x ∘ T for a position permutation T that
+/// depends only on the remaining choices; it follows that G_i = G_{i−1} ∘ M_i(c_i) with
+/// M_i(c) = Z⁻¹ ∘ D(0, …, c at step i, …, 0), the same for every earlier choice. So the law is
+/// that of Z ∘ M_1(c_1) ∘ … ∘ M_k(c_k) with independent uniform c_i: k·b + 1 runs of the
+/// algorithm and a sweep over n! orderings per choice, instead of Π b_i paths (9^9 for naive at
+/// 9 cards). All paths being equally likely, the numerators are path counts over Π b_i.
+pub fn propagate_steps(algorithm: Algorithm, n: usize, bounds: &[usize]) -> Law {
+    let cells = factorial(n) as usize;
+    let zero = run_script(algorithm, n, vec![0; bounds.len()]);
+    let zero_inverse = inverse(&zero);
+    let mut counts = vec![0u128; cells];
+    counts[rank(&zero)] = 1;
+    let mut next = vec![0u128; cells];
+    for (step, &bound) in bounds.iter().enumerate() {
+        let moves: Vec<Vec<Card>> = (0..bound)
+            .map(|choice| {
+                let mut script = vec![0; bounds.len()];
+                script[step] = choice;
+                compose(&zero_inverse, &run_script(algorithm, n, script))
+            })
+            .collect();
+        next.iter_mut().for_each(|c| *c = 0);
+        for_each_in_rank_order(n, |cell, deck| {
+            let count = counts[cell];
+            if count > 0 {
+                for step_move in &moves {
+                    next[rank(&compose(deck, step_move))] += count;
+                }
+            }
+        });
+        std::mem::swap(&mut counts, &mut next);
+    }
+    let denominator: u128 = bounds.iter().map(|&b| b as u128).product();
+    Law {
+        deck: n,
+        probabilities: counts
+            .iter()
+            .map(|&c| c as f64 / denominator as f64)
+            .collect(),
+        exact: Some(ExactFractions {
+            numerators: counts,
+            denominator,
+        }),
+        paths: denominator as u64,
+        method: "step-propagation",
+    }
 }
 
 /// Add 1/`path` to `numerators[cell]` over the common denominator `common`, enlarging the common
@@ -293,6 +402,7 @@ pub fn uniform_law(n: usize) -> Law {
             denominator: u128::from(cells),
         }),
         paths: 0,
+        method: "uniform",
     }
 }
 
@@ -395,7 +505,8 @@ mod tests {
 
     #[test]
     fn a_walk_over_budget_is_refused_not_approximated() {
-        let result = exact_law(Algorithm::Naive, 6, 1000);
+        // Insertion sort on 7 cards has 7! = 5040 paths.
+        let result = exact_law(Algorithm::ComparatorInsertion, 7, 1000);
         assert!(matches!(result, Err(ExactError::TooManyPaths { .. })));
     }
 

@@ -205,8 +205,11 @@ pub struct ModelSummary {
     pub unavailable_reason: Option<String>,
     /// Whether its probabilities are exact fractions (otherwise f64, relative error ≤ 1e-12).
     pub exact_fractions: bool,
-    /// Choice paths walked to compute it.
+    /// Choice paths the law accounts for.
     pub paths: Option<u64>,
+    /// How it was computed: `path-walk` (every choice path run) or `step-propagation` (the law
+    /// carried one choice at a time, for shuffles whose choices act on positions).
+    pub method: Option<&'static str>,
     /// Permutations with non-zero probability.
     pub support_size: Option<usize>,
     /// Cohen's w² = Σ (p − u)²/u: the χ² noncentrality per trial of the law against uniform.
@@ -493,6 +496,7 @@ fn power_summary(
                 unavailable_reason: None,
                 exact_fractions: law.exact.is_some(),
                 paths: Some(law.paths),
+                method: Some(law.method),
                 support_size: Some(law.support_size()),
                 noncentrality_per_trial: Some(if biased { w2 } else { 0.0 }),
                 detection_power: trials
@@ -513,6 +517,7 @@ fn power_summary(
                 .map(ToString::to_string),
             exact_fractions: false,
             paths: None,
+            method: None,
             support_size: None,
             noncentrality_per_trial: None,
             detection_power: None,

@@ -266,7 +266,18 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
             "--table tests",
         ),
         (
-            &["run", "naive", "-n", "9", "--against", "model", "-t", "1k"],
+            &[
+                "run",
+                "comparator-insertion",
+                "-n",
+                "7",
+                "--against",
+                "model",
+                "--max-paths",
+                "1000",
+                "-t",
+                "1k",
+            ],
             "--against model",
         ),
     ];

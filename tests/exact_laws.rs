@@ -247,3 +247,36 @@ fn law_fixtures_agree_with_independent_brute_force_counts() {
         assert_eq!(rows, factorial(n));
     }
 }
+
+#[test]
+fn step_propagation_agrees_exactly_with_the_path_walk_for_position_shuffles() {
+    use shuffle_bias::exact::{first_path, propagate_steps, walk_paths};
+    for algorithm in Algorithm::ALL
+        .into_iter()
+        .filter(|a| a.choices_act_on_positions())
+    {
+        for n in 2..=7 {
+            let walked = walk_paths(algorithm, n, u64::MAX, 0.0).unwrap();
+            let (bounds, _) = first_path(algorithm, n);
+            let propagated = propagate_steps(algorithm, n, &bounds);
+            let (a, b) = (walked.exact.unwrap(), propagated.exact.unwrap());
+            for (x, y) in a.numerators.iter().zip(&b.numerators) {
+                assert_eq!(x * b.denominator, y * a.denominator, "{algorithm:?} n={n}");
+            }
+            assert_eq!(walked.method, "path-walk");
+            assert_eq!(propagated.method, "step-propagation");
+        }
+    }
+}
+
+#[test]
+fn naive_on_nine_cards_is_exact_by_step_propagation_within_the_default_budget() {
+    let law = exact_law(Algorithm::Naive, 9, 100_000_000).unwrap();
+    assert_eq!(law.method, "step-propagation");
+    let exact = law.exact.unwrap();
+    assert_eq!(exact.denominator, 387_420_489);
+    assert_eq!(exact.numerators.iter().sum::<u128>(), 387_420_489);
+    // The identity: 2620 of the 9^9 paths (also what the full path walk gives with
+    // --max-paths 4e8, which takes half a minute).
+    assert_eq!(exact.numerators[0], 2620);
+}

@@ -93,6 +93,21 @@ impl Algorithm {
         matches!(self, Algorithm::FisherYates | Algorithm::FisherYatesForward)
     }
 
+    /// Whether the algorithm makes the same sequence of choices (same bounds) on every run and
+    /// each choice moves cards by position only, whatever the cards are: true of the swap
+    /// shuffles, false of the comparator sorts (whose comparisons depend on earlier answers).
+    /// The exact engine then propagates the law one choice at a time instead of walking every
+    /// path; `tests/exact_laws.rs` checks both methods agree for every such algorithm.
+    pub fn choices_act_on_positions(self) -> bool {
+        matches!(
+            self,
+            Algorithm::FisherYates
+                | Algorithm::FisherYatesForward
+                | Algorithm::Naive
+                | Algorithm::Sattolo
+        )
+    }
+
     /// Shuffle `deck` in place. `scratch` is working space at least as long as `deck` (only the
     /// merge sort uses it; the caller owns it so that no shuffle allocates).
     #[inline(always)]

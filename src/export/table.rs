@@ -462,10 +462,15 @@ fn law_rows(rows: &[LawRow]) -> Table {
 fn theory_text(theory: &TheoryReport) -> String {
     let mut out = String::new();
     out.push_str(&format!(
-        "shuffle-bias theory: {} · {} cards · exact law from {} choice paths\n",
+        "shuffle-bias theory: {} · {} cards · exact law from {} choice paths{}\n",
         theory.algorithm,
         theory.deck,
-        group(theory.paths)
+        group(theory.paths),
+        if theory.model.method == Some("step-propagation") {
+            " (propagated step by step)"
+        } else {
+            ""
+        }
     ));
     out.push_str(&wrap(
         &format!("definition: {}", theory.definition),
