@@ -155,7 +155,7 @@ fn a_uniform_shuffle_raises_false_alarms_at_most_at_rate_alpha() {
 
 #[test]
 fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
-    const CHECK_RUNS: u64 = 300;
+    const CHECK_RUNS: u64 = RUNS;
     let law = Arc::new(exact_law(Algorithm::FisherYates, 4, 1_000_000).unwrap());
     let mut alarms = 0;
     let mut permutation_rejections = 0;
