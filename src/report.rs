@@ -656,7 +656,8 @@ pub fn build_run_report(
     };
     if trials > 0 && smallest_expected < MIN_EXPECTED_COUNT {
         let smallest_p = smallest_expected / trials_f;
-        let needed = (MIN_EXPECTED_COUNT / smallest_p).ceil() as u64;
+        // The 1e-12 keeps a ratio like 5 / (1/24) = 120.00000000000001 from rounding up to 121.
+        let needed = (MIN_EXPECTED_COUNT / smallest_p * (1.0 - 1e-12)).ceil() as u64;
         warnings.push(format!(
             "the smallest expected count per ordering is {smallest_expected:.3} (< 5): the χ² \
              p-value of the permutations test is unreliable; use at least {needed} {}",

@@ -376,3 +376,22 @@ fn ctrl_c_writes_the_report_of_what_was_tallied_and_exits_130() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("interrupted after"), "{stderr}");
 }
+
+#[test]
+fn the_low_count_warning_names_exactly_the_trials_that_fix_it() {
+    // 4 cards: 5 expected per ordering needs 5 × 24 = 120 trials, not 121 (float rounding).
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "4",
+            "-t",
+            "100",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .assert()
+        .stderr(predicate::str::contains("use at least 120 trials"));
+}
