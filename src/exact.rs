@@ -18,7 +18,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::algorithms::{Algorithm, Card};
-use crate::permutation::{factorial, for_each_in_rank_order, format_permutation, rank, unrank};
+use crate::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
@@ -462,11 +462,6 @@ impl Law {
     /// The probability of `rank` as an exact reduced fraction, if known exactly.
     pub fn fraction(&self, rank: usize) -> Option<String> {
         self.exact.as_ref().map(|e| e.fraction(rank))
-    }
-
-    /// The permutation of `rank`, formatted (a convenience for reports).
-    pub fn permutation_text(&self, rank: usize) -> String {
-        format_permutation(&unrank(rank, self.deck))
     }
 }
 

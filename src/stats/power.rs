@@ -215,17 +215,24 @@ fn chernoff_exponent(n: f64, t: f64) -> f64 {
 }
 
 /// Largest t ≤ n (or smallest t ≥ n when `upper`) where the Chernoff exponent
-/// n·h(t/n) reaches `TAIL_EXPONENT`, found by bisection on the monotone exponent.
+/// n·h(t/n) reaches `TAIL_EXPONENT`.
 fn chernoff_point(n: f64, upper: bool) -> f64 {
+    threshold_point(n, upper, |t| chernoff_exponent(n, t))
+}
+
+/// The point on one side of `center` where `exponent` — zero at `center` and monotone on each
+/// side of it — reaches `TAIL_EXPONENT`, by bisection to within 0.5: the smallest such point
+/// above `center` when `upper`, else the largest below it.
+fn threshold_point(center: f64, upper: bool, exponent: impl Fn(f64) -> f64) -> f64 {
     if upper {
-        let mut lo = n;
-        let mut hi = n + 12.0 * n.sqrt() + 2.0 * TAIL_EXPONENT + 10.0;
-        while chernoff_exponent(n, hi) < TAIL_EXPONENT {
+        let mut lo = center;
+        let mut hi = center + 12.0 * center.sqrt() + 2.0 * TAIL_EXPONENT + 10.0;
+        while exponent(hi) < TAIL_EXPONENT {
             hi = 2.0 * hi + 1.0;
         }
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
-            if chernoff_exponent(n, mid) < TAIL_EXPONENT {
+            if exponent(mid) < TAIL_EXPONENT {
                 lo = mid;
             } else {
                 hi = mid;
@@ -236,13 +243,11 @@ fn chernoff_point(n: f64, upper: bool) -> f64 {
         }
         hi
     } else {
-        // Does the bound reach the threshold at all above 0? (n·h(0+) = +∞, so yes
-        // unless n is tiny; n·h(t/n) → ∞ as t → 0.)
         let mut lo = 0.0;
-        let mut hi = n;
+        let mut hi = center;
         for _ in 0..200 {
             let mid = 0.5 * (lo + hi);
-            if chernoff_exponent(n, mid) >= TAIL_EXPONENT {
+            if exponent(mid) >= TAIL_EXPONENT {
                 lo = mid;
             } else {
                 hi = mid;
@@ -281,49 +286,15 @@ fn gamma_window(a: f64, xp: f64) -> (u64, u64) {
 }
 
 /// Shape s on one side of xp where the Chernoff exponent s·h(xp/s) reaches the
-/// threshold (bisection; the exponent is monotone in s on each side of xp).
+/// threshold (the exponent is monotone in s on each side of xp).
 fn shape_point(xp: f64, upper: bool) -> f64 {
-    let exponent = |s: f64| {
+    threshold_point(xp, upper, |s| {
         if s <= 0.0 {
             f64::INFINITY
         } else {
             chernoff_exponent(s, xp)
         }
-    };
-    if upper {
-        let mut lo = xp;
-        let mut hi = xp + 12.0 * xp.sqrt() + 2.0 * TAIL_EXPONENT + 10.0;
-        while exponent(hi) < TAIL_EXPONENT {
-            hi = 2.0 * hi + 1.0;
-        }
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if exponent(mid) < TAIL_EXPONENT {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 0.5 {
-                break;
-            }
-        }
-        hi
-    } else {
-        let mut lo = 0.0;
-        let mut hi = xp;
-        for _ in 0..200 {
-            let mid = 0.5 * (lo + hi);
-            if exponent(mid) >= TAIL_EXPONENT {
-                lo = mid;
-            } else {
-                hi = mid;
-            }
-            if hi - lo <= 0.5 {
-                break;
-            }
-        }
-        lo
-    }
+    })
 }
 
 /// Clamps a non-negative float index into u64 (NaN and negatives give 0).
