@@ -33,6 +33,9 @@ pub enum Command {
     /// Simulate a shuffle many times, tally all n! orderings and judge it.
     #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
+    /// Run several shuffles with the same settings and compare them in one table.
+    #[command(after_help = COMPARE_HELP)]
+    Compare(CompareArgs),
     /// Test permutations produced by any program: one per line, from files or stdin.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
@@ -58,6 +61,67 @@ Exit codes:
   0  no bias detected
   1  bias detected (or, with --against ALGORITHM, the input does not behave like it)
   2  error: a bad line (FILE:LINE is named), a missing file, bad flags";
+
+const COMPARE_HELP: &str = "\
+Each algorithm is run with the same deck, trials and seed and judged against uniform, as `run`
+would judge it; the table puts the results side by side with each algorithm's exact theory.
+
+Examples:
+  shuffle-bias compare fisher-yates naive sattolo comparator-merge -n 4 -t 1M --seed 7
+  shuffle-bias compare --all --format markdown
+
+Exit codes (compare doubles as a self-test a CI job can run):
+  0  every verdict is as expected: the algorithms meant to be uniform show no bias and every
+     biased one is detected
+  1  some verdict is not as expected (a uniform algorithm flagged, or a biased one missed —
+     the \"trials to detect\" column says how many trials would catch it)
+  2  error: bad flags, unwritable output, or a run that could not be done
+  130  interrupted (Ctrl-C): the table of the algorithms run so far is still written";
+
+/// `compare`.
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The algorithms to compare (see `shuffle-bias list`).
+    #[arg(value_enum, required_unless_present = "all", conflicts_with = "all")]
+    pub algorithms: Vec<Algorithm>,
+    /// Compare every built-in algorithm.
+    #[arg(long)]
+    pub all: bool,
+    #[command(flatten)]
+    pub simulation: SimulationArgs,
+    /// Budget of choice paths for each exact law (1e8 by default).
+    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
+    pub max_paths: Option<u64>,
+    /// No progress bar.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// The simulation flags `compare` shares with `run`.
+#[derive(Debug, Args)]
+pub struct SimulationArgs {
+    /// Number of cards, 2 to 11 (all n! orderings are tallied).
+    #[arg(short = 'n', long, default_value_t = 4)]
+    pub deck: usize,
+    /// Shuffles per algorithm: 240000, 240k, 10M, 1e6, 1_000_000. Default: the larger of 1M
+    /// and 20·n!.
+    #[arg(short = 't', long, value_parser = parse_count)]
+    pub trials: Option<u64>,
+    /// Seed, 0 to 2^64−1, used for every algorithm. Default: drawn from the OS and printed.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Random number generator.
+    #[arg(long, value_enum, default_value_t = RngKind::Chacha8)]
+    pub rng: RngKind,
+    /// Worker threads. Default: the number of CPUs.
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Family-wise significance level of each algorithm's verdict.
+    #[arg(long, default_value_t = 0.001)]
+    pub alpha: f64,
+}
 
 /// What `check` tests the input against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -12,7 +12,10 @@ use std::time::Instant;
 use crate::algorithms::Algorithm;
 use crate::cli::CheckAgainst;
 use crate::cli::{Cli, Command, ListArgs};
-use crate::config::{CheckConfig, OutputConfig, RunConfig, TheoryConfig, UsageError};
+use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
+use crate::config::{
+    CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
+};
 use crate::emit::emit_permutations;
 use crate::exact::exact_law;
 use crate::exit_code::ExitCode;
@@ -43,6 +46,7 @@ impl From<UsageError> for Failure {
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
     match cli.command {
         Command::Run(args) => run(RunConfig::from_args(&args)?),
+        Command::Compare(args) => compare(CompareConfig::from_args(&args)?),
         Command::Check(args) => check(CheckConfig::from_args(&args)?),
         Command::Theory(args) => theory(TheoryConfig::from_args(&args)?),
         Command::List(args) => list(&args),
@@ -161,6 +165,83 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         ExitCode::Interrupted
     } else {
         verdict
+    })
+}
+
+fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
+    let mut out = open_output(&config.output)?;
+    let settings = &config.settings;
+    let total = settings.trials * config.algorithms.len() as u64;
+    let progress = Progress::new(total, "shuffles", config.quiet);
+    let stop = stop_on_ctrl_c();
+    let started = Instant::now();
+    let mut rows = Vec::with_capacity(config.algorithms.len());
+    let mut not_run = Vec::new();
+    for (index, &algorithm) in config.algorithms.iter().enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            not_run.push(algorithm.name());
+            continue;
+        }
+        let law = exact_law(algorithm, settings.deck, config.max_paths).map(Arc::new);
+        let spec = SimulationSpec {
+            algorithm,
+            deck: settings.deck,
+            trials: settings.trials,
+            seed: settings.seed,
+            rng: settings.rng,
+            threads: settings.threads,
+        };
+        let offset = settings.trials * index as u64;
+        let run_started = Instant::now();
+        let tally = simulate(&spec, &stop, &mut |done| progress.set(offset + done));
+        let facts = RunFacts {
+            command: "run",
+            algorithm: Some(algorithm),
+            origin: Origin::Simulation {
+                seed: settings.seed,
+                rng: settings.rng,
+                threads: settings.threads,
+            },
+            trials_requested: settings.trials,
+            elapsed_seconds: run_started.elapsed().as_secs_f64(),
+            interrupted: tally.trials < settings.trials,
+            alpha: settings.alpha,
+            against: Against::Uniform,
+        };
+        // The row keeps what the table shows; the tally and the law are dropped here.
+        rows.push(CompareRow::from_run(&build_run_report(
+            &facts,
+            tally,
+            Some(law),
+        )));
+    }
+    progress.finish();
+    let facts = CompareFacts {
+        deck: settings.deck,
+        trials_requested: settings.trials,
+        seed: settings.seed,
+        rng: settings.rng,
+        threads: settings.threads,
+        alpha: settings.alpha,
+        elapsed_seconds: started.elapsed().as_secs_f64(),
+        not_run,
+    };
+    let report = build_compare_report(facts, rows);
+    for warning in &report.warnings {
+        eprintln!("warning: {warning}");
+    }
+    write_report(&config.output, &Report::Compare(&report), &mut out)?;
+    Ok(if report.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted after {} of {} algorithms; the table covers those only",
+            report.rows.len(),
+            report.rows.len() + report.not_run.len()
+        );
+        ExitCode::Interrupted
+    } else if report.all_as_expected {
+        ExitCode::NoBiasDetected
+    } else {
+        ExitCode::BiasDetected
     })
 }
 

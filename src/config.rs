@@ -5,7 +5,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::algorithms::Algorithm;
-use crate::cli::{CheckAgainst, CheckArgs, OutputArgs, RunArgs, TheoryArgs};
+use crate::cli::{CheckAgainst, CheckArgs, CompareArgs, OutputArgs, RunArgs, TheoryArgs};
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
 use crate::permutation::{MAX_FULL_DECK, factorial};
@@ -258,10 +258,33 @@ pub fn default_trials(deck: usize) -> u64 {
     (20 * factorial(deck)).max(1_000_000)
 }
 
-impl RunConfig {
-    /// Validate `run`'s flags.
-    pub fn from_args(args: &RunArgs) -> Result<Self, UsageError> {
-        let deck = args.deck;
+/// The validated simulation settings `run` and `compare` share.
+#[derive(Debug, Clone)]
+pub struct SimulationSettings {
+    /// Cards.
+    pub deck: usize,
+    /// Shuffles (per algorithm).
+    pub trials: u64,
+    /// Seed (given or drawn from the OS).
+    pub seed: u64,
+    /// Generator.
+    pub rng: RngKind,
+    /// Worker threads.
+    pub threads: usize,
+    /// Family-wise level.
+    pub alpha: f64,
+}
+
+impl SimulationSettings {
+    /// Check the deck, trials, threads and level, and that the tallies fit in memory.
+    pub fn validate(
+        deck: usize,
+        trials: Option<u64>,
+        seed: Option<u64>,
+        rng: RngKind,
+        threads: Option<usize>,
+        alpha: f64,
+    ) -> Result<Self, UsageError> {
         if deck < 2 {
             return Err(UsageError(format!(
                 "--deck {deck}: a shuffle needs at least 2 cards (use --deck 2 to {MAX_FULL_DECK})"
@@ -269,20 +292,19 @@ impl RunConfig {
         }
         if deck > MAX_FULL_DECK {
             return Err(UsageError(format!(
-                "--deck {deck}: `run` tallies all n! orderings, which is possible up to \
+                "--deck {deck}: all n! orderings are tallied, which is possible up to \
                  {MAX_FULL_DECK} cards ({deck}! = {} counters); use --deck 2 to {MAX_FULL_DECK}",
                 factorial(deck.min(20))
             )));
         }
-        let trials = args.trials.unwrap_or_else(|| default_trials(deck));
+        let trials = trials.unwrap_or_else(|| default_trials(deck));
         if trials == 0 {
             return Err(UsageError(
                 "--trials 0: at least one shuffle is needed (e.g. --trials 1M)".into(),
             ));
         }
-        let threads = args
-            .threads
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        let threads =
+            threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         if threads == 0 || threads > MAX_THREADS {
             return Err(UsageError(format!(
                 "--threads {threads}: use 1 to {MAX_THREADS} worker threads"
@@ -299,20 +321,102 @@ impl RunConfig {
                 limit as f64 / f64::from(1 << 30)
             )));
         }
+        Ok(SimulationSettings {
+            deck,
+            trials,
+            seed: seed.unwrap_or_else(rand::random),
+            rng,
+            threads,
+            alpha: check_alpha(alpha)?,
+        })
+    }
+}
+
+impl RunConfig {
+    /// Validate `run`'s flags.
+    pub fn from_args(args: &RunArgs) -> Result<Self, UsageError> {
+        let settings = SimulationSettings::validate(
+            args.deck,
+            args.trials,
+            args.seed,
+            args.rng,
+            args.threads,
+            args.alpha,
+        )?;
         let output = output_config(&args.output);
         Ok(RunConfig {
             algorithm: args.algorithm,
-            deck,
-            trials,
-            seed: args.seed.unwrap_or_else(rand::random),
-            rng: args.rng,
-            threads,
-            alpha: check_alpha(args.alpha)?,
+            deck: settings.deck,
+            trials: settings.trials,
+            seed: settings.seed,
+            rng: settings.rng,
+            threads: settings.threads,
+            alpha: settings.alpha,
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
             emit_permutations: args.emit_permutations.clone(),
             quiet: args.quiet,
             output,
+        })
+    }
+}
+
+/// A validated `compare`.
+#[derive(Debug, Clone)]
+pub struct CompareConfig {
+    /// The algorithms, in the order given.
+    pub algorithms: Vec<Algorithm>,
+    /// Deck, trials, seed, generator, threads and level, the same for every algorithm.
+    pub settings: SimulationSettings,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+impl CompareConfig {
+    /// Validate `compare`'s flags.
+    pub fn from_args(args: &CompareArgs) -> Result<Self, UsageError> {
+        let algorithms = if args.all {
+            Algorithm::ALL.to_vec()
+        } else {
+            args.algorithms.clone()
+        };
+        if let Some(repeated) = algorithms
+            .iter()
+            .enumerate()
+            .find(|(i, a)| algorithms[..*i].contains(a))
+            .map(|(_, a)| a)
+        {
+            return Err(UsageError(format!(
+                "ALGO: {} is given twice; name each algorithm once",
+                repeated.name()
+            )));
+        }
+        let simulation = &args.simulation;
+        let settings = SimulationSettings::validate(
+            simulation.deck,
+            simulation.trials,
+            simulation.seed,
+            simulation.rng,
+            simulation.threads,
+            simulation.alpha,
+        )?;
+        if args.output.format == Format::Csv && args.output.table != CsvTable::Summary {
+            return Err(UsageError(
+                "--table: `compare` writes one CSV table, a row per algorithm; use --table \
+                 summary (the default)"
+                    .into(),
+            ));
+        }
+        Ok(CompareConfig {
+            algorithms,
+            settings,
+            max_paths: check_max_paths(args.max_paths)?,
+            quiet: args.quiet,
+            output: output_config(&args.output),
         })
     }
 }

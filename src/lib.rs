@@ -10,6 +10,7 @@
 pub mod algorithms;
 pub mod cli;
 pub mod commands;
+pub mod comparison;
 pub mod config;
 pub mod emit;
 pub mod exact;

@@ -6,6 +6,7 @@
 use std::io::{self, Write};
 
 use super::{CsvTable, Exporter, Report, entries};
+use crate::comparison::CompareReport;
 use crate::permutation::format_permutation;
 use crate::report::{RunReport, TheoryReport};
 
@@ -38,6 +39,7 @@ impl CsvExporter {
         let mut writer = csv::Writer::from_writer(out);
         match report {
             Report::Run(run) => write_run(&mut writer, run, self.table)?,
+            Report::Compare(compare) => write_compare(&mut writer, compare)?,
             Report::Theory(theory) => write_theory(&mut writer, theory, self.table)?,
             Report::List(algorithms) => {
                 writer.write_record(["name", "definition", "meant_uniform"])?;
@@ -53,6 +55,62 @@ impl CsvExporter {
         writer.flush()?;
         Ok(())
     }
+}
+
+/// `compare`: one row per algorithm.
+fn write_compare<W: Write>(
+    writer: &mut csv::Writer<W>,
+    compare: &CompareReport,
+) -> csv::Result<()> {
+    writer.write_record([
+        "algorithm",
+        "meant_uniform",
+        "deck",
+        "trials",
+        "seed",
+        "chi_square",
+        "df",
+        "p_value",
+        "log10_p_value",
+        "max_min_ratio",
+        "max_min_ratio_theory",
+        "identity_frequency",
+        "identity_theory",
+        "largest_deviation_card",
+        "largest_deviation_position",
+        "largest_deviation",
+        "tv_distance",
+        "tv_distance_theory",
+        "trials_to_detect",
+        "bias_detected",
+        "as_expected",
+    ])?;
+    for row in &compare.rows {
+        writer.write_record([
+            row.algorithm.to_string(),
+            row.meant_uniform.to_string(),
+            compare.deck.to_string(),
+            row.trials.to_string(),
+            compare.seed.to_string(),
+            row.chi_square.to_string(),
+            row.df.to_string(),
+            opt(row.p_value),
+            row.log10_p_value.to_string(),
+            opt(row.max_min_ratio),
+            opt(row.max_min_ratio_theory),
+            row.identity_frequency.to_string(),
+            opt(row.identity_theory),
+            row.largest_deviation.card.to_string(),
+            row.largest_deviation.position.to_string(),
+            row.largest_deviation.deviation.to_string(),
+            row.tv_distance.to_string(),
+            opt(row.tv_distance_theory),
+            opt(row.trials_to_detect),
+            row.bias_detected.to_string(),
+            row.as_expected.to_string(),
+        ])?;
+    }
+    Ok(())
 }
 
 fn write_run<W: Write>(

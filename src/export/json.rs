@@ -15,6 +15,7 @@ impl Exporter for JsonExporter {
         let mut writer = io::BufWriter::new(out);
         match report {
             Report::Run(run) => serde_json::to_writer_pretty(&mut writer, run),
+            Report::Compare(compare) => serde_json::to_writer_pretty(&mut writer, compare),
             Report::Theory(theory) => serde_json::to_writer_pretty(&mut writer, theory),
             Report::List(algorithms) => {
                 serde_json::to_writer_pretty(&mut writer, &entries(algorithms))

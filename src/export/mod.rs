@@ -11,12 +11,15 @@ pub mod table;
 use std::io::{self, Write};
 
 use crate::algorithms::Algorithm;
+use crate::comparison::CompareReport;
 use crate::report::{RunReport, TheoryReport};
 
 /// Anything an exporter can write.
 pub enum Report<'a> {
     /// The report of `run`.
     Run(&'a RunReport),
+    /// The report of `compare`.
+    Compare(&'a CompareReport),
     /// The report of `theory`.
     Theory(&'a TheoryReport),
     /// The algorithm catalogue of `list`.

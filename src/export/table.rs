@@ -10,9 +10,13 @@ use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, ContentArrangement, Table};
 
 use super::{Exporter, Report, entries};
+use crate::comparison::CompareReport;
 use crate::permutation::format_permutation;
 use crate::permutation_reader::Numbering;
 use crate::report::{LawRow, PermutationRow, RunReport, TheoryReport, format_p};
+
+/// The width of `compare`'s table (one row per algorithm, eight columns).
+const COMPARE_WIDTH: u16 = 120;
 
 /// Orderings are all listed when there are at most this many; otherwise the extremes only.
 const FULL_LISTING: usize = 24;
@@ -27,6 +31,7 @@ impl Exporter for TableExporter {
     fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
         let text = match report {
             Report::Run(run) => self.run(run),
+            Report::Compare(compare) => self.compare(compare),
             Report::Theory(theory) => theory_text(theory),
             Report::List(algorithms) => {
                 let mut table = new_table(&["algorithm", "meant uniform", "exact definition"]);
@@ -439,6 +444,129 @@ impl TableExporter {
                 "{}\n",
                 permutation_rows(&run.least_frequent, theory_available)
             ));
+        }
+        out
+    }
+}
+
+impl TableExporter {
+    fn compare(&self, compare: &CompareReport) -> String {
+        let mut out = String::new();
+        out.push_str(&format!(
+            "shuffle-bias compare: {} algorithm{} · {} cards · {} shuffles each\n",
+            compare.rows.len() + compare.not_run.len(),
+            if compare.rows.len() + compare.not_run.len() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            compare.deck,
+            group(compare.trials_requested)
+        ));
+        out.push_str(&format!(
+            "seed {} · {} · {} threads · {:.2} s\n\n",
+            compare.seed,
+            compare.rng.name(),
+            compare.threads,
+            compare.elapsed_seconds
+        ));
+        let headline = if compare.all_as_expected {
+            "ALL AS EXPECTED"
+        } else {
+            "NOT AS EXPECTED"
+        };
+        out.push_str(&format!(
+            "{}\n",
+            self.paint(headline, !compare.all_as_expected)
+        ));
+        out.push_str(&wrap(&compare.verdict, 80, "  "));
+        out.push('\n');
+
+        // Eight columns of figures do not fit in 80: this table is allowed 120.
+        let mut table = new_table(&[
+            "algorithm",
+            "p (χ²)",
+            "max/min",
+            "identity",
+            "TV distance",
+            "worst cell",
+            "99% power",
+            "verdict",
+        ]);
+        table.set_width(COMPARE_WIDTH);
+        let n = compare.deck;
+        for row in &compare.rows {
+            let theory =
+                |value: Option<String>| value.map_or(String::new(), |v| format!("\n({v})"));
+            let deviation = &row.largest_deviation;
+            let verdict = match (row.bias_detected, row.as_expected) {
+                (true, true) => "biased ✓",
+                (false, true) => "fair ✓",
+                (true, false) => "BIASED ✗",
+                (false, false) => "missed ✗",
+            };
+            table.add_row(vec![
+                row.algorithm.to_string(),
+                format!(
+                    "{}\nχ² {}",
+                    format_p(row.log10_p_value),
+                    statistic_text(row.chi_square)
+                ),
+                format!(
+                    "{}{}",
+                    ratio_text(row.max_min_ratio),
+                    theory(
+                        row.max_min_ratio_theory
+                            .map(|r| format!("{r:.4}"))
+                            .or_else(|| row.identity_theory.map(|_| "inf".to_string()))
+                    )
+                ),
+                format!(
+                    "{}{}",
+                    percent(row.identity_frequency),
+                    theory(row.identity_theory.map(percent))
+                ),
+                format!(
+                    "{:.4}{}",
+                    row.tv_distance,
+                    theory(row.tv_distance_theory.map(|tv| format!("{tv:.4}")))
+                ),
+                format!(
+                    "{}→@{}\n{:+.2} pp",
+                    deviation.card,
+                    deviation.position,
+                    deviation.deviation * 100.0
+                ),
+                row.trials_to_detect.map_or("–".to_string(), group),
+                self.paint(verdict, !row.as_expected),
+            ]);
+        }
+        table.add_row(vec![
+            "uniform".to_string(),
+            "–".to_string(),
+            "1".to_string(),
+            percent(1.0 / compare.orderings as f64),
+            "0".to_string(),
+            format!("{:.2}%", 100.0 / n as f64),
+            "–".to_string(),
+            String::new(),
+        ]);
+        align_right_from(&mut table, 1);
+        out.push_str(&format!("{table}\n"));
+        out.push_str(&wrap(
+            "(exact theory in parentheses; worst cell: the card → final position furthest \
+             from 1/n, in percentage points; 99% power: trials at which the permutations test \
+             detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
+            80,
+            " ",
+        ));
+        for row in &compare.rows {
+            for note in &row.notes {
+                out.push_str(&wrap(&format!("note: {}: {note}", row.algorithm), 80, "  "));
+            }
+        }
+        for name in &compare.not_run {
+            out.push_str(&format!("not run (interrupted): {name}\n"));
         }
         out
     }
