@@ -5,7 +5,9 @@
 //! orderings) is written without ever holding its rows in memory.
 
 pub mod csv;
+pub mod document;
 pub mod json;
+pub mod markdown;
 pub mod table;
 
 use std::io::{self, Write};
@@ -48,6 +50,8 @@ pub enum Format {
     Csv,
     /// Everything, as one JSON document.
     Json,
+    /// The tables as GitHub-flavoured Markdown.
+    Markdown,
 }
 
 /// Turns a report into bytes.
@@ -62,6 +66,7 @@ pub fn exporter(format: Format, table: CsvTable, colour: bool) -> Box<dyn Export
         Format::Table => Box::new(table::TableExporter { colour }),
         Format::Csv => Box::new(csv::CsvExporter { table }),
         Format::Json => Box::new(json::JsonExporter),
+        Format::Markdown => Box::new(markdown::MarkdownExporter),
     }
 }
 

@@ -6,9 +6,7 @@
 
 use std::io::{self, Write};
 
-use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, ContentArrangement, Table};
-
+use super::document::{Document, TableBlock};
 use super::{Exporter, Report, entries};
 use crate::comparison::CompareReport;
 use crate::permutation::format_permutation;
@@ -29,10 +27,18 @@ pub struct TableExporter {
 
 impl Exporter for TableExporter {
     fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
-        let text = match report {
+        out.write_all(self.document(report).to_terminal().as_bytes())?;
+        out.flush()
+    }
+}
+
+impl TableExporter {
+    /// The report's content, ready to draw for a terminal or as Markdown.
+    pub fn document(&self, report: &Report) -> Document {
+        match report {
             Report::Run(run) => self.run(run),
             Report::Compare(compare) => self.compare(compare),
-            Report::Theory(theory) => theory_text(theory),
+            Report::Theory(theory) => theory_document(theory),
             Report::List(algorithms) => {
                 let mut table = new_table(&["algorithm", "meant uniform", "exact definition"]);
                 for entry in entries(algorithms) {
@@ -42,31 +48,20 @@ impl Exporter for TableExporter {
                         entry.definition.to_string(),
                     ]);
                 }
-                format!("{table}\n")
+                let mut doc = Document::default();
+                doc.table(table);
+                doc
             }
-        };
-        out.write_all(text.as_bytes())?;
-        out.flush()
-    }
-}
-
-fn new_table(header: &[&str]) -> Table {
-    let mut table = Table::new();
-    table
-        .load_style(UTF8_FULL_CONDENSED.with_rounded_corners())
-        .set_content_arrangement(ContentArrangement::Dynamic)
-        .set_width(80)
-        .set_header(header.to_vec());
-    table
-}
-
-fn align_right_from(table: &mut Table, first: usize) {
-    let columns = table.column_count();
-    for index in first..columns {
-        if let Some(column) = table.column_mut(index) {
-            column.set_cell_alignment(CellAlignment::Right);
         }
     }
+}
+
+fn new_table(header: &[&str]) -> TableBlock {
+    TableBlock::new(header)
+}
+
+fn align_right_from(table: &mut TableBlock, first: usize) {
+    table.align_right_from(first);
 }
 
 /// 1234567 → `1,234,567`.
@@ -139,7 +134,7 @@ fn statistic_text(value: f64) -> String {
 }
 
 /// A position matrix in percent: rows are cards, columns final positions.
-fn matrix_table(matrix: &[Vec<f64>]) -> Table {
+fn matrix_table(matrix: &[Vec<f64>]) -> TableBlock {
     let n = matrix.len();
     let mut header = vec!["card".to_string()];
     header.extend((0..n).map(|p| format!("@{p}")));
@@ -155,7 +150,7 @@ fn matrix_table(matrix: &[Vec<f64>]) -> Table {
     table
 }
 
-fn permutation_rows(rows: &[PermutationRow], with_theory: bool) -> Table {
+fn permutation_rows(rows: &[PermutationRow], with_theory: bool) -> TableBlock {
     let mut header = vec!["rank", "ordering", "count", "÷ expected"];
     if with_theory {
         header.extend(["theory", "theory ÷ uniform"]);
@@ -197,8 +192,8 @@ impl TableExporter {
         }
     }
 
-    fn run(&self, run: &RunReport) -> String {
-        let mut out = String::new();
+    fn run(&self, run: &RunReport) -> Document {
+        let mut doc = Document::default();
         let theory_available = run.model.available;
         let algorithm = run.algorithm.unwrap_or("none");
         let interrupted = if run.interrupted {
@@ -208,36 +203,32 @@ impl TableExporter {
         };
         match (&run.input, run.seed, run.rng, run.threads) {
             (Some(input), ..) => {
-                out.push_str(&wrap(
-                    &format!(
-                        "shuffle-bias check: {} permutations of {} cards ({}) from {}",
-                        group(input.permutations),
-                        run.deck,
-                        match input.numbering {
-                            Numbering::ZeroBased => "cards 0..n-1",
-                            Numbering::OneBased => "cards 1..n",
-                            Numbering::Labels => "labelled cards",
-                        },
-                        input.sources.join(", ")
-                    ),
-                    80,
-                    "  ",
+                doc.title(format!(
+                    "shuffle-bias check: {} permutations of {} cards ({}) from {}",
+                    group(input.permutations),
+                    run.deck,
+                    match input.numbering {
+                        Numbering::ZeroBased => "cards 0..n-1",
+                        Numbering::OneBased => "cards 1..n",
+                        Numbering::Labels => "labelled cards",
+                    },
+                    input.sources.join(", ")
                 ));
-                out.push_str(&format!(
-                    "{} lines read · {:.2} s · {} permutations/s\n",
+                doc.line(format!(
+                    "{} lines read · {:.2} s · {} permutations/s",
                     group(input.lines),
                     run.elapsed_seconds,
                     rate(run.shuffles_per_second)
                 ));
             }
             (None, Some(seed), Some(rng), Some(threads)) => {
-                out.push_str(&format!(
-                    "shuffle-bias run: {algorithm} · {} cards · {} shuffles{interrupted}\n",
+                doc.title(format!(
+                    "shuffle-bias run: {algorithm} · {} cards · {} shuffles{interrupted}",
                     run.deck,
                     group(run.trials),
                 ));
-                out.push_str(&format!(
-                    "seed {seed} · {} · {threads} threads · {:.2} s · {} shuffles/s\n",
+                doc.line(format!(
+                    "seed {seed} · {} · {threads} threads · {:.2} s · {} shuffles/s",
                     rng.name(),
                     run.elapsed_seconds,
                     rate(run.shuffles_per_second)
@@ -246,23 +237,24 @@ impl TableExporter {
             _ => {}
         }
         if let Some(definition) = run.definition {
-            out.push_str(&wrap(&format!("definition: {definition}"), 80, "  "));
+            doc.text(format!("definition: {definition}"), "  ");
         }
-        out.push('\n');
+        doc.blank();
         let headline = if run.bias_detected {
             "BIAS DETECTED"
         } else {
             "NO BIAS DETECTED"
         };
-        out.push_str(&format!("{}\n", self.paint(headline, run.bias_detected)));
-        out.push_str(&wrap(&run.verdict, 80, "  "));
+        doc.headline(self.paint(headline, run.bias_detected));
+        doc.text(&run.verdict, "  ");
         for note in &run.notes {
-            out.push_str(&wrap(&format!("note: {note}"), 80, "  "));
+            doc.text(format!("note: {note}"), "  ");
         }
 
         // Tests.
-        out.push_str(&format!(
-            "\nTests against {}, Holm–Bonferroni over {} tests\n",
+        doc.blank();
+        doc.heading(format!(
+            "Tests against {}, Holm–Bonferroni over {} tests",
             match run.against {
                 crate::report::Against::Uniform => "uniform".to_string(),
                 crate::report::Against::Model => format!("the exact law of {algorithm}"),
@@ -285,14 +277,14 @@ impl TableExporter {
             ]);
         }
         align_right_from(&mut tests, 1);
-        out.push_str(&format!("{tests}\n"));
+        doc.table(tests);
         for test in run.tests.iter().filter(|t| t.note.is_some()) {
             let note = test.note.as_deref().unwrap_or_default();
-            out.push_str(&wrap(&format!("  {}: {note}", test.name), 80, "    "));
+            doc.text(format!("  {}: {note}", test.name), "    ");
         }
 
         // Figures.
-        out.push('\n');
+        doc.blank();
         let theory_header = format!("theory ({algorithm})");
         let mut figure_rows: Vec<Vec<String>> = Vec::new();
         let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
@@ -367,9 +359,9 @@ impl TableExporter {
             figures.add_row(row);
         }
         align_right_from(&mut figures, 1);
-        out.push_str(&format!("{figures}\n"));
-        out.push_str(&format!(
-            "(the position row is the cell furthest from uniform: {:+.3} percentage points)\n",
+        doc.table(figures);
+        doc.line(format!(
+            "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
             deviation.deviation * 100.0
         ));
 
@@ -380,9 +372,9 @@ impl TableExporter {
             run.model.trials_for_99_power,
         ) {
             (Some(w2), Some(power), Some(needed)) if w2 > 0.0 => {
-                out.push('\n');
-                out.push_str(&wrap(
-                    &format!(
+                doc.blank();
+                doc.text(
+                    format!(
                         "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
                          probability {:.2}%; 99% power needs {} trials (permutations test at \
                          alpha/{} = {:.2e}).",
@@ -392,68 +384,61 @@ impl TableExporter {
                         run.tests.len(),
                         run.model.power_alpha
                     ),
-                    80,
                     "  ",
-                ));
+                );
             }
             (Some(_), _, _) => {
-                out.push('\n');
-                out.push_str(&wrap(
+                doc.blank();
+                doc.text(
                     "Power: the exact law is uniform, so there is no bias to detect; a \
                      rejection would be a false alarm (probability at most alpha).",
-                    80,
                     "  ",
-                ));
+                );
             }
             _ => {}
         }
 
         // Positions.
-        out.push('\n');
-        out.push_str(&wrap(
-            &format!(
+        doc.blank();
+        doc.text(
+            format!(
                 "Positions: % of shuffles in which a card (row, starting at that position) ends \
                  at a position (column @); uniform {:.2}%",
                 run.positions.expected_frequency * 100.0
             ),
-            80,
             "  ",
-        ));
-        out.push_str(&format!("{}\n", matrix_table(&run.positions.frequencies)));
+        );
+        doc.table(matrix_table(&run.positions.frequencies));
         if let Some(theory) = &run.positions.theory {
-            out.push_str(&format!("Exact theory of {algorithm} (%)\n"));
-            out.push_str(&format!("{}\n", matrix_table(theory)));
+            doc.heading(format!("Exact theory of {algorithm} (%)"));
+            doc.table(matrix_table(theory));
         }
 
         // Orderings.
         if run.permutations.len() <= FULL_LISTING {
             let rows: Vec<PermutationRow> = run.permutations.rows().collect();
-            out.push_str(&format!(
-                "\nAll {} orderings (card at each position; rank 0 = unchanged)\n",
+            doc.blank();
+            doc.heading(format!(
+                "All {} orderings (card at each position; rank 0 = unchanged)",
                 rows.len()
             ));
-            out.push_str(&format!("{}\n", permutation_rows(&rows, theory_available)));
+            doc.table(permutation_rows(&rows, theory_available));
         } else {
-            out.push_str("\nMost frequent orderings (card at each position)\n");
-            out.push_str(&format!(
-                "{}\n",
-                permutation_rows(&run.most_frequent, theory_available)
-            ));
-            out.push_str("Least frequent orderings\n");
-            out.push_str(&format!(
-                "{}\n",
-                permutation_rows(&run.least_frequent, theory_available)
-            ));
+            doc.blank();
+            doc.heading("Most frequent orderings (card at each position)");
+            doc.table(permutation_rows(&run.most_frequent, theory_available));
+            doc.heading("Least frequent orderings");
+            doc.table(permutation_rows(&run.least_frequent, theory_available));
         }
-        out
+        doc
     }
 }
 
 impl TableExporter {
-    fn compare(&self, compare: &CompareReport) -> String {
-        let mut out = String::new();
-        out.push_str(&format!(
-            "shuffle-bias compare: {} algorithm{} · {} cards · {} shuffles each\n",
+    fn compare(&self, compare: &CompareReport) -> Document {
+        let mut doc = Document::default();
+        doc.title(format!(
+            "shuffle-bias compare: {} algorithm{} · {} cards · {} shuffles each",
             compare.rows.len() + compare.not_run.len(),
             if compare.rows.len() + compare.not_run.len() == 1 {
                 ""
@@ -463,24 +448,22 @@ impl TableExporter {
             compare.deck,
             group(compare.trials_requested)
         ));
-        out.push_str(&format!(
-            "seed {} · {} · {} threads · {:.2} s\n\n",
+        doc.line(format!(
+            "seed {} · {} · {} threads · {:.2} s",
             compare.seed,
             compare.rng.name(),
             compare.threads,
             compare.elapsed_seconds
         ));
+        doc.blank();
         let headline = if compare.all_as_expected {
             "ALL AS EXPECTED"
         } else {
             "NOT AS EXPECTED"
         };
-        out.push_str(&format!(
-            "{}\n",
-            self.paint(headline, !compare.all_as_expected)
-        ));
-        out.push_str(&wrap(&compare.verdict, 80, "  "));
-        out.push('\n');
+        doc.headline(self.paint(headline, !compare.all_as_expected));
+        doc.text(&compare.verdict, "  ");
+        doc.blank();
 
         // Eight columns of figures do not fit in 80: this table is allowed 120.
         let mut table = new_table(&[
@@ -552,27 +535,26 @@ impl TableExporter {
             String::new(),
         ]);
         align_right_from(&mut table, 1);
-        out.push_str(&format!("{table}\n"));
-        out.push_str(&wrap(
+        doc.table(table);
+        doc.text(
             "(exact theory in parentheses; worst cell: the card → final position furthest \
              from 1/n, in percentage points; 99% power: trials at which the permutations test \
              detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
-            80,
             " ",
-        ));
+        );
         for row in &compare.rows {
             for note in &row.notes {
-                out.push_str(&wrap(&format!("note: {}: {note}", row.algorithm), 80, "  "));
+                doc.text(format!("note: {}: {note}", row.algorithm), "  ");
             }
         }
         for name in &compare.not_run {
-            out.push_str(&format!("not run (interrupted): {name}\n"));
+            doc.line(format!("not run (interrupted): {name}"));
         }
-        out
+        doc
     }
 }
 
-fn law_rows(rows: &[LawRow]) -> Table {
+fn law_rows(rows: &[LawRow]) -> TableBlock {
     let mut table = new_table(&["rank", "ordering", "probability", "exact", "÷ uniform"]);
     for row in rows {
         table.add_row(vec![
@@ -587,10 +569,10 @@ fn law_rows(rows: &[LawRow]) -> Table {
     table
 }
 
-fn theory_text(theory: &TheoryReport) -> String {
-    let mut out = String::new();
-    out.push_str(&format!(
-        "shuffle-bias theory: {} · {} cards · exact law from {} choice paths{}\n",
+fn theory_document(theory: &TheoryReport) -> Document {
+    let mut doc = Document::default();
+    doc.title(format!(
+        "shuffle-bias theory: {} · {} cards · exact law from {} choice paths{}",
         theory.algorithm,
         theory.deck,
         group(theory.paths),
@@ -600,12 +582,8 @@ fn theory_text(theory: &TheoryReport) -> String {
             ""
         }
     ));
-    out.push_str(&wrap(
-        &format!("definition: {}", theory.definition),
-        80,
-        "  ",
-    ));
-    out.push('\n');
+    doc.text(format!("definition: {}", theory.definition), "  ");
+    doc.blank();
     let mut figures = new_table(&["figure", "exact", "uniform"]);
     figures.add_row(vec![
         "reachable orderings".to_string(),
@@ -653,29 +631,30 @@ fn theory_text(theory: &TheoryReport) -> String {
         "-".to_string(),
     ]);
     align_right_from(&mut figures, 1);
-    out.push_str(&format!("{figures}\n"));
-    out.push('\n');
-    out.push_str(&wrap(
-        &format!(
+    doc.table(figures);
+    doc.blank();
+    doc.text(
+        format!(
             "Positions: probability (%) that a card (row, starting at that position) ends at a \
              position (column @); uniform {:.2}%",
             100.0 / theory.deck as f64
         ),
-        80,
         "  ",
-    ));
-    out.push_str(&format!("{}\n", matrix_table(&theory.positions)));
+    );
+    doc.table(matrix_table(&theory.positions));
     if theory.orderings as usize <= FULL_LISTING {
         let rows: Vec<LawRow> = theory.permutations.rows().collect();
-        out.push_str("\nAll orderings\n");
-        out.push_str(&format!("{}\n", law_rows(&rows)));
+        doc.blank();
+        doc.heading("All orderings");
+        doc.table(law_rows(&rows));
     } else {
-        out.push_str("\nMost likely orderings\n");
-        out.push_str(&format!("{}\n", law_rows(&theory.most_likely)));
-        out.push_str("Least likely orderings\n");
-        out.push_str(&format!("{}\n", law_rows(&theory.least_likely)));
+        doc.blank();
+        doc.heading("Most likely orderings");
+        doc.table(law_rows(&theory.most_likely));
+        doc.heading("Least likely orderings");
+        doc.table(law_rows(&theory.least_likely));
     }
-    out
+    doc
 }
 
 #[cfg(test)]

@@ -1,0 +1,230 @@
+//! The shape of a human-readable report — title, headline, headings, sentences, tables — kept
+//! apart from how it is drawn, so that the terminal tables and the Markdown export say exactly
+//! the same things.
+//!
+//! [`super::table`] decides the content once; [`Document::to_terminal`] draws it with
+//! comfy-table in a fixed width, and [`Document::to_markdown`] writes GitHub-flavoured Markdown
+//! (pipe tables, `###` headings) for a README, a blog post or a pull-request comment.
+
+use comfy_table::presets::UTF8_FULL_CONDENSED;
+use comfy_table::{CellAlignment, ContentArrangement, Table};
+
+use super::table::wrap;
+
+/// The width terminal text and tables are drawn to.
+pub const TERMINAL_WIDTH: u16 = 80;
+
+/// A table: a header row, data rows, and which columns hold numbers (right-aligned).
+#[derive(Debug, Clone)]
+pub struct TableBlock {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+    /// Columns from this index on are right-aligned.
+    right_from: usize,
+    /// The terminal width this table may take.
+    width: u16,
+}
+
+impl TableBlock {
+    /// An empty table with this header, 80 columns wide on a terminal, all columns left-aligned.
+    pub fn new(header: &[&str]) -> Self {
+        TableBlock {
+            header: header.iter().map(|h| h.to_string()).collect(),
+            rows: Vec::new(),
+            right_from: header.len(),
+            width: TERMINAL_WIDTH,
+        }
+    }
+
+    /// Append a row (a cell may hold several lines).
+    pub fn add_row(&mut self, cells: Vec<String>) {
+        self.rows.push(cells);
+    }
+
+    /// Right-align the columns from `first` on.
+    pub fn align_right_from(&mut self, first: usize) {
+        self.right_from = first;
+    }
+
+    /// Let the table take `width` columns on a terminal.
+    pub fn set_width(&mut self, width: u16) {
+        self.width = width;
+    }
+
+    fn to_terminal(&self) -> Table {
+        let mut table = Table::new();
+        table
+            .load_style(UTF8_FULL_CONDENSED.with_rounded_corners())
+            .set_content_arrangement(ContentArrangement::Dynamic)
+            .set_width(self.width)
+            .set_header(self.header.clone());
+        for row in &self.rows {
+            table.add_row(row.clone());
+        }
+        for index in self.right_from..table.column_count() {
+            if let Some(column) = table.column_mut(index) {
+                column.set_cell_alignment(CellAlignment::Right);
+            }
+        }
+        table
+    }
+
+    fn to_markdown(&self) -> String {
+        let cell = |text: &str| {
+            text.trim()
+                .replace('|', "\\|")
+                .replace('\n', "<br>")
+                .to_string()
+        };
+        let mut out = String::new();
+        let line = |cells: Vec<String>| format!("| {} |\n", cells.join(" | "));
+        out.push_str(&line(self.header.iter().map(|h| cell(h)).collect()));
+        out.push_str(&line(
+            (0..self.header.len())
+                .map(|i| if i >= self.right_from { "---:" } else { "---" }.to_string())
+                .collect(),
+        ));
+        for row in &self.rows {
+            out.push_str(&line(row.iter().map(|c| cell(c)).collect()));
+        }
+        out
+    }
+}
+
+/// One piece of a report.
+#[derive(Debug, Clone)]
+enum Block {
+    /// The first line: what was run.
+    Title(String),
+    /// A line kept as it is (terminal) or a paragraph (Markdown).
+    Line(String),
+    /// A sentence wrapped at the terminal width, continuation lines indented.
+    Text { text: String, indent: &'static str },
+    /// The verdict in capitals.
+    Headline(String),
+    /// The title of the table that follows.
+    Heading(String),
+    /// An empty line on the terminal (Markdown separates its blocks anyway).
+    Blank,
+    /// A table.
+    Table(TableBlock),
+}
+
+/// A report as a sequence of blocks.
+#[derive(Debug, Clone, Default)]
+pub struct Document {
+    blocks: Vec<Block>,
+}
+
+impl Document {
+    /// The first line (wrapped on the terminal).
+    pub fn title(&mut self, text: impl Into<String>) {
+        self.blocks.push(Block::Title(text.into()));
+    }
+
+    /// A line kept as it is on the terminal.
+    pub fn line(&mut self, text: impl Into<String>) {
+        self.blocks.push(Block::Line(text.into()));
+    }
+
+    /// A sentence, wrapped on the terminal with `indent` before continuation lines.
+    pub fn text(&mut self, text: impl Into<String>, indent: &'static str) {
+        self.blocks.push(Block::Text {
+            text: text.into(),
+            indent,
+        });
+    }
+
+    /// The verdict headline (already coloured by the caller on a terminal).
+    pub fn headline(&mut self, text: impl Into<String>) {
+        self.blocks.push(Block::Headline(text.into()));
+    }
+
+    /// A table's title.
+    pub fn heading(&mut self, text: impl Into<String>) {
+        self.blocks.push(Block::Heading(text.into()));
+    }
+
+    /// An empty line on the terminal.
+    pub fn blank(&mut self) {
+        self.blocks.push(Block::Blank);
+    }
+
+    /// A table.
+    pub fn table(&mut self, table: TableBlock) {
+        self.blocks.push(Block::Table(table));
+    }
+
+    /// Drawn for a terminal (or a plain-text file): wrapped at 80 columns, boxed tables.
+    pub fn to_terminal(&self) -> String {
+        let mut out = String::new();
+        for block in &self.blocks {
+            match block {
+                Block::Title(text) => {
+                    out.push_str(&wrap(text, usize::from(TERMINAL_WIDTH), "  "));
+                }
+                Block::Line(text) | Block::Headline(text) | Block::Heading(text) => {
+                    out.push_str(text);
+                    out.push('\n');
+                }
+                Block::Text { text, indent } => {
+                    out.push_str(&wrap(text, usize::from(TERMINAL_WIDTH), indent));
+                }
+                Block::Blank => out.push('\n'),
+                Block::Table(table) => {
+                    out.push_str(&table.to_terminal().to_string());
+                    out.push('\n');
+                }
+            }
+        }
+        out
+    }
+
+    /// GitHub-flavoured Markdown: the title as a `##` heading, the verdict in bold, each table
+    /// under a `###` heading, sentences as paragraphs.
+    pub fn to_markdown(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        for block in &self.blocks {
+            match block {
+                Block::Title(text) => parts.push(format!("## {}\n", text.trim())),
+                Block::Line(text) | Block::Text { text, .. } => {
+                    parts.push(format!("{}\n", text.trim()));
+                }
+                Block::Headline(text) => parts.push(format!("**{}**\n", text.trim())),
+                Block::Heading(text) => parts.push(format!("### {}\n", text.trim())),
+                Block::Blank => {}
+                Block::Table(table) => parts.push(table.to_markdown()),
+            }
+        }
+        parts.join("\n")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markdown_tables_escape_pipes_and_join_cell_lines_with_breaks() {
+        let mut table = TableBlock::new(&["name", "value"]);
+        table.add_row(vec!["a|b".to_string(), "1\n(2)".to_string()]);
+        table.align_right_from(1);
+        let mut document = Document::default();
+        document.heading("Figures".to_string());
+        document.table(table);
+        assert_eq!(
+            document.to_markdown(),
+            "### Figures\n\n| name | value |\n| --- | ---: |\n| a\\|b | 1<br>(2) |\n"
+        );
+    }
+
+    #[test]
+    fn terminal_text_wraps_sentences_but_keeps_lines() {
+        let mut document = Document::default();
+        document.line("x ".repeat(50));
+        document.text("word ".repeat(30), "  ");
+        let text = document.to_terminal();
+        assert_eq!(text.lines().next().unwrap().len(), 100);
+        assert!(text.lines().skip(1).all(|l| l.chars().count() <= 80));
+    }
+}
