@@ -5,7 +5,8 @@
 //! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
 //! [`commands`] wires these together and is the only module that touches the terminal.
 //! For decks too large to tally every ordering, [`permutation_statistics`] gives statistics of
-//! a shuffled deck whose laws under a uniform shuffle are known exactly.
+//! a shuffled deck whose laws under a uniform shuffle are known exactly, and the exact laws of
+//! Gilbert–Shannon–Reeds riffles.
 //! Every shuffle algorithm ([`algorithms`]) is written once against
 //! [`random_source::RandomSource`].
 

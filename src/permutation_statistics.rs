@@ -41,6 +41,12 @@
 //! 57 218) and 1 109 for `comparator-timsort` (rising sequences; 695): inversions would help
 //! two algorithms by less than 2× and are far weaker on the others, their effect being spread
 //! over ~440 pooled cells.
+//!
+//! The riffle-shuffle laws of Bayer & Diaconis 1992 are here too: after K Gilbert–Shannon–Reeds
+//! riffles of n cards, an ordering π has probability C(2^K + n − r(π), n)/2^(Kn), which gives the
+//! exact law of the rising-sequence count ([`riffle_rising_law`]), the total variation distance
+//! to uniform ([`riffle_tv_distance`]) and the number of riffles needed to get below a distance
+//! ([`riffle_passes_needed`]).
 
 use std::ops::Range;
 
@@ -489,13 +495,143 @@ pub fn pool_bins(expected_counts: &[f64], min_expected: f64) -> Vec<Range<usize>
     bins
 }
 
+/// C(a + n − r, n) for r = 0..=n, with a = 2^passes: the number of ways an a-shuffle can
+/// produce one given ordering with r rising sequences (Bayer & Diaconis 1992, Theorem 1),
+/// each from the previous by C(m − 1, n) = C(m, n)(m − n)/m.
+fn riffle_ways(n: usize, passes: u32) -> Vec<BigUint> {
+    let a = BigUint::one() << passes;
+    let top = &a + n; // m for r = 0
+    // C(a + n, n) = Π_{i=1..n} (a + i)/i, exact at every step.
+    let mut current = BigUint::one();
+    for i in 1..=n {
+        current = current * (&a + i) / i;
+    }
+    let mut ways = Vec::with_capacity(n + 1);
+    let mut m = top;
+    for _ in 0..=n {
+        ways.push(current.clone());
+        if current.is_zero() {
+            continue;
+        }
+        // C(m − 1, n) = C(m, n)·(m − n)/m; zero once m − 1 < n.
+        current = current * (&m - n) / &m;
+        m -= 1u32;
+    }
+    ways
+}
+
+/// The law of the rising-sequence count after `passes` Gilbert–Shannon–Reeds riffles of n
+/// cards: `law[r]` = P(R = r) = A(n, r)·C(2^K + n − r, n)/2^(Kn), r = 0..=n (Bayer & Diaconis
+/// 1992; A(n, r) the Eulerian number with r rising sequences), each value correctly rounded.
+/// Indexed like [`Statistic::RisingSequences`]`.uniform_law(n)`, to which it tends as K grows.
+/// Panics if n = 0.
+pub fn riffle_rising_law(n: usize, passes: u32) -> Vec<f64> {
+    assert!(n >= 1, "a deck needs at least one card");
+    let counts = rising_sequence_counts(n);
+    let ways = riffle_ways(n, passes);
+    let denominator = BigUint::one() << (u64::from(passes) * n as u64);
+    counts
+        .iter()
+        .zip(&ways)
+        .map(|(count, ways)| ratio_to_f64(&(count * ways), &denominator))
+        .collect()
+}
+
+/// The total variation distance to uniform after K riffles, as an exact fraction
+/// (numerator, denominator): ½ Σ_r A(n, r)·|C(2^K + n − r, n)·n! − 2^(Kn)| / (2^(Kn)·n!).
+fn riffle_tv_fraction(counts: &[BigUint], n: usize, passes: u32) -> (BigUint, BigUint) {
+    let ways = riffle_ways(n, passes);
+    let total = big_factorial(n);
+    let scale = BigUint::one() << (u64::from(passes) * n as u64);
+    let mut numerator = BigUint::zero();
+    for (count, ways) in counts.iter().zip(&ways).skip(1) {
+        let weighted = ways * &total;
+        let difference = if weighted >= scale {
+            weighted - &scale
+        } else {
+            &scale - weighted
+        };
+        numerator += count * difference;
+    }
+    (numerator, (scale * total) << 1u32)
+}
+
+/// Total variation distance between the deck after `passes` GSR riffles of n cards and the
+/// uniform law: ½ Σ_π |P_K(π) − 1/n!| = ½ Σ_r A(n, r)·|C(2^K + n − r, n)/2^(Kn) − 1/n!|
+/// (Bayer & Diaconis 1992, Table 1 for n = 52), computed exactly and rounded once. Panics if
+/// n = 0.
+pub fn riffle_tv_distance(n: usize, passes: u32) -> f64 {
+    assert!(n >= 1, "a deck needs at least one card");
+    let counts = rising_sequence_counts(n);
+    let (numerator, denominator) = riffle_tv_fraction(&counts, n, passes);
+    ratio_to_f64(&numerator, &denominator)
+}
+
+/// The least number of GSR riffles after which the total variation distance to uniform is
+/// below `threshold` (compared exactly, not after rounding). The distance never increases
+/// with K (the riffle is a random walk on a group), so the search doubles K and then bisects.
+/// Panics unless threshold > 0 (the distance is never exactly 0 for n ≥ 2) or if n = 0.
+pub fn riffle_passes_needed(n: usize, threshold: f64) -> u32 {
+    assert!(n >= 1, "a deck needs at least one card");
+    assert!(
+        threshold > 0.0,
+        "the riffle never reaches total variation distance 0; threshold must be > 0"
+    );
+    let counts = rising_sequence_counts(n);
+    let below = |passes: u32| {
+        let (numerator, denominator) = riffle_tv_fraction(&counts, n, passes);
+        fraction_below(&numerator, &denominator, threshold)
+    };
+    if below(0) {
+        return 0;
+    }
+    // Invariant: not below at `low`, below at `high`.
+    let mut low = 0;
+    let mut high = 1;
+    while !below(high) {
+        low = high;
+        high *= 2;
+    }
+    while high - low > 1 {
+        let middle = low + (high - low) / 2;
+        if below(middle) {
+            high = middle;
+        } else {
+            low = middle;
+        }
+    }
+    high
+}
+
+/// Whether numerator/denominator < x exactly, for a finite or infinite x > 0.
+fn fraction_below(numerator: &BigUint, denominator: &BigUint, x: f64) -> bool {
+    if x.is_infinite() {
+        return true;
+    }
+    // x = mantissa·2^exponent exactly.
+    let bits = x.to_bits();
+    let raw_exponent = ((bits >> 52) & 0x7ff) as i64;
+    let fraction = bits & ((1u64 << 52) - 1);
+    let (mantissa, exponent) = if raw_exponent == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1u64 << 52), raw_exponent - 1075)
+    };
+    let right = denominator * mantissa;
+    if exponent >= 0 {
+        *numerator < (right << exponent as u64)
+    } else {
+        (numerator << exponent.unsigned_abs()) < right
+    }
+}
+
 #[cfg(test)]
 // Single-cell pooling results are meant as one-element vectors of ranges.
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
     use crate::algorithms::Algorithm;
-    use crate::permutation::{cycle_count, for_each_in_rank_order};
+    use crate::permutation::{cycle_count, factorial as small_factorial, for_each_in_rank_order};
     use crate::random_source::{BlockRng, FastSource};
     use num_rational::BigRational;
     use rand_chacha::ChaCha8Rng;
@@ -913,5 +1049,164 @@ mod tests {
         assert_eq!(pool_bins(&[0.0, 0.0], 0.0), vec![0..2]);
         // With no minimum, only the zero cells are pooled.
         assert_eq!(pool_bins(&[0.0, 1.0, 0.0, 2.0, 0.0], 0.0), vec![0..2, 2..5]);
+    }
+
+    #[test]
+    fn riffle_law_sums_to_one_and_starts_from_the_sorted_deck() {
+        assert_eq!(riffle_rising_law(52, 0)[1], 1.0);
+        for (n, passes) in [(2, 1), (5, 3), (52, 1), (52, 7), (52, 30), (1000, 12)] {
+            let law = riffle_rising_law(n, passes);
+            assert_eq!(law.len(), n + 1);
+            let total: f64 = law.iter().sum();
+            assert!((total - 1.0).abs() < 1e-12, "n={n} K={passes}: {total}");
+            // At most 2^K rising sequences after K riffles.
+            let most = 1usize.checked_shl(passes).unwrap_or(usize::MAX);
+            assert!(law.iter().skip(most + 1).all(|&p| p == 0.0));
+        }
+        // One riffle: P(R = 1) = (n + 1)/2^n, P(R = 2) = 1 − that.
+        let law = riffle_rising_law(52, 1);
+        assert_eq!(law[1], 53.0 / 2f64.powi(52));
+        assert_eq!(law[2], 1.0 - 53.0 / 2f64.powi(52));
+    }
+
+    #[test]
+    fn riffle_law_tends_to_the_uniform_law() {
+        let uniform = Statistic::RisingSequences.uniform_law(52);
+        let riffled = riffle_rising_law(52, 80);
+        for (r, (u, p)) in uniform.iter().zip(&riffled).enumerate() {
+            assert!((u - p).abs() <= 1e-13 * u, "r={r}: {u} vs {p}");
+        }
+    }
+
+    #[test]
+    fn riffle_distance_matches_bayer_and_diaconis_table_for_52_cards() {
+        // Bayer & Diaconis 1992, Table 1 (three decimals): K = 1..10.
+        let published = [
+            1.000, 1.000, 1.000, 1.000, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043,
+        ];
+        for (k, want) in (1..=10).zip(published) {
+            let got = riffle_tv_distance(52, k);
+            assert!(
+                (got - want).abs() <= 0.0005 + 1e-12,
+                "K={k}: computed {got}, published {want}"
+            );
+        }
+        assert_eq!(riffle_passes_needed(52, 0.5), 7);
+        assert_eq!(riffle_passes_needed(52, 0.1), 9);
+        assert_eq!(riffle_passes_needed(52, 0.05), 10);
+        assert_eq!(riffle_passes_needed(52, 1.0), 0);
+    }
+
+    #[test]
+    fn riffle_distance_matches_a_sum_over_every_ordering() {
+        for n in 1..=7 {
+            for passes in 0..=5u32 {
+                let a = 1u64 << passes;
+                let scale = (a as f64).powi(n as i32);
+                let uniform = 1.0 / small_factorial(n) as f64;
+                let mut distance = 0.0;
+                for_each_in_rank_order(n, |_, deck| {
+                    let r = rising_sequences_by_sweeps(deck) as u64;
+                    // C(a + n − r, n), zero when a + n − r < n.
+                    let ways = if a >= r {
+                        (1..=n as u64).fold(1u64, |c, i| c * (a - r + i) / i)
+                    } else {
+                        0
+                    };
+                    distance += (ways as f64 / scale - uniform).abs();
+                });
+                distance /= 2.0;
+                let got = riffle_tv_distance(n, passes);
+                assert!(
+                    (got - distance).abs() <= 1e-12,
+                    "n={n} K={passes}: {got} vs {distance}"
+                );
+            }
+        }
+    }
+
+    /// The exact law of an a-shuffle, by enumerating all a^n equally likely label sequences
+    /// (Bayer & Diaconis 1992, §2: label positions with iid uniform digits 0..a; packet j holds
+    /// as many cards as positions labelled j, cut from the top in order, and position p takes the
+    /// next card of packet label[p]). Returns how many sequences give each ordering, by rank.
+    fn a_shuffle_ways_by_enumeration(n: usize, a: usize) -> Vec<u64> {
+        let mut ways = vec![0u64; small_factorial(n) as usize];
+        let mut labels = vec![0usize; n];
+        let mut deck = vec![0 as Card; n];
+        loop {
+            let mut next_card = vec![0usize; a];
+            let mut start = 0;
+            for (packet, next) in next_card.iter_mut().enumerate() {
+                *next = start;
+                start += labels.iter().filter(|&&l| l == packet).count();
+            }
+            for (position, &label) in labels.iter().enumerate() {
+                deck[position] = next_card[label] as Card;
+                next_card[label] += 1;
+            }
+            ways[crate::permutation::rank(&deck)] += 1;
+            // Odometer step over {0..a}^n.
+            let Some(digit) = labels.iter().rposition(|&l| l + 1 < a) else {
+                return ways;
+            };
+            labels[digit] += 1;
+            labels[digit + 1..].fill(0);
+        }
+    }
+
+    #[test]
+    fn riffle_formula_matches_enumerated_a_shuffles() {
+        for (n, passes) in [(3, 1), (4, 1), (4, 2), (5, 2), (5, 3), (6, 2)] {
+            let a = 1usize << passes;
+            let ways = a_shuffle_ways_by_enumeration(n, a);
+            let formula = riffle_ways(n, passes);
+            let mut by_r = vec![0.0; n + 1];
+            for_each_in_rank_order(n, |rank, deck| {
+                let r = rising_sequences_by_sweeps(deck);
+                assert_eq!(
+                    BigUint::from(ways[rank]),
+                    formula[r],
+                    "n={n} a={a} rank {rank}"
+                );
+                by_r[r] += ways[rank] as f64;
+            });
+            let scale = (a as f64).powi(n as i32);
+            let law = riffle_rising_law(n, passes);
+            for (r, count) in by_r.iter().enumerate() {
+                assert!(
+                    (count / scale - law[r]).abs() < 1e-15,
+                    "n={n} K={passes} r={r}"
+                );
+            }
+            let uniform = 1.0 / small_factorial(n) as f64;
+            let distance: f64 = ways
+                .iter()
+                .map(|&w| (w as f64 / scale - uniform).abs())
+                .sum::<f64>()
+                / 2.0;
+            assert!((riffle_tv_distance(n, passes) - distance).abs() < 1e-13);
+        }
+    }
+
+    #[test]
+    fn passes_needed_is_the_first_pass_below_the_threshold() {
+        for n in [2, 5, 13, 52] {
+            let distances: Vec<f64> = (0..=40).map(|k| riffle_tv_distance(n, k)).collect();
+            for pair in distances.windows(2) {
+                assert!(pair[1] <= pair[0], "n={n}: distance went up");
+            }
+            for threshold in [0.9, 0.5, 0.25, 0.01, 1e-6] {
+                let first = distances.iter().position(|&d| d < threshold).unwrap() as u32;
+                assert_eq!(
+                    riffle_passes_needed(n, threshold),
+                    first,
+                    "n={n} t={threshold}"
+                );
+            }
+        }
+        // A threshold far below f64's usual range still terminates (doubling, then bisection).
+        let passes = riffle_passes_needed(52, 1e-300);
+        assert!(riffle_tv_distance(52, passes) < 1e-300);
+        assert!(riffle_tv_distance(52, passes - 1) >= 1e-300);
     }
 }
