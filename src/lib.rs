@@ -4,6 +4,9 @@
 //! ([`simulate`], [`exact`]) produce counts and laws; [`report`] turns them into one plain,
 //! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
 //! [`commands`] wires these together and is the only module that touches the terminal.
+//! For decks too large to tally every ordering, [`permutation_statistics`] gives statistics of
+//! a shuffled deck whose laws under a uniform shuffle are known exactly, and the exact laws of
+//! Gilbert–Shannon–Reeds riffles.
 //! Every shuffle algorithm ([`algorithms`]) is written once against
 //! [`random_source::RandomSource`].
 
@@ -18,6 +21,7 @@ pub mod exit_code;
 pub mod export;
 pub mod permutation;
 pub mod permutation_reader;
+pub mod permutation_statistics;
 pub mod progress;
 pub mod random_source;
 pub mod report;
