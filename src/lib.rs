@@ -19,6 +19,7 @@ pub mod emit;
 pub mod exact;
 pub mod exit_code;
 pub mod export;
+pub mod marginal;
 pub mod permutation;
 pub mod permutation_reader;
 pub mod permutation_statistics;
