@@ -27,4 +27,5 @@ pub mod progress;
 pub mod random_source;
 pub mod report;
 pub mod simulate;
+pub mod simulate_marginal;
 pub mod stats;

@@ -123,42 +123,9 @@ where
     R: BlockRng,
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
 {
-    let blocks = spec.trials.div_ceil(BLOCK_TRIALS);
-    let next_block = AtomicU64::new(0);
-    let done = AtomicU64::new(0);
-    let threads = spec.threads.clamp(1, blocks.max(1) as usize);
-
-    let partial_tallies: Vec<PartialTally> = std::thread::scope(|scope| {
-        // Each worker says when it is done, so the caller's thread can report progress every
-        // 50 ms yet return the moment the last worker finishes (a short run must not wait).
-        let (finished_sender, finished) = std::sync::mpsc::channel::<()>();
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                let finished_sender = finished_sender.clone();
-                let (next_block, done, shuffle) = (&next_block, &done, &shuffle);
-                scope.spawn(move || {
-                    let partial =
-                        tally_blocks::<R, S, N>(spec, blocks, next_block, done, stop, shuffle);
-                    let _ = finished_sender.send(());
-                    partial
-                })
-            })
-            .collect();
-        drop(finished_sender);
-        let mut running = workers.len();
-        while running > 0 {
-            match finished.recv_timeout(Duration::from_millis(50)) {
-                Ok(()) => running -= 1,
-                Err(RecvTimeoutError::Timeout) => progress(done.load(Ordering::Relaxed)),
-                // A worker that panicked dropped its sender; join() below reports the panic.
-                Err(RecvTimeoutError::Disconnected) => break,
-            }
-        }
-        progress(done.load(Ordering::Relaxed));
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("a simulation worker panicked"))
-            .collect()
+    let queue = BlockQueue::new(spec.trials);
+    let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, &queue, progress, &|| {
+        tally_blocks::<R, S, N>(spec, &queue, stop, &shuffle)
     });
 
     let mut counts = vec![0u64; factorial(N) as usize];
@@ -179,6 +146,80 @@ where
         counts,
         trials,
     }
+}
+
+/// The blocks of a run, handed out one at a time to whichever worker asks first.
+pub(crate) struct BlockQueue {
+    trials: u64,
+    blocks: u64,
+    next: AtomicU64,
+    done: AtomicU64,
+}
+
+impl BlockQueue {
+    /// The blocks of `trials` shuffles.
+    pub(crate) fn new(trials: u64) -> Self {
+        BlockQueue {
+            trials,
+            blocks: trials.div_ceil(BLOCK_TRIALS),
+            next: AtomicU64::new(0),
+            done: AtomicU64::new(0),
+        }
+    }
+
+    /// The next block and its number of trials, or None when all are taken or `stop` is set.
+    pub(crate) fn take(&self, stop: &AtomicBool) -> Option<(u64, u64)> {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        let block = self.next.fetch_add(1, Ordering::Relaxed);
+        (block < self.blocks).then(|| (block, BLOCK_TRIALS.min(self.trials - block * BLOCK_TRIALS)))
+    }
+
+    /// Record `trials` more shuffles done (for progress).
+    pub(crate) fn finished(&self, trials: u64) {
+        self.done.fetch_add(trials, Ordering::Relaxed);
+    }
+}
+
+/// Run `work` on up to `threads` scoped threads (no more than there are blocks) and collect
+/// their results. Meanwhile the calling thread reports the shuffles done every 50 ms, and it
+/// returns the moment the last worker finishes (a short run must not wait).
+pub(crate) fn run_reporting<T: Send>(
+    threads: usize,
+    queue: &BlockQueue,
+    progress: &mut dyn FnMut(u64),
+    work: &(dyn Fn() -> T + Sync),
+) -> Vec<T> {
+    let threads = threads.clamp(1, queue.blocks.max(1) as usize);
+    std::thread::scope(|scope| {
+        let (finished_sender, finished) = std::sync::mpsc::channel::<()>();
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                let finished_sender = finished_sender.clone();
+                scope.spawn(move || {
+                    let result = work();
+                    let _ = finished_sender.send(());
+                    result
+                })
+            })
+            .collect();
+        drop(finished_sender);
+        let mut running = workers.len();
+        while running > 0 {
+            match finished.recv_timeout(Duration::from_millis(50)) {
+                Ok(()) => running -= 1,
+                Err(RecvTimeoutError::Timeout) => progress(queue.done.load(Ordering::Relaxed)),
+                // A worker that panicked dropped its sender; join() below reports the panic.
+                Err(RecvTimeoutError::Disconnected) => break,
+            }
+        }
+        progress(queue.done.load(Ordering::Relaxed));
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("a simulation worker panicked"))
+            .collect()
+    })
 }
 
 /// One worker's tally. Each cell is `narrow[rank] + wide[rank]`: the worker counts in `u32`
@@ -207,9 +248,7 @@ const PREFETCH_BATCH: usize = 16;
 /// instructions), and that copy runs when the CPU has it. Both copies compute the same counts.
 fn tally_blocks<R, S, const N: usize>(
     spec: &SimulationSpec,
-    blocks: u64,
-    next_block: &AtomicU64,
-    done: &AtomicU64,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
@@ -220,11 +259,9 @@ where
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
-        return unsafe {
-            tally_blocks_with_popcnt::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
-        };
+        return unsafe { tally_blocks_with_popcnt::<R, S, N>(spec, queue, stop, shuffle) };
     }
-    tally_blocks_portable::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
+    tally_blocks_portable::<R, S, N>(spec, queue, stop, shuffle)
 }
 
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
@@ -235,9 +272,7 @@ where
 #[target_feature(enable = "popcnt")]
 unsafe fn tally_blocks_with_popcnt<R, S, const N: usize>(
     spec: &SimulationSpec,
-    blocks: u64,
-    next_block: &AtomicU64,
-    done: &AtomicU64,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
@@ -245,15 +280,13 @@ where
     R: BlockRng,
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
 {
-    tally_blocks_portable::<R, S, N>(spec, blocks, next_block, done, stop, shuffle)
+    tally_blocks_portable::<R, S, N>(spec, queue, stop, shuffle)
 }
 
 #[inline(always)]
 fn tally_blocks_portable<R, S, const N: usize>(
     spec: &SimulationSpec,
-    blocks: u64,
-    next_block: &AtomicU64,
-    done: &AtomicU64,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
@@ -269,12 +302,7 @@ where
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     let mut tallied = 0;
     let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
-    while !stop.load(Ordering::Relaxed) {
-        let block = next_block.fetch_add(1, Ordering::Relaxed);
-        if block >= blocks {
-            break;
-        }
-        let length = BLOCK_TRIALS.min(spec.trials - block * BLOCK_TRIALS);
+    while let Some((block, length)) = queue.take(stop) {
         if in_narrow + length > u64::from(u32::MAX) {
             let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
             for (total, count) in wide.iter_mut().zip(narrow.iter_mut()) {
@@ -296,7 +324,7 @@ where
         }
         in_narrow += length;
         tallied += length;
-        done.fetch_add(length, Ordering::Relaxed);
+        queue.finished(length);
     }
     PartialTally {
         narrow,

@@ -1,0 +1,150 @@
+//! The simulation in marginal mode: decks of any size, a [`MarginalTally`] instead of n! counts.
+//!
+//! Blocks, seeds and threads work exactly as in [`crate::simulate`]: block b draws from ChaCha
+//! stream b of the seed, workers take blocks from one queue and their tallies are summed, so a
+//! seed gives the same tally on any number of threads — and, for a deck small enough for both
+//! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
+//! algorithm and generator; the deck size is a run-time value.
+
+use std::sync::atomic::AtomicBool;
+
+use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
+
+use crate::algorithms::{Algorithm, Card};
+use crate::marginal::MarginalTally;
+use crate::random_source::{BlockRng, FastSource, RngKind};
+use crate::simulate::{BlockQueue, SimulationSpec, run_reporting};
+
+/// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
+/// [`crate::simulate::simulate`]; after a stop the tally holds the completed blocks only.
+pub fn simulate_marginal(
+    spec: &SimulationSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> MarginalTally {
+    match spec.rng {
+        RngKind::Chacha8 => marginal_with::<ChaCha8Rng>(spec, stop, progress),
+        RngKind::Chacha12 => marginal_with::<ChaCha12Rng>(spec, stop, progress),
+        RngKind::Chacha20 => marginal_with::<ChaCha20Rng>(spec, stop, progress),
+    }
+}
+
+fn marginal_with<R: BlockRng>(
+    spec: &SimulationSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> MarginalTally {
+    macro_rules! run_as {
+        ($($variant:ident),*) => {
+            match spec.algorithm {
+                $(Algorithm::$variant => marginal_workers::<R, _>(spec, stop, progress, |deck, scratch, source| {
+                    Algorithm::$variant.shuffle(deck, scratch, source)
+                }),)*
+            }
+        };
+    }
+    run_as!(
+        FisherYates,
+        FisherYatesForward,
+        Naive,
+        Sattolo,
+        ComparatorInsertion,
+        ComparatorMerge,
+        ComparatorQuick,
+        ComparatorTimsort
+    )
+}
+
+fn marginal_workers<R, S>(
+    spec: &SimulationSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+    shuffle: S,
+) -> MarginalTally
+where
+    R: BlockRng,
+    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
+{
+    let queue = BlockQueue::new(spec.trials);
+    let work = || {
+        let n = spec.deck;
+        let identity: Vec<Card> = (0..n as Card).collect();
+        let mut deck = identity.clone();
+        let mut scratch = identity.clone();
+        let mut tally = MarginalTally::new(n);
+        while let Some((block, length)) = queue.take(stop) {
+            let mut source = FastSource::new(R::for_block(spec.seed, block));
+            for _ in 0..length {
+                deck.copy_from_slice(&identity);
+                shuffle(&mut deck, &mut scratch, &mut source);
+                tally.add(&deck);
+            }
+            queue.finished(length);
+        }
+        tally
+    };
+    let mut partials = run_reporting(spec.threads, &queue, progress, &work).into_iter();
+    let mut total = partials
+        .next()
+        .unwrap_or_else(|| MarginalTally::new(spec.deck));
+    for partial in partials {
+        total.merge(&partial);
+    }
+    total
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::permutation::for_each_in_rank_order;
+    use crate::simulate::{BLOCK_TRIALS, simulate};
+
+    fn spec(algorithm: Algorithm, deck: usize, threads: usize) -> SimulationSpec {
+        SimulationSpec {
+            algorithm,
+            deck,
+            trials: 2 * BLOCK_TRIALS + 777,
+            seed: 5,
+            rng: RngKind::Chacha8,
+            threads,
+        }
+    }
+
+    #[test]
+    fn the_tally_for_a_seed_does_not_depend_on_the_number_of_threads() {
+        let stop = AtomicBool::new(false);
+        let one = simulate_marginal(&spec(Algorithm::Naive, 52, 1), &stop, &mut |_| {});
+        let three = simulate_marginal(&spec(Algorithm::Naive, 52, 3), &stop, &mut |_| {});
+        assert_eq!(one, three);
+        assert_eq!(one.trials, spec(Algorithm::Naive, 52, 1).trials);
+    }
+
+    #[test]
+    fn on_a_small_deck_the_marginals_are_those_of_the_full_tally() {
+        // Same seed, same blocks, same shuffles: the marginal tally must be exactly what the
+        // n! counts of the full mode imply.
+        let stop = AtomicBool::new(false);
+        for algorithm in [Algorithm::Naive, Algorithm::ComparatorMerge] {
+            let spec = spec(algorithm, 5, 2);
+            let full = simulate(&spec, &stop, &mut |_| {});
+            let marginal = simulate_marginal(&spec, &stop, &mut |_| {});
+            let mut expected = MarginalTally::new(5);
+            let mut implied = MarginalTally::new(5);
+            for_each_in_rank_order(5, |rank, deck| {
+                for _ in 0..full.counts[rank] {
+                    implied.add(deck);
+                }
+            });
+            expected.merge(&implied);
+            assert_eq!(marginal, expected, "{}", algorithm.name());
+        }
+    }
+
+    #[test]
+    fn a_stop_before_the_start_tallies_nothing() {
+        let stop = AtomicBool::new(true);
+        let tally = simulate_marginal(&spec(Algorithm::FisherYates, 52, 2), &stop, &mut |_| {});
+        assert_eq!(tally.trials, 0);
+        assert_eq!(tally.positions.len(), 52 * 52);
+    }
+}
