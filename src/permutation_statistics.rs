@@ -23,12 +23,14 @@
 //!   n − k blocks, renumbered in card order, must then be arranged with no further succession,
 //!   since a block followed by the next block would keep one more pair.
 //!
-//! The counts are computed with big integers (one row of O(n) numbers, O(n²) operations for
-//! the Stirling and Eulerian rows, about 0.1 s at n = 1000) and divided by n! with a correctly
-//! rounded big-rational → f64 conversion, so every probability is the f64 nearest the truth:
-//! a tail of 1e−2000 becomes 0 only because f64 cannot hold it (anything below 2^−1075 ≈
-//! 2.5e−324 rounds to 0; between that and 2^−1022 the result is subnormal, correctly rounded
-//! but with fewer significant bits).
+//! The counts are computed with big integers (one row of O(n) numbers; O(n²) operations for the
+//! Stirling and Eulerian rows) and divided by n! with a correctly rounded big-rational → f64
+//! conversion, so every probability is the f64 nearest the truth: a tail of 1e−2000 becomes 0
+//! only because f64 cannot hold it (anything below 2^−1075 ≈ 2.5e−324 rounds to 0; between that
+//! and 2^−1022 the result is subnormal, correctly rounded but with fewer significant bits).
+//! Measured in release on a busy 2-core machine: at most 0.06 ms per law at n = 52; at
+//! n = 1000, 2 ms for fixed points and adjacent pairs, 83 ms for cycles, 91 ms for rising
+//! sequences.
 //!
 //! Inversions (law: the Mahonian numbers) are deliberately left out. Exactness is out of reach
 //! at n = 1000: the law has n(n − 1)/2 + 1 = 499 501 values whose exact counts would take about
