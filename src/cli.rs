@@ -194,15 +194,30 @@ pub struct OutputArgs {
     pub output: Option<PathBuf>,
 }
 
+/// What to tally.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ModeChoice {
+    /// Full when every ordering can be counted in memory (up to 11 cards), else marginal.
+    Auto,
+    /// Count every one of the n! orderings (2 to 11 cards).
+    Full,
+    /// Count where each card lands, the identity, and permutation statistics with exact laws
+    /// (fixed points, cycles, rising sequences, adjacent pairs): 2 to 1000 cards.
+    Marginal,
+}
+
 /// `run`.
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The algorithm (see `shuffle-bias list`).
     #[arg(value_enum)]
     pub algorithm: Algorithm,
-    /// Number of cards, 2 to 11 (all n! orderings are tallied).
+    /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
     #[arg(short = 'n', long, default_value_t = 4)]
     pub deck: usize,
+    /// What to tally: every ordering (full), or positions and statistics (marginal).
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
+    pub mode: ModeChoice,
     /// Number of shuffles: 240000, 240k, 10M, 1e6, 1_000_000, 2.5G. Default: the larger of
     /// 1M and 20·n! (so that every ordering is expected at least 20 times).
     #[arg(short = 't', long, value_parser = parse_count)]

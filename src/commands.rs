@@ -17,6 +17,7 @@ use crate::config::{
     CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
 };
 use crate::emit::emit_permutations;
+use crate::exact::MAX_EXACT_DECK;
 use crate::exact::exact_law;
 use crate::exit_code::ExitCode;
 use crate::export::{Report, exporter};
@@ -24,8 +25,10 @@ use crate::permutation_reader::{open_sources, read_permutations};
 use crate::progress::Progress;
 use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
 use crate::report::{InputSummary, RunReport};
+use crate::report::{MarginalTheory, TallyMode, build_marginal_report};
 use crate::simulate::Tally;
 use crate::simulate::{SimulationSpec, simulate};
+use crate::simulate_marginal::simulate_marginal;
 
 /// Why a command failed.
 #[derive(Debug)]
@@ -99,6 +102,9 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             ))
         })?),
     };
+    if config.mode == TallyMode::Marginal {
+        return run_marginal(config, &mut out);
+    }
     let law = exact_law(config.algorithm, config.deck, config.max_paths).map(Arc::new);
     if let (Against::Model, Err(error)) = (config.against, &law) {
         return Err(Failure::Message(format!(
@@ -156,16 +162,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         against: config.against,
     };
     let report = build_run_report(&facts, tally, Some(law));
-    let verdict = publish(&config.output, &report, &mut out)?;
-    Ok(if report.interrupted {
-        eprintln!(
-            "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
-            report.trials, report.trials_requested
-        );
-        ExitCode::Interrupted
-    } else {
-        verdict
-    })
+    finish_run(&config.output, &report, &mut out)
 }
 
 fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
@@ -242,6 +239,95 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         ExitCode::NoBiasDetected
     } else {
         ExitCode::BiasDetected
+    })
+}
+
+/// `run` in marginal mode: positions, identity and statistics of decks of any size.
+fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+    let theory = if config.deck <= MAX_EXACT_DECK {
+        exact_law(config.algorithm, config.deck, config.max_paths)
+            .map(|law| MarginalTheory::from_law(&law))
+            .unwrap_or_default()
+    } else {
+        MarginalTheory::default()
+    };
+    if config.against == Against::Model && theory.source.is_none() {
+        return Err(Failure::Message(format!(
+            "--against model: no exact law of {} is known at {} cards in marginal mode; use \
+             --against uniform",
+            config.algorithm.name(),
+            config.deck
+        )));
+    }
+    let spec = SimulationSpec {
+        algorithm: config.algorithm,
+        deck: config.deck,
+        trials: config.trials,
+        seed: config.seed,
+        rng: config.rng,
+        threads: config.threads,
+    };
+    let progress = Progress::new(config.trials, "shuffles", config.quiet);
+    let stop = stop_on_ctrl_c();
+    let started = Instant::now();
+    let tally = simulate_marginal(&spec, &stop, &mut |done| progress.set(done));
+    let elapsed_seconds = started.elapsed().as_secs_f64();
+    progress.finish();
+    if let Some(path) = &config.emit_permutations {
+        if tally.trials < spec.trials {
+            eprintln!(
+                "shuffle-bias: interrupted: {} was not written",
+                path.display()
+            );
+        } else {
+            let mut file = File::create(path).map_err(|error| {
+                Failure::Message(format!(
+                    "--emit-permutations {}: cannot create the file ({error}); check the \
+                     directory exists and is writable",
+                    path.display()
+                ))
+            })?;
+            emit_permutations(&spec, &mut file).map_err(|error| {
+                Failure::Message(format!(
+                    "--emit-permutations {}: writing failed: {error}",
+                    path.display()
+                ))
+            })?;
+        }
+    }
+    let facts = RunFacts {
+        command: "run",
+        algorithm: Some(config.algorithm),
+        origin: Origin::Simulation {
+            seed: config.seed,
+            rng: config.rng,
+            threads: config.threads,
+        },
+        trials_requested: config.trials,
+        elapsed_seconds,
+        interrupted: tally.trials < config.trials,
+        alpha: config.alpha,
+        against: config.against,
+    };
+    let report = build_marginal_report(&facts, tally, theory);
+    finish_run(&config.output, &report, out)
+}
+
+/// Publish a run's report and choose the exit code (130 after Ctrl-C).
+fn finish_run(
+    output: &OutputConfig,
+    report: &RunReport,
+    out: &mut dyn Write,
+) -> Result<ExitCode, Failure> {
+    let verdict = publish(output, report, out)?;
+    Ok(if report.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
+            report.trials, report.trials_requested
+        );
+        ExitCode::Interrupted
+    } else {
+        verdict
     })
 }
 

@@ -94,7 +94,7 @@ impl CompareRow {
             identity_frequency: run.identity.frequency,
             identity_theory: run.identity.theory_frequency,
             largest_deviation: run.positions.largest_deviation.clone(),
-            tv_distance: run.tv_distance,
+            tv_distance: run.tv_distance.expect("compare tallies every ordering"),
             tv_distance_theory: run.tv_distance_theory,
             trials_to_detect: run.model.trials_for_99_power,
             bias_detected: run.bias_detected,

@@ -5,13 +5,16 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use crate::algorithms::Algorithm;
-use crate::cli::{CheckAgainst, CheckArgs, CompareArgs, OutputArgs, RunArgs, TheoryArgs};
+use crate::cli::{
+    CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, RunArgs, TheoryArgs,
+};
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
+use crate::marginal::MAX_MARGINAL_DECK;
 use crate::permutation::{MAX_FULL_DECK, factorial};
 use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
-use crate::report::Against;
+use crate::report::{Against, TallyMode};
 
 /// Memory a run may take when the available memory cannot be read (bytes).
 pub const FALLBACK_MEMORY_LIMIT: u64 = 8 << 30;
@@ -78,6 +81,8 @@ pub struct OutputConfig {
 /// A validated `run`.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
+    /// What is tallied.
+    pub mode: TallyMode,
     /// The algorithm.
     pub algorithm: Algorithm,
     /// Cards.
@@ -253,14 +258,26 @@ fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
     }
 }
 
-/// The default number of trials: the larger of 1M and 20·n!.
-pub fn default_trials(deck: usize) -> u64 {
-    (20 * factorial(deck)).max(1_000_000)
+/// The default number of trials: the larger of 1M and 20·n! (full mode), or 1M (marginal).
+pub fn default_trials(deck: usize, mode: TallyMode) -> u64 {
+    match mode {
+        TallyMode::Full => (20 * factorial(deck)).max(1_000_000),
+        TallyMode::Marginal => 1_000_000,
+    }
+}
+
+/// The memory a marginal run needs: an n×n matrix of 64-bit counters per worker and one for
+/// the total (the statistics' histograms are O(n)).
+pub fn marginal_memory_bytes(deck: usize, threads: usize) -> u64 {
+    let cells = (deck * deck) as u64;
+    cells * 8 * (threads as u64 + 1)
 }
 
 /// The validated simulation settings `run` and `compare` share.
 #[derive(Debug, Clone)]
 pub struct SimulationSettings {
+    /// What is tallied.
+    pub mode: TallyMode,
     /// Cards.
     pub deck: usize,
     /// Shuffles (per algorithm).
@@ -277,7 +294,9 @@ pub struct SimulationSettings {
 
 impl SimulationSettings {
     /// Check the deck, trials, threads and level, and that the tallies fit in memory.
+    #[allow(clippy::too_many_arguments)]
     pub fn validate(
+        mode: ModeChoice,
         deck: usize,
         trials: Option<u64>,
         seed: Option<u64>,
@@ -285,20 +304,32 @@ impl SimulationSettings {
         threads: Option<usize>,
         alpha: f64,
     ) -> Result<Self, UsageError> {
+        let marginal_allowed = mode != ModeChoice::Full;
+        let largest = if marginal_allowed {
+            MAX_MARGINAL_DECK
+        } else {
+            MAX_FULL_DECK
+        };
         if deck < 2 {
             return Err(UsageError(format!(
-                "--deck {deck}: a shuffle needs at least 2 cards (use --deck 2 to {MAX_FULL_DECK})"
+                "--deck {deck}: a shuffle needs at least 2 cards (use --deck 2 to {largest})"
             )));
         }
-        if deck > MAX_FULL_DECK {
-            return Err(UsageError(format!(
-                "--deck {deck}: all n! orderings are tallied, which is possible up to \
-                 {MAX_FULL_DECK} cards ({deck}! = {} counters); use --deck 2 to {MAX_FULL_DECK}",
-                factorial(deck.min(20))
-            )));
+        if deck > largest {
+            return Err(UsageError(if marginal_allowed {
+                format!(
+                    "--deck {deck}: decks of up to {MAX_MARGINAL_DECK} cards can be tested; use \
+                     a smaller --deck"
+                )
+            } else {
+                format!(
+                    "--deck {deck}: --mode full tallies all n! orderings, which is possible up \
+                     to {MAX_FULL_DECK} cards; use --mode marginal (positions and statistics, up \
+                     to {MAX_MARGINAL_DECK} cards) or a smaller --deck"
+                )
+            }));
         }
-        let trials = trials.unwrap_or_else(|| default_trials(deck));
-        if trials == 0 {
+        if trials == Some(0) {
             return Err(UsageError(
                 "--trials 0: at least one shuffle is needed (e.g. --trials 1M)".into(),
             ));
@@ -310,18 +341,41 @@ impl SimulationSettings {
                 "--threads {threads}: use 1 to {MAX_THREADS} worker threads"
             )));
         }
-        let needed = run_memory_bytes(deck, trials, threads);
         let limit = memory_limit();
+        let full_fits = deck <= MAX_FULL_DECK
+            && trials.is_none_or(|t| run_memory_bytes(deck, t, threads) <= limit);
+        let mode = match mode {
+            ModeChoice::Full => TallyMode::Full,
+            ModeChoice::Marginal => TallyMode::Marginal,
+            ModeChoice::Auto if full_fits => TallyMode::Full,
+            ModeChoice::Auto => TallyMode::Marginal,
+        };
+        let trials = trials.unwrap_or_else(|| default_trials(deck, mode));
+        let needed = match mode {
+            TallyMode::Full => run_memory_bytes(deck, trials, threads),
+            TallyMode::Marginal => marginal_memory_bytes(deck, threads),
+        };
         if needed > limit {
             return Err(UsageError(format!(
-                "--threads {threads} with --deck {deck}: the tallies and the exact law would \
-                 take {:.1} GiB, more than the {:.1} GiB this machine can give; use fewer \
-                 --threads (each keeps its own tally) or a smaller --deck",
+                "--threads {threads} with --deck {deck}: the tallies{} would take {:.1} GiB, \
+                 more than the {:.1} GiB this machine can give; use fewer --threads (each keeps \
+                 its own tally){}",
+                if mode == TallyMode::Full {
+                    " and the exact law"
+                } else {
+                    ""
+                },
                 needed as f64 / f64::from(1 << 30),
-                limit as f64 / f64::from(1 << 30)
+                limit as f64 / f64::from(1 << 30),
+                if mode == TallyMode::Full {
+                    ", --mode marginal (positions and statistics only) or a smaller --deck"
+                } else {
+                    " or a smaller --deck"
+                }
             )));
         }
         Ok(SimulationSettings {
+            mode,
             deck,
             trials,
             seed: seed.unwrap_or_else(rand::random),
@@ -336,6 +390,7 @@ impl RunConfig {
     /// Validate `run`'s flags.
     pub fn from_args(args: &RunArgs) -> Result<Self, UsageError> {
         let settings = SimulationSettings::validate(
+            args.mode,
             args.deck,
             args.trials,
             args.seed,
@@ -344,7 +399,23 @@ impl RunConfig {
             args.alpha,
         )?;
         let output = output_config(&args.output);
+        if settings.mode == TallyMode::Marginal {
+            if args.output.format == Format::Csv && args.output.table == CsvTable::Permutations {
+                return Err(UsageError(
+                    "--table permutations: marginal mode does not tally orderings; use --table \
+                     summary, tests, positions or statistics (or --mode full for up to 11 cards)"
+                        .into(),
+                ));
+            }
+        } else if args.output.format == Format::Csv && args.output.table == CsvTable::Statistics {
+            return Err(UsageError(
+                "--table statistics: the permutation statistics are tallied in marginal mode; \
+                 add --mode marginal"
+                    .into(),
+            ));
+        }
         Ok(RunConfig {
+            mode: settings.mode,
             algorithm: args.algorithm,
             deck: settings.deck,
             trials: settings.trials,
@@ -397,6 +468,7 @@ impl CompareConfig {
         }
         let simulation = &args.simulation;
         let settings = SimulationSettings::validate(
+            ModeChoice::Full,
             simulation.deck,
             simulation.trials,
             simulation.seed,
@@ -430,12 +502,18 @@ impl TheoryConfig {
                 "--deck {deck}: exact laws are computed for 2 to {MAX_EXACT_DECK} cards"
             )));
         }
-        if args.output.format == Format::Csv && args.output.table == CsvTable::Tests {
-            return Err(UsageError(
-                "--table tests: `theory` runs no tests; use --table summary, permutations or \
-                 positions"
-                    .into(),
-            ));
+        if args.output.format == Format::Csv
+            && matches!(args.output.table, CsvTable::Tests | CsvTable::Statistics)
+        {
+            return Err(UsageError(format!(
+                "--table {}: `theory` runs no tests and tallies no statistics; use --table \
+                 summary, permutations or positions",
+                if args.output.table == CsvTable::Tests {
+                    "tests"
+                } else {
+                    "statistics"
+                }
+            )));
         }
         Ok(TheoryConfig {
             algorithm: args.algorithm,

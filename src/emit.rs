@@ -35,6 +35,14 @@ pub fn emit_permutations(spec: &SimulationSpec, out: &mut dyn Write) -> io::Resu
     writer.flush()
 }
 
+/// Append the decimal digits of `value`.
+fn push_decimal(line: &mut Vec<u8>, value: Card) {
+    if value >= 10 {
+        push_decimal(line, value / 10);
+    }
+    line.push(b'0' + (value % 10) as u8);
+}
+
 fn emit_with<R: BlockRng>(spec: &SimulationSpec, out: &mut dyn Write) -> io::Result<()> {
     let n = spec.deck;
     let identity: Vec<Card> = (0..n as Card).collect();
@@ -52,10 +60,7 @@ fn emit_with<R: BlockRng>(spec: &SimulationSpec, out: &mut dyn Write) -> io::Res
                 if position > 0 {
                     line.push(b' ');
                 }
-                if card >= 10 {
-                    line.push(b'0' + (card / 10) as u8);
-                }
-                line.push(b'0' + (card % 10) as u8);
+                push_decimal(&mut line, card);
             }
             line.push(b'\n');
             out.write_all(&line)?;

@@ -8,13 +8,18 @@
 
 use std::sync::Arc;
 
+use num_bigint::BigUint;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
 use crate::algorithms::{Algorithm, Card};
 use crate::exact::{ExactError, Law};
+use crate::marginal::MarginalTally;
 use crate::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::permutation_reader::{InvalidLine, Numbering};
+use crate::permutation_statistics::{
+    Statistic, StatisticValues, big_factorial, pool_bins, ratio_to_f64, riffle_rising_law,
+};
 use crate::random_source::RngKind;
 use crate::simulate::Tally;
 use crate::stats::binomial::binomial_two_sided;
@@ -29,6 +34,16 @@ pub const EXTREMES: usize = 5;
 pub const TARGET_POWER: f64 = 0.99;
 /// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
+
+/// What was tallied.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TallyMode {
+    /// Every one of the n! orderings.
+    Full,
+    /// The position matrix, the identity and the permutation statistics (any deck size).
+    Marginal,
+}
 
 /// Which hypothesis the verdict tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -244,8 +259,10 @@ pub struct RunReport {
     pub input: Option<InputSummary>,
     /// Number of cards.
     pub deck: usize,
-    /// n!.
-    pub orderings: u64,
+    /// n! (null when it exceeds 2^64, in marginal mode).
+    pub orderings: Option<u64>,
+    /// `full` (every ordering tallied) or `marginal` (positions, identity and statistics only).
+    pub mode: TallyMode,
     /// Shuffles tallied (for `check`, permutations read).
     pub trials: u64,
     /// Shuffles asked for (more than `trials` only when interrupted).
@@ -282,10 +299,10 @@ pub struct RunReport {
     pub max_min_ratio: Option<f64>,
     /// The same ratio of exact probabilities (null when some ordering is impossible).
     pub max_min_ratio_theory: Option<f64>,
-    /// Orderings never seen.
-    pub never_seen: u64,
-    /// ½ Σ |frequency − 1/n!|.
-    pub tv_distance: f64,
+    /// Orderings never seen (null in marginal mode).
+    pub never_seen: Option<u64>,
+    /// ½ Σ |frequency − 1/n!| (null in marginal mode).
+    pub tv_distance: Option<f64>,
     /// The exact law's distance from uniform.
     pub tv_distance_theory: Option<f64>,
     /// The exact law and detection power.
@@ -296,8 +313,11 @@ pub struct RunReport {
     pub most_frequent: Vec<PermutationRow>,
     /// The least frequent orderings.
     pub least_frequent: Vec<PermutationRow>,
-    /// Every ordering.
+    /// Every ordering (none in marginal mode).
     pub permutations: PermutationTable,
+    /// The permutation statistics and their tests (marginal mode; empty in full mode, where
+    /// the permutations test covers every ordering).
+    pub statistics: Vec<StatisticResult>,
 }
 
 /// Where the tallied permutations came from.
@@ -681,7 +701,8 @@ pub fn build_run_report(
             Origin::Simulation { .. } => None,
         },
         deck: n,
-        orderings,
+        orderings: Some(orderings),
+        mode: TallyMode::Full,
         trials,
         trials_requested: facts.trials_requested,
         interrupted: facts.interrupted,
@@ -715,8 +736,8 @@ pub fn build_run_report(
         },
         max_min_ratio: (min_count > 0).then(|| max_count as f64 / min_count as f64),
         max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
-        never_seen,
-        tv_distance,
+        never_seen: Some(never_seen),
+        tv_distance: Some(tv_distance),
         tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
         model: model_summary,
         positions: Positions {
@@ -729,6 +750,7 @@ pub fn build_run_report(
         most_frequent,
         least_frequent,
         permutations: table,
+        statistics: Vec::new(),
     }
 }
 
@@ -811,11 +833,24 @@ fn verdict_sentence(tests: &[TestResult], biased: bool, alpha: f64, hypothesis: 
         .expect("the family is never empty");
     let p = format_p(strongest.log10_adjusted_p_value);
     if biased {
-        let rejected: Vec<&str> = tests
+        let mut rejected: Vec<String> = tests
             .iter()
             .filter(|t| t.rejected)
-            .map(|t| t.name.as_str())
+            .map(|t| t.name.clone())
             .collect();
+        // On a large deck, name the position tests by their number rather than one by one.
+        let positions = rejected
+            .iter()
+            .filter(|name| name.starts_with("position "))
+            .count();
+        if positions > 6 {
+            let total = tests
+                .iter()
+                .filter(|t| t.name.starts_with("position "))
+                .count();
+            rejected.retain(|name| !name.starts_with("position "));
+            rejected.insert(0, format!("{positions} of the {total} position tests"));
+        }
         format!(
             "bias detected: {hypothesis} is rejected at alpha = {alpha} by {} (strongest: {}, \
              Holm-adjusted p = {p})",
@@ -1001,5 +1036,368 @@ pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> T
         most_likely,
         least_likely,
         permutations: table,
+    }
+}
+
+/// One permutation statistic in a marginal report: its histogram, its law, and its χ² test.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatisticResult {
+    /// `fixed-points`, `cycles`, `rising-sequences` or `adjacent-pairs`.
+    pub name: &'static str,
+    /// What it counts.
+    pub definition: &'static str,
+    /// `observed[v]`: shuffles in which the statistic was v (v from 0; trailing values that
+    /// were never seen and have probability below 1e-12 everywhere are left out).
+    pub observed: Vec<u64>,
+    /// Probability of each value under the hypothesis tested (uniform or the model).
+    pub expected: Vec<f64>,
+    /// Probability of each value under uniform shuffling (exact, Statistic::uniform_law).
+    pub uniform: Vec<f64>,
+    /// Probability of each value under the algorithm's own law, when known.
+    pub theory: Option<Vec<f64>>,
+    /// Mean of the observed values.
+    pub mean_observed: f64,
+    /// Mean under the hypothesis tested.
+    pub mean_expected: f64,
+    /// The pooled cells of the χ² test, `[start, end)` value ranges, each expected ≥ 5 times
+    /// (the last may run past `observed`).
+    pub bins: Vec<[usize; 2]>,
+    /// The χ² statistic over the pooled cells.
+    pub chi_square: f64,
+    /// Its degrees of freedom (cells − 1).
+    pub df: f64,
+    /// Its p-value (null below 1e-300; see the test of the same name in `tests`).
+    pub p_value: Option<f64>,
+    /// log10 of the p-value.
+    pub log10_p_value: f64,
+}
+
+/// The exact laws a marginal report can compare with, where known.
+#[derive(Debug, Clone, Default)]
+pub struct MarginalTheory {
+    /// The algorithm's position matrix `[card][position]`.
+    pub positions: Option<Vec<Vec<f64>>>,
+    /// The probability that the deck comes back unchanged.
+    pub identity: Option<f64>,
+    /// The law of each statistic (in `Statistic::ALL` order), when known.
+    pub statistics: Vec<Option<Vec<f64>>>,
+    /// Where these laws come from, for the notes (e.g. "the exact law", "Bayer & Diaconis").
+    pub source: Option<String>,
+}
+
+impl MarginalTheory {
+    /// Everything a full exact law implies: its position matrix, its identity probability and
+    /// the law of each statistic (the law pushed through the statistic).
+    pub fn from_law(law: &Law) -> Self {
+        let n = law.deck;
+        let mut statistics: Vec<Vec<f64>> = Statistic::ALL
+            .iter()
+            .map(|s| vec![0.0; s.max_value(n) + 1])
+            .collect();
+        let mut scratch = vec![0usize; n];
+        for_each_in_rank_order(n, |rank, deck| {
+            let p = law.probabilities[rank];
+            if p > 0.0 {
+                let values = StatisticValues::of(deck, &mut scratch);
+                for (law, &statistic) in statistics.iter_mut().zip(Statistic::ALL.iter()) {
+                    law[values.get(statistic)] += p;
+                }
+            }
+        });
+        MarginalTheory {
+            positions: Some(law.position_matrix()),
+            identity: Some(law.probabilities[0]),
+            statistics: statistics.into_iter().map(Some).collect(),
+            source: Some("the exact law".to_string()),
+        }
+    }
+
+    /// What the Gilbert–Shannon–Reeds model gives in closed form for `passes` riffles of `n`
+    /// cards (Bayer & Diaconis 1992): the law of the rising sequences, and the identity (the one
+    /// ordering with a single rising sequence).
+    pub fn riffle(n: usize, passes: u32) -> Self {
+        let rising = riffle_rising_law(n, passes);
+        MarginalTheory {
+            positions: None,
+            identity: rising.get(1).copied(),
+            statistics: Statistic::ALL
+                .iter()
+                .map(|&s| (s == Statistic::RisingSequences).then(|| rising.clone()))
+                .collect(),
+            source: Some("the riffle closed form of Bayer & Diaconis (1992)".to_string()),
+        }
+    }
+
+    fn statistic(&self, index: usize) -> Option<&Vec<f64>> {
+        self.statistics.get(index).and_then(Option::as_ref)
+    }
+}
+
+/// 1/n! as the nearest f64 (0 from n = 171 on, where it is below the f64 range).
+fn uniform_ordering_probability(n: usize) -> f64 {
+    ratio_to_f64(&BigUint::from(1u8), &big_factorial(n))
+}
+
+fn mean(probabilities: impl Iterator<Item = f64>) -> f64 {
+    probabilities.enumerate().map(|(v, p)| v as f64 * p).sum()
+}
+
+/// Build the report of a run or check in marginal mode.
+///
+/// The family: one χ² test per final position (the cards found there, against 1/n or the
+/// theory's column), the exact binomial test of the identity, and one χ² test per statistic
+/// over cells pooled to an expected count of at least 5. Against the model, a test whose law
+/// the model does not give is left out (and a note says so).
+pub fn build_marginal_report(
+    facts: &RunFacts,
+    tally: MarginalTally,
+    theory: MarginalTheory,
+) -> RunReport {
+    let algorithm_name = facts.algorithm.map_or("the input", Algorithm::name);
+    let n = tally.deck;
+    let trials = tally.trials;
+    let trials_f = trials as f64;
+    let uniform_identity = uniform_ordering_probability(n);
+    let against_model = facts.against == Against::Model;
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    let mut left_out = Vec::new();
+
+    let positions = tally.position_matrix();
+    let mut drafts = Vec::with_capacity(n + 1 + Statistic::ALL.len());
+    match (against_model, &theory.positions) {
+        (true, None) => left_out.push("the positions".to_string()),
+        (_, matrix) => {
+            for position in 0..n {
+                drafts.push(goodness_of_fit(
+                    format!("position {position}"),
+                    (0..n).map(|card| {
+                        let p = match (against_model, matrix) {
+                            (true, Some(matrix)) => matrix[card][position],
+                            _ => 1.0 / n as f64,
+                        };
+                        (positions[card][position], p)
+                    }),
+                    trials,
+                ));
+            }
+        }
+    }
+    match (against_model, theory.identity) {
+        (true, None) => left_out.push("the identity".to_string()),
+        (true, Some(p0)) => drafts.push(identity_test(tally.identity, trials, p0)),
+        (false, _) => drafts.push(identity_test(tally.identity, trials, uniform_identity)),
+    }
+
+    // The statistics: their drafts go into the family, their tables into the report.
+    let mut statistics = Vec::new();
+    let mut statistic_draft_index = Vec::new();
+    for (index, &statistic) in Statistic::ALL.iter().enumerate() {
+        let uniform = statistic.uniform_law(n);
+        let model = theory.statistic(index);
+        let expected = match (against_model, model) {
+            (true, None) => {
+                left_out.push(statistic.name().to_string());
+                continue;
+            }
+            (true, Some(model)) => model.clone(),
+            (false, _) => uniform.clone(),
+        };
+        let observed = tally.histogram(statistic);
+        let expected_counts: Vec<f64> = expected.iter().map(|p| p * trials_f).collect();
+        let bins = pool_bins(&expected_counts, MIN_EXPECTED_COUNT);
+        let cells = bins.iter().map(|bin| {
+            (
+                observed[bin.clone()].iter().sum::<u64>(),
+                expected[bin.clone()].iter().sum::<f64>(),
+            )
+        });
+        let draft = if bins.len() < 2 {
+            Draft {
+                name: statistic.name().to_string(),
+                method: "pearson-chi-square",
+                statistic: 0.0,
+                df: Some(0.0),
+                p: PValue::ONE,
+                note: Some(format!(
+                    "too few trials to form two cells expected at least {MIN_EXPECTED_COUNT}                      times: nothing to test"
+                )),
+            }
+        } else {
+            goodness_of_fit(statistic.name().to_string(), cells, trials)
+        };
+        let significant = |p: &f64| *p >= 1e-12;
+        let shown = observed
+            .iter()
+            .rposition(|&c| c > 0)
+            .into_iter()
+            .chain(expected.iter().rposition(significant))
+            .chain(uniform.iter().rposition(significant))
+            .chain(model.and_then(|m| m.iter().rposition(significant)))
+            .max()
+            .map_or(0, |last| last + 1);
+        statistic_draft_index.push(drafts.len());
+        statistics.push(StatisticResult {
+            name: statistic.name(),
+            definition: statistic.definition(),
+            observed: observed[..shown].to_vec(),
+            mean_observed: ratio(
+                observed
+                    .iter()
+                    .enumerate()
+                    .map(|(v, &c)| v as f64 * c as f64)
+                    .sum(),
+                trials_f,
+            ),
+            mean_expected: mean(expected.iter().copied()),
+            expected: expected[..shown].to_vec(),
+            uniform: uniform[..shown].to_vec(),
+            theory: model.map(|m| m[..shown].to_vec()),
+            bins: bins.iter().map(|b| [b.start, b.end]).collect(),
+            chi_square: draft.statistic,
+            df: draft.df.unwrap_or(0.0),
+            p_value: plain(draft.p),
+            log10_p_value: draft.p.log10,
+        });
+        drafts.push(draft);
+    }
+    if drafts.is_empty() {
+        drafts.push(Draft {
+            name: "none".to_string(),
+            method: "none",
+            statistic: 0.0,
+            df: None,
+            p: PValue::ONE,
+            note: Some("the model gives no law to test against".to_string()),
+        });
+    }
+    let tests = decide(drafts, facts.alpha);
+    let bias_detected = tests.iter().any(|t| t.rejected);
+    for (result, &index) in statistics.iter_mut().zip(&statistic_draft_index) {
+        debug_assert_eq!(tests[index].name, result.name);
+    }
+
+    if let Some(source) = &theory.source {
+        notes.push(format!(
+            "marginal mode: positions, identity and {} statistics are tallied instead of the              {n}! orderings; theory from {source}",
+            Statistic::ALL.len()
+        ));
+    } else {
+        notes.push(format!(
+            "marginal mode: positions, identity and {} statistics are tallied instead of the              {n}! orderings; no exact law of {algorithm_name} is known at {n} cards, so theory              columns are empty",
+            Statistic::ALL.len()
+        ));
+    }
+    if !left_out.is_empty() {
+        notes.push(format!(
+            "against the model, {} could not be tested: the model gives no law for them",
+            left_out.join(", ")
+        ));
+    }
+    if let Origin::Input(input) = &facts.origin
+        && input.invalid_lines > 0
+    {
+        notes.push(format!(
+            "{} invalid lines were skipped (--skip-invalid); the first: {}",
+            input.invalid_lines,
+            input
+                .invalid_examples
+                .iter()
+                .map(|line| format!("{}: {}", line.location, line.problem))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    let per_cell = trials_f / n as f64;
+    if trials > 0 && per_cell < MIN_EXPECTED_COUNT {
+        warnings.push(format!(
+            "each card is expected {per_cell:.2} times at each position (< 5): the χ² p-values              of the position tests are unreliable; use at least {} {}",
+            (MIN_EXPECTED_COUNT * n as f64).ceil() as u64,
+            match facts.origin {
+                Origin::Simulation { .. } => "trials",
+                Origin::Input(_) => "permutations",
+            }
+        ));
+    }
+
+    let hypothesis_name = if against_model {
+        format!("the exact law of {algorithm_name}")
+    } else {
+        "uniform".to_string()
+    };
+    let verdict = verdict_sentence(&tests, bias_detected, facts.alpha, &hypothesis_name);
+    let frequencies: Vec<Vec<f64>> = positions
+        .iter()
+        .map(|row| row.iter().map(|&c| ratio(c as f64, trials_f)).collect())
+        .collect();
+    let largest_deviation = largest_deviation(&frequencies);
+    let orderings = (n <= 20).then(|| factorial(n));
+    RunReport {
+        tool: "shuffle-bias",
+        version: env!("CARGO_PKG_VERSION"),
+        command: facts.command,
+        algorithm: facts.algorithm.map(Algorithm::name),
+        definition: facts.algorithm.map(Algorithm::definition),
+        meant_uniform: facts.algorithm.map(Algorithm::meant_uniform),
+        input: match &facts.origin {
+            Origin::Input(input) => Some(input.clone()),
+            Origin::Simulation { .. } => None,
+        },
+        deck: n,
+        orderings,
+        mode: TallyMode::Marginal,
+        trials,
+        trials_requested: facts.trials_requested,
+        interrupted: facts.interrupted,
+        seed: match facts.origin {
+            Origin::Simulation { seed, .. } => Some(seed),
+            Origin::Input(_) => None,
+        },
+        rng: match facts.origin {
+            Origin::Simulation { rng, .. } => Some(rng),
+            Origin::Input(_) => None,
+        },
+        threads: match facts.origin {
+            Origin::Simulation { threads, .. } => Some(threads),
+            Origin::Input(_) => None,
+        },
+        elapsed_seconds: facts.elapsed_seconds,
+        shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
+        alpha: facts.alpha,
+        against: facts.against,
+        bias_detected,
+        verdict,
+        notes,
+        warnings,
+        tests,
+        identity: Identity {
+            count: tally.identity,
+            frequency: ratio(tally.identity as f64, trials_f),
+            expected_frequency: uniform_identity,
+            theory_frequency: theory.identity,
+            theory_fraction: None,
+        },
+        max_min_ratio: None,
+        max_min_ratio_theory: None,
+        never_seen: None,
+        tv_distance: None,
+        tv_distance_theory: None,
+        model: power_summary(None, Some(trials), facts.alpha, 1),
+        positions: Positions {
+            counts: positions,
+            frequencies,
+            expected_frequency: 1.0 / n as f64,
+            theory: theory.positions,
+            largest_deviation,
+        },
+        most_frequent: Vec::new(),
+        least_frequent: Vec::new(),
+        permutations: PermutationTable {
+            deck: n,
+            trials,
+            counts: Arc::new(Vec::new()),
+            law: None,
+        },
+        statistics,
     }
 }

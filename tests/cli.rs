@@ -240,7 +240,37 @@ fn output_file_receives_the_report_and_stdout_stays_empty() {
 #[test]
 fn bad_flags_exit_two_with_a_message_naming_the_flag() {
     let cases: &[(&[&str], &str)] = &[
-        (&["run", "naive", "--deck", "12"], "--deck 12"),
+        (
+            &["run", "naive", "--deck", "12", "--mode", "full"],
+            "--mode marginal",
+        ),
+        (&["run", "naive", "--deck", "1001"], "--deck 1001"),
+        (
+            &[
+                "run",
+                "naive",
+                "-n",
+                "52",
+                "--format",
+                "csv",
+                "--table",
+                "permutations",
+            ],
+            "--table permutations",
+        ),
+        (
+            &[
+                "run",
+                "naive",
+                "-n",
+                "5",
+                "--format",
+                "csv",
+                "--table",
+                "statistics",
+            ],
+            "--mode marginal",
+        ),
         (&["run", "naive", "--deck", "1"], "--deck 1"),
         (&["run", "naive", "--trials", "ten"], "--trials"),
         (&["run", "naive", "--trials", "0"], "--trials 0"),
@@ -249,10 +279,22 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
         (&["run", "naive", "--alpha", "0"], "--alpha 0"),
         (&["run", "naive", "--threads", "0"], "--threads 0"),
         (&["run", "naive", "--max-paths", "0"], "--max-paths 0"),
-        // 256 workers × 11! counters: about 40 GiB, refused before anything is allocated.
+        // 256 workers × 11! counters: about 40 GiB, refused before anything is allocated (in
+        // full mode; the default mode falls back to marginal instead).
         (
-            &["run", "naive", "-n", "11", "--threads", "256", "-t", "1k"],
-            "--threads 256",
+            &[
+                "run",
+                "naive",
+                "-n",
+                "11",
+                "--threads",
+                "256",
+                "-t",
+                "1k",
+                "--mode",
+                "full",
+            ],
+            "--mode marginal",
         ),
         (&["run", "bogus"], "bogus"),
         (&["run", "naive", "--format", "xml"], "--format"),

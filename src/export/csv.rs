@@ -163,8 +163,8 @@ fn write_run<W: Write>(
                 opt(run.identity.theory_frequency),
                 opt(run.max_min_ratio),
                 opt(run.max_min_ratio_theory),
-                run.never_seen.to_string(),
-                run.tv_distance.to_string(),
+                opt(run.never_seen),
+                opt(run.tv_distance),
                 opt(run.tv_distance_theory),
                 run.positions.largest_deviation.deviation.to_string(),
                 opt(run.model.noncentrality_per_trial),
@@ -201,6 +201,30 @@ fn write_run<W: Write>(
                     test.rejected.to_string(),
                     test.note.clone().unwrap_or_default(),
                 ])?;
+            }
+        }
+        CsvTable::Statistics => {
+            writer.write_record([
+                "statistic",
+                "value",
+                "observed",
+                "frequency",
+                "expected",
+                "uniform",
+                "theory",
+            ])?;
+            for statistic in &run.statistics {
+                for (value, &observed) in statistic.observed.iter().enumerate() {
+                    writer.write_record([
+                        statistic.name.to_string(),
+                        value.to_string(),
+                        observed.to_string(),
+                        (observed as f64 / run.trials.max(1) as f64).to_string(),
+                        statistic.expected[value].to_string(),
+                        statistic.uniform[value].to_string(),
+                        opt(statistic.theory.as_ref().map(|t| t[value])),
+                    ])?;
+                }
             }
         }
         CsvTable::Permutations => {
@@ -298,10 +322,11 @@ fn write_theory<W: Write>(
                 opt(theory.model.trials_for_99_power),
             ])?;
         }
-        CsvTable::Tests => {
+        CsvTable::Tests | CsvTable::Statistics => {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
-                "--table tests: `theory` runs no tests; choose summary, permutations or positions",
+                "--table: `theory` runs no tests and tallies no statistics; choose summary, \
+                 permutations or positions",
             )
             .into());
         }

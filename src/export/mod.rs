@@ -39,6 +39,8 @@ pub enum CsvTable {
     Permutations,
     /// The n×n position matrix, one row per (card, position).
     Positions,
+    /// The permutation statistics of marginal mode, one row per (statistic, value).
+    Statistics,
 }
 
 /// The output formats.

@@ -11,7 +11,9 @@ use super::{Exporter, Report, entries};
 use crate::comparison::CompareReport;
 use crate::permutation::format_permutation;
 use crate::permutation_reader::Numbering;
-use crate::report::{LawRow, PermutationRow, RunReport, TheoryReport, format_p};
+use crate::report::{
+    LawRow, PermutationRow, RunReport, StatisticResult, TallyMode, TheoryReport, format_p,
+};
 
 /// The width of `compare`'s table (one row per algorithm, eight columns).
 const COMPARE_WIDTH: u16 = 120;
@@ -282,6 +284,10 @@ impl TableExporter {
             let note = test.note.as_deref().unwrap_or_default();
             doc.text(format!("  {}: {note}", test.name), "    ");
         }
+        if run.mode == TallyMode::Marginal {
+            marginal_sections(run, &mut doc);
+            return doc;
+        }
 
         // Figures.
         doc.blank();
@@ -317,18 +323,23 @@ impl TableExporter {
         ]);
         figure_rows.push(vec![
             "orderings never seen".to_string(),
-            group(run.never_seen),
+            group(run.never_seen.unwrap_or(0)),
             unavailable(
                 run.model
                     .support_size
-                    .map(|s| format!("{} impossible", group(run.orderings - s as u64)))
+                    .map(|s| {
+                        format!(
+                            "{} impossible",
+                            group(run.orderings.unwrap_or(0) - s as u64)
+                        )
+                    })
                     .unwrap_or_default(),
             ),
             "0".to_string(),
         ]);
         figure_rows.push(vec![
             "TV distance".to_string(),
-            format!("{:.5}", run.tv_distance),
+            format!("{:.5}", run.tv_distance.unwrap_or(0.0)),
             run.tv_distance_theory
                 .map_or("n/a".to_string(), |d| format!("{d:.5}")),
             "0".to_string(),
@@ -551,6 +562,168 @@ impl TableExporter {
             doc.line(format!("not run (interrupted): {name}"));
         }
         doc
+    }
+}
+
+/// Position matrices are printed as tables up to this many cards (wider ones go to CSV, JSON
+/// and the picture).
+const MATRIX_TABLE_MAX_DECK: usize = 12;
+
+/// A value range of a pooled cell: `3`, `2–4`, `≥ 7`.
+fn bin_label(bin: [usize; 2], last: usize) -> String {
+    match bin {
+        [start, end] if end - start == 1 => start.to_string(),
+        [start, end] if end > last => format!("≥ {start}"),
+        [start, end] => format!("{start}–{}", end - 1),
+    }
+}
+
+fn statistic_table(statistic: &StatisticResult, algorithm: &str) -> TableBlock {
+    let with_theory = statistic.theory.is_some();
+    let theory_header = format!("theory ({algorithm})");
+    let mut header = vec!["value", "observed", "uniform"];
+    if with_theory {
+        header.push(&theory_header);
+    }
+    let mut table = new_table(&header);
+    let trials: u64 = statistic.observed.iter().sum();
+    let sum = |values: &[f64], bin: [usize; 2]| -> f64 {
+        values[bin[0].min(values.len())..bin[1].min(values.len())]
+            .iter()
+            .sum()
+    };
+    let last = statistic.observed.len().max(statistic.uniform.len());
+    for &bin in &statistic.bins {
+        let observed: u64 = statistic.observed
+            [bin[0].min(statistic.observed.len())..bin[1].min(statistic.observed.len())]
+            .iter()
+            .sum();
+        let mut row = vec![
+            bin_label(bin, last.saturating_sub(1)),
+            percent(if trials > 0 {
+                observed as f64 / trials as f64
+            } else {
+                0.0
+            }),
+            percent(sum(&statistic.uniform, bin)),
+        ];
+        if let Some(theory) = &statistic.theory {
+            row.push(percent(sum(theory, bin)));
+        }
+        table.add_row(row);
+    }
+    align_right_from(&mut table, 1);
+    table
+}
+
+/// The sections of a marginal report after the tests: figures, statistics, positions.
+fn marginal_sections(run: &RunReport, doc: &mut Document) {
+    let algorithm = run.algorithm.unwrap_or("none");
+    let with_theory = run.algorithm.is_some();
+    doc.blank();
+    let theory_header = format!("theory ({algorithm})");
+    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
+    if !with_theory {
+        header.remove(2);
+    }
+    let mut figures = new_table(&header);
+    let deviation = &run.positions.largest_deviation;
+    let mut rows = vec![
+        vec![
+            "identity frequency".to_string(),
+            format!(
+                "{} ({})",
+                percent(run.identity.frequency),
+                group(run.identity.count)
+            ),
+            run.identity
+                .theory_frequency
+                .map_or("n/a".to_string(), percent),
+            percent(run.identity.expected_frequency),
+        ],
+        vec![
+            format!("card {} at position {}", deviation.card, deviation.position),
+            percent(deviation.frequency),
+            run.positions
+                .theory
+                .as_ref()
+                .map_or("n/a".to_string(), |t| {
+                    percent(t[deviation.card][deviation.position])
+                }),
+            percent(run.positions.expected_frequency),
+        ],
+    ];
+    for statistic in &run.statistics {
+        let theory_mean = statistic.theory.as_ref().map(|law| {
+            law.iter()
+                .enumerate()
+                .map(|(v, p)| v as f64 * p)
+                .sum::<f64>()
+        });
+        let uniform_mean: f64 = statistic
+            .uniform
+            .iter()
+            .enumerate()
+            .map(|(v, p)| v as f64 * p)
+            .sum();
+        rows.push(vec![
+            format!("mean {}", statistic.name),
+            format!("{:.4}", statistic.mean_observed),
+            theory_mean.map_or("n/a".to_string(), |m| format!("{m:.4}")),
+            format!("{uniform_mean:.4}"),
+        ]);
+    }
+    for mut row in rows {
+        if !with_theory {
+            row.remove(2);
+        }
+        figures.add_row(row);
+    }
+    align_right_from(&mut figures, 1);
+    doc.table(figures);
+    doc.text(
+        format!(
+            "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
+            deviation.deviation * 100.0
+        ),
+        "  ",
+    );
+    for statistic in &run.statistics {
+        doc.blank();
+        doc.heading(format!(
+            "{}: {} (χ² {}, df {}, p {})",
+            statistic.name,
+            statistic.definition,
+            statistic_text(statistic.chi_square),
+            statistic.df,
+            format_p(statistic.log10_p_value)
+        ));
+        doc.table(statistic_table(statistic, algorithm));
+    }
+    doc.blank();
+    if run.deck <= MATRIX_TABLE_MAX_DECK {
+        doc.text(
+            format!(
+                "Positions: % of shuffles in which a card (row, starting at that position) ends \
+                 at a position (column @); uniform {:.2}%",
+                run.positions.expected_frequency * 100.0
+            ),
+            "  ",
+        );
+        doc.table(matrix_table(&run.positions.frequencies));
+        if let Some(theory) = &run.positions.theory {
+            doc.heading(format!("Exact theory of {algorithm} (%)"));
+            doc.table(matrix_table(theory));
+        }
+    } else {
+        doc.text(
+            format!(
+                "Positions: the {0}×{0} matrix of where each card ended is in --format json \
+                 and --format csv --table positions, and drawn by --plot.",
+                run.deck
+            ),
+            "  ",
+        );
     }
 }
 
