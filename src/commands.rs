@@ -10,7 +10,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crate::algorithms::Algorithm;
-use crate::cli::CheckAgainst;
 use crate::cli::{Cli, Command, ListArgs};
 use crate::config::{CheckConfig, OutputConfig, RunConfig, TheoryConfig, UsageError};
 use crate::emit::emit_permutations;
@@ -95,17 +94,17 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             ))
         })?),
     };
-    let law = exact_law(config.algorithm, config.deck, config.max_paths).map(Arc::new);
+    let law = exact_law(config.shuffle, config.deck, config.max_paths).map(Arc::new);
     if let (Against::Model, Err(error)) = (config.against, &law) {
         return Err(Failure::Message(format!(
             "--against model: no exact law for {} at {} cards: {error}; use --against uniform",
-            config.algorithm.name(),
+            config.shuffle.label(),
             config.deck
         )));
     }
 
     let spec = SimulationSpec {
-        algorithm: config.algorithm,
+        shuffle: config.shuffle,
         deck: config.deck,
         trials: config.trials,
         seed: config.seed,
@@ -139,7 +138,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
 
     let facts = RunFacts {
         command: "run",
-        algorithm: Some(config.algorithm),
+        shuffle: Some(config.shuffle),
         origin: Origin::Simulation {
             seed: config.seed,
             rng: config.rng,
@@ -194,10 +193,7 @@ fn publish(
 fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
     let inputs = open_sources(&config.sources).map_err(|e| Failure::Message(e.to_string()))?;
-    let algorithm = match config.against {
-        CheckAgainst::Uniform => None,
-        CheckAgainst::Algorithm(algorithm) => Some(algorithm),
-    };
+    let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
     let stop = stop_on_ctrl_c();
     let started = Instant::now();
@@ -212,15 +208,15 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     progress.finish();
     let input = input.map_err(|e| Failure::Message(e.to_string()))?;
     // The law can only be computed once the deck size is known (possibly from the input).
-    let law = match algorithm {
+    let law = match model {
         None => None,
-        Some(algorithm) => Some(
-            exact_law(algorithm, input.deck, config.max_paths)
+        Some(shuffle) => Some(
+            exact_law(shuffle, input.deck, config.max_paths)
                 .map(Arc::new)
                 .map_err(|error| {
                     Failure::Message(format!(
                         "--against {}: no exact law at {} cards: {error}",
-                        algorithm.name(),
+                        shuffle.label(),
                         input.deck
                     ))
                 })?,
@@ -228,7 +224,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     };
     let facts = RunFacts {
         command: "check",
-        algorithm,
+        shuffle: model,
         origin: Origin::Input(InputSummary {
             sources: input.sources.clone(),
             lines: input.lines,
@@ -242,7 +238,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         elapsed_seconds,
         interrupted: input.interrupted,
         alpha: config.alpha,
-        against: if algorithm.is_some() {
+        against: if model.is_some() {
             Against::Model
         } else {
             Against::Uniform
@@ -268,14 +264,14 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
-    let law = exact_law(config.algorithm, config.deck, config.max_paths).map_err(|error| {
+    let law = exact_law(config.shuffle, config.deck, config.max_paths).map_err(|error| {
         Failure::Message(format!(
             "no exact law for {} at {} cards: {error}",
-            config.algorithm.name(),
+            config.shuffle.label(),
             config.deck
         ))
     })?;
-    let report = build_theory_report(config.algorithm, Arc::new(law), config.alpha);
+    let report = build_theory_report(config.shuffle, Arc::new(law), config.alpha);
     write_report(&config.output, &Report::Theory(&report), &mut out)?;
     Ok(ExitCode::NoBiasDetected)
 }

@@ -227,7 +227,8 @@ impl TableExporter {
             }
             (None, Some(seed), Some(rng), Some(threads)) => {
                 out.push_str(&format!(
-                    "shuffle-bias run: {algorithm} · {} cards · {} shuffles{interrupted}\n",
+                    "shuffle-bias run: {} · {} cards · {} shuffles{interrupted}\n",
+                    run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
                     run.deck,
                     group(run.trials),
                 ));
@@ -463,13 +464,18 @@ fn theory_text(theory: &TheoryReport) -> String {
     let mut out = String::new();
     out.push_str(&format!(
         "shuffle-bias theory: {} · {} cards · exact law from {} choice paths{}\n",
-        theory.algorithm,
+        theory.shuffle_label(),
         theory.deck,
-        group(theory.paths),
-        if theory.model.method == Some("step-propagation") {
-            " (propagated step by step)"
+        if theory.paths == u64::MAX {
+            // Several passes can have more paths than a u64 counts.
+            "more than 1.8e19".to_string()
         } else {
-            ""
+            group(theory.paths)
+        },
+        match theory.model.method {
+            Some("step-propagation") => " (propagated step by step)",
+            Some("convolution") => " (convolved pass by pass)",
+            _ => "",
         }
     ));
     out.push_str(&wrap(
