@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::algorithms::Algorithm;
+use crate::algorithms::{Algorithm, CutProbability};
 use crate::export::{CsvTable, Format};
 use crate::random_source::RngKind;
 use crate::report::Against;
@@ -173,6 +173,12 @@ pub struct CheckArgs {
     /// Budget of choice paths for the exact law of --against ALGORITHM (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    /// With --against ALGORITHM: the input should be this many passes of it (default 1).
+    #[arg(long, value_name = "K")]
+    pub passes: Option<u32>,
+    /// With --against overhand: the probability that a gap is cut (default 0.5).
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
+    pub cut_probability: Option<CutProbability>,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -212,6 +218,14 @@ pub struct RunArgs {
     /// The algorithm (see `shuffle-bias list`).
     #[arg(value_enum)]
     pub algorithm: Algorithm,
+    /// Apply the algorithm K times to the same deck; one trial is all K passes.
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub passes: u32,
+    /// The overhand shuffle's probability that a gap between two cards is a cut: a decimal
+    /// (0.5, 0.25, 0.1) or a fraction (1/3), strictly between 0 and 1. Default 0.5
+    /// (Pemantle 1989; packets of 2 cards on average).
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
+    pub cut_probability: Option<CutProbability>,
     /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
     #[arg(short = 'n', long, default_value_t = 4)]
     pub deck: usize,
@@ -258,6 +272,12 @@ pub struct TheoryArgs {
     /// The algorithm (see `shuffle-bias list`).
     #[arg(value_enum)]
     pub algorithm: Algorithm,
+    /// The law of K passes of the algorithm on the same deck.
+    #[arg(long, default_value_t = 1, value_name = "K")]
+    pub passes: u32,
+    /// The overhand shuffle's probability that a gap is cut (default 0.5; see `run --help`).
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
+    pub cut_probability: Option<CutProbability>,
     /// Number of cards, 2 to 10.
     #[arg(short = 'n', long, default_value_t = 4)]
     pub deck: usize,
@@ -276,6 +296,11 @@ pub struct TheoryArgs {
 pub struct ListArgs {
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// Parse `--cut-probability`: a decimal or a fraction strictly between 0 and 1, kept exact.
+pub fn parse_cut_probability(text: &str) -> Result<CutProbability, String> {
+    CutProbability::parse(text)
 }
 
 /// Parse a count such as `240000`, `240k`, `10M`, `2.5G`, `1e6` or `1_000_000`.

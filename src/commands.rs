@@ -9,8 +9,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use crate::algorithms::Algorithm;
-use crate::cli::CheckAgainst;
+use crate::algorithms::{Algorithm, Shuffle};
 use crate::cli::{Cli, Command, ListArgs};
 use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
 use crate::config::{
@@ -105,17 +104,17 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     if config.mode == TallyMode::Marginal {
         return run_marginal(config, &mut out);
     }
-    let law = exact_law(config.algorithm, config.deck, config.max_paths).map(Arc::new);
+    let law = exact_law(config.shuffle, config.deck, config.max_paths).map(Arc::new);
     if let (Against::Model, Err(error)) = (config.against, &law) {
         return Err(Failure::Message(format!(
             "--against model: no exact law for {} at {} cards: {error}; use --against uniform",
-            config.algorithm.name(),
+            config.shuffle.label(),
             config.deck
         )));
     }
 
     let spec = SimulationSpec {
-        algorithm: config.algorithm,
+        shuffle: config.shuffle,
         deck: config.deck,
         trials: config.trials,
         seed: config.seed,
@@ -149,7 +148,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
 
     let facts = RunFacts {
         command: "run",
-        algorithm: Some(config.algorithm),
+        shuffle: Some(config.shuffle),
         origin: Origin::Simulation {
             seed: config.seed,
             rng: config.rng,
@@ -181,7 +180,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         }
         let law = exact_law(algorithm, settings.deck, config.max_paths).map(Arc::new);
         let spec = SimulationSpec {
-            algorithm,
+            shuffle: Shuffle::from(algorithm),
             deck: settings.deck,
             trials: settings.trials,
             seed: settings.seed,
@@ -193,7 +192,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         let tally = simulate(&spec, &stop, &mut |done| progress.set(offset + done));
         let facts = RunFacts {
             command: "run",
-            algorithm: Some(algorithm),
+            shuffle: Some(Shuffle::from(algorithm)),
             origin: Origin::Simulation {
                 seed: settings.seed,
                 rng: settings.rng,
@@ -244,10 +243,13 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
 
 /// `run` in marginal mode: positions, identity and statistics of decks of any size.
 fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Failure> {
-    let theory = if config.deck <= MAX_EXACT_DECK {
-        exact_law(config.algorithm, config.deck, config.max_paths)
-            .map(|law| MarginalTheory::from_law(&law))
-            .unwrap_or_default()
+    let shuffle = config.shuffle;
+    let theory = if config.deck <= MAX_EXACT_DECK
+        && let Ok(law) = exact_law(shuffle, config.deck, config.max_paths)
+    {
+        MarginalTheory::from_law(&law)
+    } else if shuffle.algorithm == Algorithm::Riffle {
+        MarginalTheory::riffle(config.deck, shuffle.passes)
     } else {
         MarginalTheory::default()
     };
@@ -255,12 +257,12 @@ fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Fail
         return Err(Failure::Message(format!(
             "--against model: no exact law of {} is known at {} cards in marginal mode; use \
              --against uniform",
-            config.algorithm.name(),
+            shuffle.label(),
             config.deck
         )));
     }
     let spec = SimulationSpec {
-        algorithm: config.algorithm,
+        shuffle,
         deck: config.deck,
         trials: config.trials,
         seed: config.seed,
@@ -297,7 +299,7 @@ fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Fail
     }
     let facts = RunFacts {
         command: "run",
-        algorithm: Some(config.algorithm),
+        shuffle: Some(shuffle),
         origin: Origin::Simulation {
             seed: config.seed,
             rng: config.rng,
@@ -361,10 +363,7 @@ fn publish(
 fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
     let inputs = open_sources(&config.sources).map_err(|e| Failure::Message(e.to_string()))?;
-    let algorithm = match config.against {
-        CheckAgainst::Uniform => None,
-        CheckAgainst::Algorithm(algorithm) => Some(algorithm),
-    };
+    let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
     let stop = stop_on_ctrl_c();
     let started = Instant::now();
@@ -379,15 +378,15 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     progress.finish();
     let input = input.map_err(|e| Failure::Message(e.to_string()))?;
     // The law can only be computed once the deck size is known (possibly from the input).
-    let law = match algorithm {
+    let law = match model {
         None => None,
-        Some(algorithm) => Some(
-            exact_law(algorithm, input.deck, config.max_paths)
+        Some(shuffle) => Some(
+            exact_law(shuffle, input.deck, config.max_paths)
                 .map(Arc::new)
                 .map_err(|error| {
                     Failure::Message(format!(
                         "--against {}: no exact law at {} cards: {error}",
-                        algorithm.name(),
+                        shuffle.label(),
                         input.deck
                     ))
                 })?,
@@ -395,7 +394,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     };
     let facts = RunFacts {
         command: "check",
-        algorithm,
+        shuffle: model,
         origin: Origin::Input(InputSummary {
             sources: input.sources.clone(),
             lines: input.lines,
@@ -409,7 +408,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         elapsed_seconds,
         interrupted: input.interrupted,
         alpha: config.alpha,
-        against: if algorithm.is_some() {
+        against: if model.is_some() {
             Against::Model
         } else {
             Against::Uniform
@@ -435,14 +434,14 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
-    let law = exact_law(config.algorithm, config.deck, config.max_paths).map_err(|error| {
+    let law = exact_law(config.shuffle, config.deck, config.max_paths).map_err(|error| {
         Failure::Message(format!(
             "no exact law for {} at {} cards: {error}",
-            config.algorithm.name(),
+            config.shuffle.label(),
             config.deck
         ))
     })?;
-    let report = build_theory_report(config.algorithm, Arc::new(law), config.alpha);
+    let report = build_theory_report(config.shuffle, Arc::new(law), config.alpha);
     write_report(&config.output, &Report::Theory(&report), &mut out)?;
     Ok(ExitCode::NoBiasDetected)
 }

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use crate::algorithms::Algorithm;
+use crate::algorithms::{Algorithm, CutProbability, Shuffle};
 use crate::cli::{
     CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, RunArgs, TheoryArgs,
 };
@@ -83,8 +83,8 @@ pub struct OutputConfig {
 pub struct RunConfig {
     /// What is tallied.
     pub mode: TallyMode,
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// The shuffle: algorithm, passes, cut probability.
+    pub shuffle: Shuffle,
     /// Cards.
     pub deck: usize,
     /// Shuffles.
@@ -112,8 +112,8 @@ pub struct RunConfig {
 /// A validated `theory`.
 #[derive(Debug, Clone)]
 pub struct TheoryConfig {
-    /// The algorithm.
-    pub algorithm: Algorithm,
+    /// The shuffle: algorithm, passes, cut probability.
+    pub shuffle: Shuffle,
     /// Cards.
     pub deck: usize,
     /// Level for the power figures.
@@ -133,6 +133,8 @@ pub struct CheckConfig {
     pub reader: ReaderOptions,
     /// The hypothesis.
     pub against: CheckAgainst,
+    /// With `--against ALGORITHM`: that algorithm as a shuffle (passes, cut probability).
+    pub model: Option<Shuffle>,
     /// Family-wise level.
     pub alpha: f64,
     /// Exact-law budget.
@@ -211,6 +213,28 @@ impl CheckConfig {
                 "FILE: `-` (stdin) can be given only once".to_string(),
             ));
         }
+        let model = match args.against {
+            CheckAgainst::Algorithm(algorithm) => Some(check_shuffle(
+                algorithm,
+                args.passes.unwrap_or(1),
+                args.cut_probability,
+            )?),
+            CheckAgainst::Uniform => {
+                if let Some(passes) = args.passes {
+                    return Err(UsageError(format!(
+                        "--passes {passes}: passes belong to an algorithm; give one with \
+                         --against ALGORITHM, or drop --passes"
+                    )));
+                }
+                if let Some(p) = args.cut_probability {
+                    return Err(UsageError(format!(
+                        "--cut-probability {p}: only the overhand shuffle cuts with a \
+                         probability; use it with --against overhand, or drop it"
+                    )));
+                }
+                None
+            }
+        };
         Ok(CheckConfig {
             sources,
             reader: ReaderOptions {
@@ -219,6 +243,7 @@ impl CheckConfig {
                 skip_invalid: args.skip_invalid,
             },
             against: args.against,
+            model,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
             quiet: args.quiet,
@@ -256,6 +281,35 @@ fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
         Some(paths) => Ok(paths),
         None => Ok(DEFAULT_MAX_PATHS),
     }
+}
+
+/// The shuffle of `--passes` and `--cut-probability` (given or not) for `algorithm`.
+fn check_shuffle(
+    algorithm: Algorithm,
+    passes: u32,
+    cut_probability: Option<CutProbability>,
+) -> Result<Shuffle, UsageError> {
+    if passes == 0 {
+        return Err(UsageError(
+            "--passes 0: a shuffle needs at least one pass (e.g. --passes 1, or --passes 7 for \
+             seven riffles)"
+                .into(),
+        ));
+    }
+    if let Some(p) = cut_probability
+        && algorithm != Algorithm::Overhand
+    {
+        return Err(UsageError(format!(
+            "--cut-probability {p}: only the overhand shuffle cuts with a probability, not {}; \
+             drop it or use overhand",
+            algorithm.name()
+        )));
+    }
+    Ok(Shuffle {
+        algorithm,
+        passes,
+        cut_probability: cut_probability.unwrap_or_default(),
+    })
 }
 
 /// The default number of trials: the larger of 1M and 20·n! (full mode), or 1M (marginal).
@@ -416,7 +470,7 @@ impl RunConfig {
         }
         Ok(RunConfig {
             mode: settings.mode,
-            algorithm: args.algorithm,
+            shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
             deck: settings.deck,
             trials: settings.trials,
             seed: settings.seed,
@@ -516,7 +570,7 @@ impl TheoryConfig {
             )));
         }
         Ok(TheoryConfig {
-            algorithm: args.algorithm,
+            shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
             deck,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,

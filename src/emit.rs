@@ -16,11 +16,19 @@ use crate::simulate::{BLOCK_TRIALS, SimulationSpec};
 
 /// Write every permutation of the run described by `spec` to `out`, after a `#` header line.
 pub fn emit_permutations(spec: &SimulationSpec, out: &mut dyn Write) -> io::Result<()> {
+    let shuffle = spec.shuffle;
+    let mut flags = String::new();
+    if let Some(p) = shuffle.cut_probability_used() {
+        flags.push_str(&format!(" --cut-probability {p}"));
+    }
+    if shuffle.passes != 1 {
+        flags.push_str(&format!(" --passes {}", shuffle.passes));
+    }
     writeln!(
         out,
-        "# shuffle-bias run {} --deck {} --trials {} --seed {} --rng {}: one shuffle per line, \
-         the card at each position (cards 0-based)",
-        spec.algorithm.name(),
+        "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} --rng {}: one shuffle per \
+         line, the card at each position (cards 0-based)",
+        shuffle.algorithm.name(),
         spec.deck,
         spec.trials,
         spec.seed,
@@ -54,7 +62,7 @@ fn emit_with<R: BlockRng>(spec: &SimulationSpec, out: &mut dyn Write) -> io::Res
         let mut source = FastSource::new(R::for_block(spec.seed, block));
         for _ in 0..length {
             deck.copy_from_slice(&identity);
-            spec.algorithm.shuffle(&mut deck, &mut scratch, &mut source);
+            spec.shuffle.apply(&mut deck, &mut scratch, &mut source);
             line.clear();
             for (position, &card) in deck.iter().enumerate() {
                 if position > 0 {

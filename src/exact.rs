@@ -1,23 +1,33 @@
-//! The exact engine: the true law of an algorithm, computed by running the algorithm's own code
+//! The exact engine: the true law of a shuffle, computed by running the algorithm's own code
 //! once for every possible sequence of random choices.
 //!
-//! [`PathWalker`] is a [`RandomSource`] that answers `below(k)` and `coin()` from a recorded path
-//! of choices and extends the path with 0 whenever the algorithm asks for more; after each run the
-//! path is advanced like an odometer (the last choice that can grow grows, later ones are
-//! dropped). Every choice sequence is visited exactly once, each weighted by Π 1/kᵢ over its
-//! choices. There is no second copy of any algorithm: theory and simulation run the same code.
+//! [`PathWalker`] is a [`RandomSource`] that answers `below(k)`, `coin()` and `bernoulli(a, b)`
+//! from a recorded path of choices and extends the path with the first option whenever the
+//! algorithm asks for more; after each run the path is advanced like an odometer (the last choice
+//! that can grow grows, later ones are dropped). Every choice sequence is visited exactly once,
+//! each weighted by the product of its choices' probabilities: 1/k for `below(k)`, 1/2 for a
+//! coin, a/b or (b − a)/b for a Bernoulli draw, which is one weighted two-way branch (not b
+//! equally likely ones). There is no second copy of any algorithm: theory and simulation run the
+//! same code.
 //!
 //! Probabilities are kept as exact integers over a common denominator (the least common multiple
-//! of the paths' Π kᵢ: n! for Fisher–Yates, n^n for the naive shuffle, a power of two for the
-//! comparator sorts), with a compensated f64 sum alongside for the case where that denominator
-//! would not fit in 128 bits. The number of paths is estimated before the walk (Knuth 1975,
-//! "Estimating the efficiency of backtrack programs": the mean of Π kᵢ over random root-to-leaf
-//! walks is an unbiased estimate of the number of leaves), and a walk that would exceed the
-//! budget is refused up front, never approximated.
+//! of the paths' denominators: n! for Fisher–Yates, n^n for the naive shuffle, a power of two for
+//! the comparator sorts, b^(n−1) for the overhand shuffle with p = a/b), with a compensated f64
+//! sum alongside for the case where that denominator would not fit in 128 bits. The number of
+//! paths is estimated before the walk (Knuth 1975, "Estimating the efficiency of backtrack
+//! programs": the mean of Π kᵢ over random root-to-leaf walks is an unbiased estimate of the
+//! number of leaves), and a walk that would exceed the budget is refused up front, never
+//! approximated.
+//!
+//! K passes of a shuffle are a random walk on the orderings: with P₁ the law of one pass,
+//! P_K(σ) = Σ_τ P₁(τ) · P_{K−1}(σ ∘ τ⁻¹) (the last pass moves the cards of the deck the first
+//! K − 1 passes produced by position, see [`convolve_passes`]). The engine computes P_K whichever
+//! way is cheapest — walking the K-pass shuffle's paths, propagating its steps, or convolving
+//! P₁ with itself over P₁'s support — and refuses, never approximates, what exceeds the budget.
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::algorithms::{Algorithm, Card};
+use crate::algorithms::{Card, Shuffle};
 use crate::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 
@@ -28,7 +38,7 @@ pub const MAX_EXACT_DECK: usize = 10;
 /// The default budget of choice paths (`--max-paths`).
 pub const DEFAULT_MAX_PATHS: u64 = 100_000_000;
 
-/// The exact law of one algorithm on one deck size.
+/// The exact law of one shuffle on one deck size.
 #[derive(Debug, Clone)]
 pub struct Law {
     /// Number of cards.
@@ -37,9 +47,10 @@ pub struct Law {
     pub probabilities: Vec<f64>,
     /// The same probabilities as exact fractions, when the common denominator fits in 128 bits.
     pub exact: Option<ExactFractions>,
-    /// How many choice sequences the law accounts for.
+    /// How many choice sequences the law accounts for (at most `u64::MAX`: several passes of a
+    /// shuffle can have more).
     pub paths: u64,
-    /// How it was computed: `path-walk` or `step-propagation`.
+    /// How it was computed: `path-walk`, `step-propagation` or `convolution`.
     pub method: &'static str,
 }
 
@@ -76,6 +87,17 @@ pub enum ExactError {
     },
     /// The deck is larger than [`MAX_EXACT_DECK`].
     DeckTooLarge(usize),
+    /// Carrying the law through the passes after the first would compose more permutations than
+    /// the budget allows.
+    TooManyPassSteps {
+        /// The passes asked for.
+        passes: u32,
+        /// Permutations to compose and rank: |support of one pass| · n! · (passes − 1) for a
+        /// convolution, (choices per pass) · n! · (passes − 1) for step propagation.
+        work: f64,
+        /// The budget (`--max-paths`).
+        budget: u64,
+    },
 }
 
 impl std::fmt::Display for ExactError {
@@ -90,6 +112,39 @@ impl std::fmt::Display for ExactError {
                 f,
                 "exact laws are computed up to {MAX_EXACT_DECK} cards, not {n}"
             ),
+            ExactError::TooManyPassSteps {
+                passes,
+                work,
+                budget,
+            } => write!(
+                f,
+                "carrying the law through {passes} passes needs {work:.3e} composed \
+                 permutations, more than the budget of {budget} (raise it with --max-paths, or \
+                 ask for fewer --passes)"
+            ),
+        }
+    }
+}
+
+/// One choice of a recorded path.
+#[derive(Debug, Clone, Copy)]
+struct Branch {
+    /// The option taken, `0..options`.
+    choice: u32,
+    /// How many options there are.
+    options: u32,
+    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a uniform
+    /// choice among `options`.
+    bernoulli: Option<(u64, u64)>,
+}
+
+impl Branch {
+    /// The probability of the option taken, as (numerator, denominator).
+    fn probability(self) -> (u64, u64) {
+        match self.bernoulli {
+            None => (1, u64::from(self.options)),
+            Some((a, b)) if self.choice == 1 => (a, b),
+            Some((a, b)) => (b - a, b),
         }
     }
 }
@@ -97,18 +152,33 @@ impl std::fmt::Display for ExactError {
 /// A random source that walks every choice sequence in turn (see the module documentation).
 #[derive(Debug, Default)]
 pub struct PathWalker {
-    /// The current path: (choice, bound) pairs.
-    path: Vec<(u32, u32)>,
+    /// The current path.
+    path: Vec<Branch>,
     /// How many choices of the path the current run has consumed.
     position: usize,
 }
 
 impl PathWalker {
-    /// Π bounds of the current path (its probability is the reciprocal), or None on overflow.
-    fn weight_denominator(&self) -> Option<u128> {
-        self.path
-            .iter()
-            .try_fold(1u128, |acc, &(_, bound)| acc.checked_mul(u128::from(bound)))
+    /// The current path's probability as a reduced fraction (None if a product overflows 128
+    /// bits), and as a float.
+    fn weight(&self) -> (Option<(u128, u128)>, f64) {
+        let mut exact = Some((1u128, 1u128));
+        let mut float = 1.0;
+        for branch in &self.path {
+            let (a, b) = branch.probability();
+            float *= a as f64 / b as f64;
+            exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
+                Some((
+                    numerator.checked_mul(u128::from(a))?,
+                    denominator.checked_mul(u128::from(b))?,
+                ))
+            });
+        }
+        let exact = exact.map(|(numerator, denominator)| {
+            let divisor = gcd(numerator, denominator);
+            (numerator / divisor, denominator / divisor)
+        });
+        (exact, float)
     }
 
     /// Move to the next path; false when every path has been walked.
@@ -116,39 +186,62 @@ impl PathWalker {
         self.path.truncate(self.position);
         self.position = 0;
         while let Some(last) = self.path.last_mut() {
-            if last.0 + 1 < last.1 {
-                last.0 += 1;
+            if last.choice + 1 < last.options {
+                last.choice += 1;
                 return true;
             }
             self.path.pop();
         }
         false
     }
-}
 
-impl RandomSource for PathWalker {
-    fn below(&mut self, bound: usize) -> usize {
-        let bound = bound as u32;
+    /// The recorded choice at the current position, or the first option of a new branch.
+    fn choose(&mut self, options: u32, bernoulli: Option<(u64, u64)>) -> u32 {
         let choice = match self.path.get(self.position) {
-            Some(&(choice, recorded)) => {
-                debug_assert_eq!(recorded, bound, "the algorithm is not deterministic");
-                choice
+            Some(branch) => {
+                debug_assert_eq!(
+                    (branch.options, branch.bernoulli),
+                    (options, bernoulli),
+                    "the algorithm is not deterministic"
+                );
+                branch.choice
             }
             None => {
-                self.path.push((0, bound));
+                self.path.push(Branch {
+                    choice: 0,
+                    options,
+                    bernoulli,
+                });
                 0
             }
         };
         self.position += 1;
-        choice as usize
+        choice
+    }
+}
+
+impl RandomSource for PathWalker {
+    fn below(&mut self, bound: usize) -> usize {
+        self.choose(bound as u32, None) as usize
     }
 
     fn coin(&mut self) -> bool {
         self.below(2) == 1
     }
+
+    /// A two-way branch weighted a/b and (b − a)/b; no branch at all when one side is
+    /// impossible.
+    fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
+        if numerator == 0 || numerator >= denominator {
+            return numerator > 0;
+        }
+        self.choose(2, Some((numerator as u64, denominator as u64))) == 1
+    }
 }
 
-/// A random source that records Π bounds along one random path (for Knuth's estimate).
+/// A random source that records Π (number of options) along one random path (for Knuth's
+/// estimate). A Bernoulli draw is taken as a fair coin here: Knuth's estimate needs each branch
+/// chosen uniformly, and only the size of the tree is estimated, not its weights.
 struct ProbeSource<R> {
     inner: FastSource<R>,
     leaves: f64,
@@ -163,10 +256,18 @@ impl<R: rand_core::Rng> RandomSource for ProbeSource<R> {
         self.leaves *= 2.0;
         self.inner.coin()
     }
+    fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
+        if numerator == 0 || numerator >= denominator {
+            return numerator > 0;
+        }
+        self.coin()
+    }
 }
 
-/// Knuth's unbiased estimate of the number of choice paths, from `probes` random walks.
-pub fn estimate_paths(algorithm: Algorithm, n: usize, probes: u32) -> f64 {
+/// Knuth's unbiased estimate of the number of choice paths of `shuffle` (all its passes), from
+/// `probes` random walks.
+pub fn estimate_paths(shuffle: impl Into<Shuffle>, n: usize, probes: u32) -> f64 {
+    let shuffle = shuffle.into();
     let mut source = ProbeSource {
         inner: FastSource::new(ChaCha8Rng::for_block(0x5EED, 0)),
         leaves: 1.0,
@@ -179,36 +280,69 @@ pub fn estimate_paths(algorithm: Algorithm, n: usize, probes: u32) -> f64 {
         deck.iter_mut()
             .enumerate()
             .for_each(|(i, c)| *c = i as Card);
-        algorithm.shuffle(&mut deck, &mut scratch, &mut source);
+        shuffle.apply(&mut deck, &mut scratch, &mut source);
         total += source.leaves;
     }
     total / f64::from(probes)
 }
 
-/// The exact law of `algorithm` on `n` cards (n ≤ MAX_EXACT_DECK), walking at most `max_paths` paths.
-pub fn exact_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Result<Law, ExactError> {
+/// The exact law of `shuffle` (all its passes) on `n` cards (n ≤ MAX_EXACT_DECK), walking at
+/// most `max_paths` paths (see the module documentation for how several passes are handled and
+/// budgeted).
+pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Result<Law, ExactError> {
+    let shuffle = shuffle.into();
     if n > MAX_EXACT_DECK {
         return Err(ExactError::DeckTooLarge(n));
     }
-    let estimated = estimate_paths(algorithm, n, 256);
-    if algorithm.choices_act_on_positions() {
-        let (bounds, _) = first_path(algorithm, n);
+    let passes = shuffle.passes;
+    let estimated = estimate_paths(shuffle, n, 256);
+    if shuffle.algorithm.choices_act_on_positions() {
+        let (bounds, _) = first_path(shuffle, n);
         let propagation_work = factorial(n) as f64 * bounds.iter().sum::<usize>() as f64;
         if propagation_work < estimated * n as f64 {
-            return Ok(propagate_steps(algorithm, n, &bounds));
+            if passes > 1 {
+                // The work of the passes after the first, in composed permutations.
+                let work = propagation_work / f64::from(passes) * f64::from(passes - 1);
+                if work > max_paths as f64 {
+                    return Err(ExactError::TooManyPassSteps {
+                        passes,
+                        work,
+                        budget: max_paths,
+                    });
+                }
+            }
+            return Ok(propagate_steps(shuffle, n, &bounds));
         }
     }
-    walk_paths(algorithm, n, max_paths, estimated)
+    if passes <= 1 {
+        return walk_paths(shuffle, n, max_paths, estimated);
+    }
+    // Walk the K-pass shuffle, or convolve one pass's law with itself: whichever is cheaper.
+    // Before the one-pass law is known, its support is at most min(n!, its paths).
+    let cells = factorial(n) as f64;
+    let one_pass_paths = estimate_paths(shuffle.with_passes(1), n, 256);
+    let convolution_bound =
+        one_pass_paths + one_pass_paths.min(cells) * cells * f64::from(passes - 1);
+    let walk_fits = estimated <= max_paths as f64;
+    if walk_fits && estimated <= convolution_bound {
+        return walk_paths(shuffle, n, max_paths, estimated);
+    }
+    let one_pass = exact_law(shuffle.with_passes(1), n, max_paths)?;
+    match convolve_passes(&one_pass, passes, max_paths) {
+        Err(_) if walk_fits => walk_paths(shuffle, n, max_paths, estimated),
+        result => result,
+    }
 }
 
 /// The exact law by walking every choice path (at most `max_paths`; `estimated` is Knuth's
 /// estimate of their number, used to refuse a walk that could not finish).
 pub fn walk_paths(
-    algorithm: Algorithm,
+    shuffle: impl Into<Shuffle>,
     n: usize,
     max_paths: u64,
     estimated: f64,
 ) -> Result<Law, ExactError> {
+    let shuffle = shuffle.into();
     if estimated > max_paths as f64 * 1.5 {
         return Err(ExactError::TooManyPaths {
             estimated,
@@ -228,7 +362,7 @@ pub fn walk_paths(
     let mut paths = 0u64;
     loop {
         deck.copy_from_slice(&identity);
-        algorithm.shuffle(&mut deck, &mut scratch, &mut walker);
+        shuffle.apply(&mut deck, &mut scratch, &mut walker);
         paths += 1;
         if paths > max_paths {
             return Err(ExactError::TooManyPaths {
@@ -237,11 +371,12 @@ pub fn walk_paths(
             });
         }
         let cell = rank(&deck);
-        let path_denominator = walker.weight_denominator();
-        let weight = path_denominator.map_or(0.0, |d| 1.0 / d as f64);
-        neumaier_add(&mut sums[cell], weight);
-        denominator = match (denominator, path_denominator) {
-            (Some(common), Some(d)) => add_fraction(&mut numerators, common, cell, d),
+        let (exact_weight, float_weight) = walker.weight();
+        neumaier_add(&mut sums[cell], float_weight);
+        denominator = match (denominator, exact_weight) {
+            (Some(common), Some((weight, path))) => {
+                add_fraction(&mut numerators, common, cell, weight, path)
+            }
             _ => None,
         };
         if !walker.advance() {
@@ -271,24 +406,25 @@ pub fn walk_paths(
 }
 
 /// The bounds of the all-zero path and the deck it produces.
-pub fn first_path(algorithm: Algorithm, n: usize) -> (Vec<usize>, Vec<Card>) {
+pub fn first_path(shuffle: impl Into<Shuffle>, n: usize) -> (Vec<usize>, Vec<Card>) {
+    let shuffle = shuffle.into();
     let mut walker = PathWalker::default();
     let mut deck: Vec<Card> = (0..n as Card).collect();
     let mut scratch = deck.clone();
-    algorithm.shuffle(&mut deck, &mut scratch, &mut walker);
+    shuffle.apply(&mut deck, &mut scratch, &mut walker);
     let bounds = walker
         .path
         .iter()
-        .map(|&(_, bound)| bound as usize)
+        .map(|branch| branch.options as usize)
         .collect();
     (bounds, deck)
 }
 
-/// The deck after running `algorithm` with exactly the choices `script`.
-fn run_script(algorithm: Algorithm, n: usize, script: Vec<usize>) -> Vec<Card> {
+/// The deck after running `shuffle` with exactly the choices `script`.
+fn run_script(shuffle: Shuffle, n: usize, script: Vec<usize>) -> Vec<Card> {
     let mut deck: Vec<Card> = (0..n as Card).collect();
     let mut scratch = deck.clone();
-    algorithm.shuffle(&mut deck, &mut scratch, &mut ScriptedSource::new(script));
+    shuffle.apply(&mut deck, &mut scratch, &mut ScriptedSource::new(script));
     deck
 }
 
@@ -305,8 +441,9 @@ fn inverse(a: &[Card]) -> Vec<Card> {
     inverse
 }
 
-/// The exact law of an algorithm whose choices act on positions
-/// ([`Algorithm::choices_act_on_positions`]), one choice at a time, by running its own code.
+/// The exact law of a shuffle whose choices act on positions
+/// ([`crate::algorithms::Algorithm::choices_act_on_positions`]; several passes of such a shuffle
+/// are one), one choice at a time, by running its own code.
 ///
 /// Let D(c) be the deck produced by the choices c, Z = D(0, …, 0) and G_i the deck produced by
 /// the first i choices followed by zeros. Because every choice moves cards by position only,
@@ -315,52 +452,359 @@ fn inverse(a: &[Card]) -> Vec<Card> {
 /// M_i(c) = Z⁻¹ ∘ D(0, …, c at step i, …, 0), the same for every earlier choice. So the law is
 /// that of Z ∘ M_1(c_1) ∘ … ∘ M_k(c_k) with independent uniform c_i: k·b + 1 runs of the
 /// algorithm and a sweep over n! orderings per choice, instead of Π b_i paths (9^9 for naive at
-/// 9 cards). All paths being equally likely, the numerators are path counts over Π b_i.
-pub fn propagate_steps(algorithm: Algorithm, n: usize, bounds: &[usize]) -> Law {
-    let cells = factorial(n) as usize;
-    let zero = run_script(algorithm, n, vec![0; bounds.len()]);
-    let zero_inverse = inverse(&zero);
-    let mut counts = vec![0u128; cells];
-    counts[rank(&zero)] = 1;
-    let mut next = vec![0u128; cells];
-    for (step, &bound) in bounds.iter().enumerate() {
-        let moves: Vec<Vec<Card>> = (0..bound)
-            .map(|choice| {
-                let mut script = vec![0; bounds.len()];
-                script[step] = choice;
-                compose(&zero_inverse, &run_script(algorithm, n, script))
-            })
-            .collect();
-        next.iter_mut().for_each(|c| *c = 0);
-        for_each_in_rank_order(n, |cell, deck| {
-            let count = counts[cell];
-            if count > 0 {
-                for step_move in &moves {
-                    next[rank(&compose(deck, step_move))] += count;
+/// 9 cards). All paths being equally likely, the numerators are path counts over Π b_i (or, if
+/// that does not fit in 128 bits, f64 probabilities).
+pub fn propagate_steps(shuffle: impl Into<Shuffle>, n: usize, bounds: &[usize]) -> Law {
+    let operator = PassOperator::steps(shuffle.into(), n, bounds);
+    let start = Weights::Exact {
+        numerators: point_mass(n, 0),
+        denominator: 1,
+    };
+    let paths = bounds
+        .iter()
+        .fold(1u64, |acc, &bound| acc.saturating_mul(bound as u64));
+    operator
+        .apply(start, n)
+        .into_law(n, paths, "step-propagation")
+}
+
+/// The exact law of `passes` passes of a shuffle whose one-pass law is `one_pass`, by convolution:
+/// P_K(σ) = Σ_τ P₁(τ) · P_{K−1}(σ ∘ τ⁻¹).
+///
+/// The order of composition: the K-th pass, run on the deck ρ that the first K − 1 passes
+/// produced, moves cards by position exactly as it would on the unshuffled deck, so it turns ρ
+/// into ρ ∘ τ, where τ is the deck that pass alone would produce (the card at position p comes
+/// from position τ[p] of ρ). Each sweep pushes every ρ of P_{K−1} through every τ of P₁'s
+/// support: |support| · n! compositions per pass after the first, refused beyond `max_work`.
+/// Fractions stay exact while the denominator (at most that of P₁ to the power K, once reduced)
+/// fits in 128 bits, f64 after that.
+pub fn convolve_passes(one_pass: &Law, passes: u32, max_work: u64) -> Result<Law, ExactError> {
+    let n = one_pass.deck;
+    if passes == 0 {
+        let unchanged = Weights::Exact {
+            numerators: point_mass(n, 0),
+            denominator: 1,
+        };
+        return Ok(unchanged.into_law(n, 1, "convolution"));
+    }
+    let operator = PassOperator::convolution(one_pass);
+    let work = operator.work(n) * f64::from(passes.saturating_sub(1));
+    if work > max_work as f64 {
+        return Err(ExactError::TooManyPassSteps {
+            passes,
+            work,
+            budget: max_work,
+        });
+    }
+    let mut weights = Weights::of_law(one_pass);
+    for _ in 1..passes {
+        weights = operator.apply(weights, n);
+    }
+    let paths = (1..passes).fold(one_pass.paths, |acc, _| acc.saturating_mul(one_pass.paths));
+    Ok(weights.into_law(n, paths, "convolution"))
+}
+
+/// The mixing curve of `shuffle` on `n` cards: the total variation distance from uniform after
+/// 1, 2, …, `steps` applications of it (each application being all of its `passes`).
+///
+/// The law after k + 1 applications is that after k carried through one more, by step
+/// propagation for the swap shuffles or by convolution with the one-application law, whichever
+/// composes fewer permutations: so `steps` = 12 costs 11 sweeps of n! orderings, not 78. Refused
+/// when (steps − 1) sweeps compose more than `max_paths` permutations.
+pub fn mixing_curve(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    steps: u32,
+    max_paths: u64,
+) -> Result<Vec<f64>, ExactError> {
+    let shuffle = shuffle.into();
+    let law = exact_law(shuffle, n, max_paths)?;
+    let mut operator = PassOperator::convolution(&law);
+    if shuffle.algorithm.choices_act_on_positions() {
+        let (bounds, _) = first_path(shuffle, n);
+        let steps_operator = PassOperator::steps(shuffle, n, &bounds);
+        if steps_operator.work(n) < operator.work(n) {
+            operator = steps_operator;
+        }
+    }
+    let work = operator.work(n) * f64::from(steps.saturating_sub(1));
+    if work > max_paths as f64 {
+        return Err(ExactError::TooManyPassSteps {
+            passes: steps,
+            work,
+            budget: max_paths,
+        });
+    }
+    let mut curve = vec![law.tv_distance_from_uniform()];
+    let mut weights = Weights::of_law(&law);
+    for _ in 1..steps {
+        weights = operator.apply(weights, n);
+        curve.push(weights.tv_distance_from_uniform());
+    }
+    Ok(curve)
+}
+
+/// A law in the making: exact numerators over one denominator, or f64 probabilities once the
+/// denominator would not fit in 128 bits.
+#[derive(Debug, Clone)]
+enum Weights {
+    /// `numerators[i] / denominator`.
+    Exact {
+        numerators: Vec<u128>,
+        denominator: u128,
+    },
+    /// Probabilities.
+    Float(Vec<f64>),
+}
+
+impl Weights {
+    fn of_law(law: &Law) -> Weights {
+        match &law.exact {
+            Some(fractions) => Weights::Exact {
+                numerators: fractions.numerators.clone(),
+                denominator: fractions.denominator,
+            },
+            None => Weights::Float(law.probabilities.clone()),
+        }
+    }
+
+    fn len(&self) -> usize {
+        match self {
+            Weights::Exact { numerators, .. } => numerators.len(),
+            Weights::Float(probabilities) => probabilities.len(),
+        }
+    }
+
+    fn probabilities(&self) -> Vec<f64> {
+        match self {
+            Weights::Exact {
+                numerators,
+                denominator,
+            } => numerators
+                .iter()
+                .map(|&k| k as f64 / *denominator as f64)
+                .collect(),
+            Weights::Float(probabilities) => probabilities.clone(),
+        }
+    }
+
+    /// Divide the numerators and the denominator by their greatest common divisor.
+    fn reduce(&mut self) {
+        if let Weights::Exact {
+            numerators,
+            denominator,
+        } = self
+        {
+            let mut divisor = *denominator;
+            for &k in numerators.iter() {
+                if divisor == 1 {
+                    return;
+                }
+                if k != 0 {
+                    divisor = gcd(divisor, k);
                 }
             }
-        });
-        std::mem::swap(&mut counts, &mut next);
+            numerators.iter_mut().for_each(|k| *k /= divisor);
+            *denominator /= divisor;
+        }
     }
-    let denominator: u128 = bounds.iter().map(|&b| b as u128).product();
-    Law {
-        deck: n,
-        probabilities: counts
-            .iter()
-            .map(|&c| c as f64 / denominator as f64)
-            .collect(),
-        exact: Some(ExactFractions {
-            numerators: counts,
-            denominator,
-        }),
-        paths: denominator as u64,
-        method: "step-propagation",
+
+    fn tv_distance_from_uniform(&self) -> f64 {
+        let probabilities = self.probabilities();
+        let u = 1.0 / probabilities.len() as f64;
+        0.5 * probabilities.iter().map(|p| (p - u).abs()).sum::<f64>()
+    }
+
+    fn into_law(self, n: usize, paths: u64, method: &'static str) -> Law {
+        let probabilities = self.probabilities();
+        let exact = match self {
+            Weights::Exact {
+                numerators,
+                denominator,
+            } => Some(ExactFractions {
+                numerators,
+                denominator,
+            }),
+            Weights::Float(_) => None,
+        };
+        Law {
+            deck: n,
+            probabilities,
+            exact,
+            paths,
+            method,
+        }
     }
 }
 
-/// Add 1/`path` to `numerators[cell]` over the common denominator `common`, enlarging the common
-/// denominator to lcm(common, path) when needed. None if anything would overflow 128 bits.
-fn add_fraction(numerators: &mut [u128], common: u128, cell: usize, path: u128) -> Option<u128> {
+/// The point mass on the ordering of rank `cell`, as numerators over 1.
+fn point_mass(n: usize, cell: usize) -> Vec<u128> {
+    let mut numerators = vec![0u128; factorial(n) as usize];
+    numerators[cell] = 1;
+    numerators
+}
+
+/// One stage of a pass: the deck x becomes x ∘ moves[i] with probability weights[i].
+#[derive(Debug, Clone)]
+struct Stage {
+    moves: Vec<Vec<Card>>,
+    weights: Weights,
+}
+
+/// One pass of a shuffle as an operation on laws: its stages in order.
+#[derive(Debug, Clone)]
+struct PassOperator {
+    stages: Vec<Stage>,
+}
+
+impl PassOperator {
+    /// Convolution with `law`: one stage, x ↦ x ∘ τ for every τ of its support.
+    fn convolution(law: &Law) -> PassOperator {
+        let mut moves = Vec::new();
+        let mut cells = Vec::new();
+        for_each_in_rank_order(law.deck, |cell, deck| {
+            if law.probabilities[cell] > 0.0 {
+                moves.push(deck.to_vec());
+                cells.push(cell);
+            }
+        });
+        let mut weights = match &law.exact {
+            Some(fractions) => Weights::Exact {
+                numerators: cells.iter().map(|&c| fractions.numerators[c]).collect(),
+                denominator: fractions.denominator,
+            },
+            None => Weights::Float(cells.iter().map(|&c| law.probabilities[c]).collect()),
+        };
+        weights.reduce();
+        PassOperator {
+            stages: vec![Stage { moves, weights }],
+        }
+    }
+
+    /// Step propagation (see [`propagate_steps`]): x ↦ x ∘ Z, then x ↦ x ∘ M_i(c) for each
+    /// choice i, c uniform in 0..bounds[i].
+    fn steps(shuffle: Shuffle, n: usize, bounds: &[usize]) -> PassOperator {
+        let zero = run_script(shuffle, n, vec![0; bounds.len()]);
+        let zero_inverse = inverse(&zero);
+        let mut stages = vec![Stage {
+            moves: vec![zero],
+            weights: Weights::Exact {
+                numerators: vec![1],
+                denominator: 1,
+            },
+        }];
+        for (step, &bound) in bounds.iter().enumerate() {
+            let moves = (0..bound)
+                .map(|choice| {
+                    let mut script = vec![0; bounds.len()];
+                    script[step] = choice;
+                    compose(&zero_inverse, &run_script(shuffle, n, script))
+                })
+                .collect();
+            stages.push(Stage {
+                moves,
+                weights: Weights::Exact {
+                    numerators: vec![1; bound],
+                    denominator: bound as u128,
+                },
+            });
+        }
+        PassOperator { stages }
+    }
+
+    /// Permutations composed and ranked by one application to a law of full support.
+    fn work(&self, n: usize) -> f64 {
+        factorial(n) as f64 * self.stages.iter().map(|s| s.moves.len()).sum::<usize>() as f64
+    }
+
+    fn apply(&self, weights: Weights, n: usize) -> Weights {
+        self.stages
+            .iter()
+            .fold(weights, |weights, stage| push_through(weights, stage, n))
+    }
+}
+
+/// The law of x ∘ m, x drawn from `weights` and m from the stage, independently. Exact while
+/// the product of the denominators fits in 128 bits (reducing first if that helps), f64 after.
+fn push_through(mut weights: Weights, stage: &Stage, n: usize) -> Weights {
+    let cells = weights.len();
+    let mut composed = [0 as Card; MAX_EXACT_DECK];
+    let composed = &mut composed[..n];
+    let mut product_denominator = None;
+    if let (
+        Weights::Exact { denominator, .. },
+        Weights::Exact {
+            denominator: stage_denominator,
+            ..
+        },
+    ) = (&weights, &stage.weights)
+    {
+        product_denominator = denominator.checked_mul(*stage_denominator);
+        if product_denominator.is_none() {
+            weights.reduce();
+            if let Weights::Exact { denominator, .. } = &weights {
+                product_denominator = denominator.checked_mul(*stage_denominator);
+            }
+        }
+    }
+    match (product_denominator, &weights, &stage.weights) {
+        (
+            Some(denominator),
+            Weights::Exact { numerators, .. },
+            Weights::Exact {
+                numerators: stage_numerators,
+                ..
+            },
+        ) => {
+            let mut next = vec![0u128; cells];
+            for_each_in_rank_order(n, |cell, deck| {
+                let count = numerators[cell];
+                if count == 0 {
+                    return;
+                }
+                for (step_move, &weight) in stage.moves.iter().zip(stage_numerators) {
+                    for (slot, &position) in composed.iter_mut().zip(step_move) {
+                        *slot = deck[usize::from(position)];
+                    }
+                    next[rank(composed)] += count * weight;
+                }
+            });
+            Weights::Exact {
+                numerators: next,
+                denominator,
+            }
+        }
+        _ => {
+            let probabilities = weights.probabilities();
+            let stage_probabilities = stage.weights.probabilities();
+            let mut next = vec![0.0f64; cells];
+            for_each_in_rank_order(n, |cell, deck| {
+                let p = probabilities[cell];
+                if p == 0.0 {
+                    return;
+                }
+                for (step_move, &q) in stage.moves.iter().zip(&stage_probabilities) {
+                    for (slot, &position) in composed.iter_mut().zip(step_move) {
+                        *slot = deck[usize::from(position)];
+                    }
+                    next[rank(composed)] += p * q;
+                }
+            });
+            Weights::Float(next)
+        }
+    }
+}
+
+/// Add weight/path to `numerators[cell]` over the common denominator `common`, enlarging the
+/// common denominator to lcm(common, path) when needed. None if anything would overflow 128
+/// bits.
+fn add_fraction(
+    numerators: &mut [u128],
+    common: u128,
+    cell: usize,
+    weight: u128,
+    path: u128,
+) -> Option<u128> {
     let mut common = common;
     if !common.is_multiple_of(path) {
         let enlarged = (common / gcd(common, path)).checked_mul(path)?;
@@ -370,7 +814,8 @@ fn add_fraction(numerators: &mut [u128], common: u128, cell: usize, path: u128) 
         }
         common = enlarged;
     }
-    numerators[cell] = numerators[cell].checked_add(common / path)?;
+    let added = (common / path).checked_mul(weight)?;
+    numerators[cell] = numerators[cell].checked_add(added)?;
     Some(common)
 }
 
@@ -468,6 +913,7 @@ impl Law {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::Algorithm;
 
     #[test]
     fn the_walker_visits_every_choice_sequence_once() {

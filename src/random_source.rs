@@ -1,8 +1,8 @@
 //! The random-source trait every shuffle algorithm is written against, and the fast source that
 //! drives the simulation.
 //!
-//! An algorithm asks only two questions of its source: "an integer below k" and "a fair coin".
-//! Three sources answer them: [`FastSource`] (ChaCha streams, exact Lemire reduction) for the
+//! An algorithm asks only three questions of its source: "an integer below k", "a fair coin" and
+//! "true with probability a/b". Three sources answer them: [`FastSource`] (ChaCha streams, exact Lemire reduction) for the
 //! simulation, the path walker in [`crate::exact`] that enumerates every answer with its
 //! probability, and scripted sources in the tests. Because all three drive the *same* algorithm
 //! code, the simulated counts and the exact theory can never drift apart.
@@ -10,12 +10,23 @@
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 use rand_core::{Rng, SeedableRng};
 
-/// A source of the two kinds of random choice a shuffle algorithm makes.
+/// A source of the kinds of random choice a shuffle algorithm makes.
 pub trait RandomSource {
     /// A uniformly distributed integer in `0..bound`; `bound` is at least 1.
     fn below(&mut self, bound: usize) -> usize;
     /// A fair coin: `true` with probability exactly 1/2.
     fn coin(&mut self) -> bool;
+    /// `true` with probability exactly `numerator / denominator` (0 ≤ numerator ≤ denominator,
+    /// denominator ≥ 1): a two-way choice with unequal weights.
+    ///
+    /// The draw is defined as `below(denominator) < numerator`, with the fraction taken as given
+    /// (not reduced), and that is what the simulation does; so the counts of a seed are fixed by
+    /// this definition. The exact engine overrides it with one weighted two-way branch instead of
+    /// `denominator` equally likely ones.
+    #[inline(always)]
+    fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
+        self.below(denominator) < numerator
+    }
 }
 
 /// A machine word on which Lemire's multiply-and-reject reduction can run.

@@ -12,7 +12,7 @@ use num_bigint::BigUint;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
-use crate::algorithms::{Algorithm, Card};
+use crate::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
 use crate::exact::{ExactError, Law};
 use crate::marginal::MarginalTally;
 use crate::permutation::{factorial, for_each_in_rank_order, unrank};
@@ -220,10 +220,11 @@ pub struct ModelSummary {
     pub unavailable_reason: Option<String>,
     /// Whether its probabilities are exact fractions (otherwise f64, relative error ≤ 1e-12).
     pub exact_fractions: bool,
-    /// Choice paths the law accounts for.
+    /// Choice paths the law accounts for (u64::MAX standing for that many or more).
     pub paths: Option<u64>,
-    /// How it was computed: `path-walk` (every choice path run) or `step-propagation` (the law
-    /// carried one choice at a time, for shuffles whose choices act on positions).
+    /// How it was computed: `path-walk` (every choice path run), `step-propagation` (the law
+    /// carried one choice at a time, for shuffles whose choices act on positions) or
+    /// `convolution` (several passes: the one-pass law convolved with itself).
     pub method: Option<&'static str>,
     /// Permutations with non-zero probability.
     pub support_size: Option<usize>,
@@ -251,6 +252,14 @@ pub struct RunReport {
     /// The algorithm simulated, or the one `check --against` tests (null for `check` against
     /// uniform).
     pub algorithm: Option<&'static str>,
+    /// How many times the algorithm is applied per shuffle (null for `check` against uniform;
+    /// left out of JSON when 1).
+    #[serde(skip_serializing_if = "is_one_pass")]
+    pub passes: Option<u32>,
+    /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
+    /// algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_probability: Option<CutProbability>,
     /// Its exact definition.
     pub definition: Option<&'static str>,
     /// Whether it is meant to be uniform.
@@ -360,8 +369,8 @@ pub struct InputSummary {
 pub struct RunFacts {
     /// `run` or `check`.
     pub command: &'static str,
-    /// The algorithm simulated (`run`) or tested against (`check --against ALGORITHM`).
-    pub algorithm: Option<Algorithm>,
+    /// The shuffle simulated (`run`) or tested against (`check --against ALGORITHM`).
+    pub shuffle: Option<Shuffle>,
     /// Simulation or input.
     pub origin: Origin,
     /// Trials asked for.
@@ -555,7 +564,9 @@ pub fn build_run_report(
     tally: Tally,
     law: Option<Result<Arc<Law>, ExactError>>,
 ) -> RunReport {
-    let algorithm_name = facts.algorithm.map_or("the input", Algorithm::name);
+    let algorithm_name = facts
+        .shuffle
+        .map_or("the input".to_string(), Shuffle::label);
     let n = tally.deck;
     let orderings = factorial(n);
     let trials = tally.trials;
@@ -693,9 +704,11 @@ pub fn build_run_report(
         tool: "shuffle-bias",
         version: env!("CARGO_PKG_VERSION"),
         command: facts.command,
-        algorithm: facts.algorithm.map(Algorithm::name),
-        definition: facts.algorithm.map(Algorithm::definition),
-        meant_uniform: facts.algorithm.map(Algorithm::meant_uniform),
+        algorithm: facts.shuffle.map(|s| s.algorithm.name()),
+        passes: facts.shuffle.map(|s| s.passes),
+        cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
+        definition: facts.shuffle.map(|s| s.algorithm.definition()),
+        meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
         input: match &facts.origin {
             Origin::Input(input) => Some(input.clone()),
             Origin::Simulation { .. } => None,
@@ -945,6 +958,13 @@ pub struct TheoryReport {
     pub command: &'static str,
     /// The algorithm's name.
     pub algorithm: &'static str,
+    /// How many times the algorithm is applied (left out of JSON when 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub passes: u32,
+    /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
+    /// algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_probability: Option<CutProbability>,
     /// Its exact definition.
     pub definition: &'static str,
     /// Whether it is meant to be uniform.
@@ -953,7 +973,8 @@ pub struct TheoryReport {
     pub deck: usize,
     /// n!.
     pub orderings: u64,
-    /// Choice paths walked.
+    /// Choice paths the law accounts for (walked, or implied by propagation or convolution);
+    /// 18446744073709551615 (u64::MAX) stands for that many or more.
     pub paths: u64,
     /// Whether the probabilities are exact fractions.
     pub exact_fractions: bool,
@@ -988,7 +1009,9 @@ pub struct TheoryReport {
 }
 
 /// Build the report of `theory`.
-pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> TheoryReport {
+pub fn build_theory_report(shuffle: impl Into<Shuffle>, law: Arc<Law>, alpha: f64) -> TheoryReport {
+    let shuffle = shuffle.into();
+    let algorithm = shuffle.algorithm;
     let n = law.deck;
     let orderings = factorial(n);
     let probabilities = &law.probabilities;
@@ -1016,6 +1039,8 @@ pub fn build_theory_report(algorithm: Algorithm, law: Arc<Law>, alpha: f64) -> T
         version: env!("CARGO_PKG_VERSION"),
         command: "theory",
         algorithm: algorithm.name(),
+        passes: shuffle.passes,
+        cut_probability: shuffle.cut_probability_used(),
         definition: algorithm.definition(),
         meant_uniform: algorithm.meant_uniform(),
         deck: n,
@@ -1153,7 +1178,7 @@ pub fn build_marginal_report(
     tally: MarginalTally,
     theory: MarginalTheory,
 ) -> RunReport {
-    let algorithm_name = facts.algorithm.map_or("the input", Algorithm::name);
+    let algorithm_name = facts.shuffle.map_or("the input".to_string(), |s| s.label());
     let n = tally.deck;
     let trials = tally.trials;
     let trials_f = trials as f64;
@@ -1336,9 +1361,11 @@ pub fn build_marginal_report(
         tool: "shuffle-bias",
         version: env!("CARGO_PKG_VERSION"),
         command: facts.command,
-        algorithm: facts.algorithm.map(Algorithm::name),
-        definition: facts.algorithm.map(Algorithm::definition),
-        meant_uniform: facts.algorithm.map(Algorithm::meant_uniform),
+        algorithm: facts.shuffle.map(|s| s.algorithm.name()),
+        passes: facts.shuffle.map(|s| s.passes),
+        cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
+        definition: facts.shuffle.map(|s| s.algorithm.definition()),
+        meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
         input: match &facts.origin {
             Origin::Input(input) => Some(input.clone()),
             Origin::Simulation { .. } => None,
@@ -1399,5 +1426,28 @@ pub fn build_marginal_report(
             law: None,
         },
         statistics,
+    }
+}
+
+fn is_one(passes: &u32) -> bool {
+    *passes == 1
+}
+
+fn is_one_pass(passes: &Option<u32>) -> bool {
+    passes.is_none_or(|passes| passes == 1)
+}
+
+impl RunReport {
+    /// The shuffle as headers name it (`riffle · 3 passes`), or None without an algorithm.
+    pub fn shuffle_label(&self) -> Option<String> {
+        self.algorithm
+            .map(|name| shuffle_label(name, self.cut_probability, self.passes.unwrap_or(1)))
+    }
+}
+
+impl TheoryReport {
+    /// The shuffle as headers name it (`riffle · 3 passes`).
+    pub fn shuffle_label(&self) -> String {
+        shuffle_label(self.algorithm, self.cut_probability, self.passes)
     }
 }

@@ -4,13 +4,13 @@
 //! stream b of the seed, workers take blocks from one queue and their tallies are summed, so a
 //! seed gives the same tally on any number of threads — and, for a deck small enough for both
 //! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
-//! algorithm and generator; the deck size is a run-time value.
+//! generator; the deck size is a run-time value.
 
 use std::sync::atomic::AtomicBool;
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
-use crate::algorithms::{Algorithm, Card};
+use crate::algorithms::Card;
 use crate::marginal::MarginalTally;
 use crate::random_source::{BlockRng, FastSource, RngKind};
 use crate::simulate::{BlockQueue, SimulationSpec, run_reporting};
@@ -34,25 +34,12 @@ fn marginal_with<R: BlockRng>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
-    macro_rules! run_as {
-        ($($variant:ident),*) => {
-            match spec.algorithm {
-                $(Algorithm::$variant => marginal_workers::<R, _>(spec, stop, progress, |deck, scratch, source| {
-                    Algorithm::$variant.shuffle(deck, scratch, source)
-                }),)*
-            }
-        };
-    }
-    run_as!(
-        FisherYates,
-        FisherYatesForward,
-        Naive,
-        Sattolo,
-        ComparatorInsertion,
-        ComparatorMerge,
-        ComparatorQuick,
-        ComparatorTimsort
-    )
+    // One match per shuffle is nothing next to the O(n) work of a large deck, so the loop is
+    // not compiled once per algorithm.
+    let shuffle = spec.shuffle;
+    marginal_workers::<R, _>(spec, stop, progress, move |deck, scratch, source| {
+        shuffle.apply(deck, scratch, source)
+    })
 }
 
 fn marginal_workers<R, S>(
@@ -96,12 +83,13 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::algorithms::{Algorithm, Shuffle};
     use crate::permutation::for_each_in_rank_order;
     use crate::simulate::{BLOCK_TRIALS, simulate};
 
     fn spec(algorithm: Algorithm, deck: usize, threads: usize) -> SimulationSpec {
         SimulationSpec {
-            algorithm,
+            shuffle: Shuffle::from(algorithm),
             deck,
             trials: 2 * BLOCK_TRIALS + 777,
             seed: 5,

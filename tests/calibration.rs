@@ -30,7 +30,7 @@ const RUNS: u64 = 1000;
 
 fn spec(algorithm: Algorithm, deck: usize, trials: u64, seed: u64) -> SimulationSpec {
     SimulationSpec {
-        algorithm,
+        shuffle: algorithm.into(),
         deck,
         trials,
         seed,
@@ -42,7 +42,7 @@ fn spec(algorithm: Algorithm, deck: usize, trials: u64, seed: u64) -> Simulation
 fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> RunReport {
     let facts = RunFacts {
         command: "run",
-        algorithm: Some(spec.algorithm),
+        shuffle: Some(spec.shuffle),
         origin: Origin::Simulation {
             seed: spec.seed,
             rng: spec.rng,

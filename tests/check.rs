@@ -286,3 +286,44 @@ fn ctrl_c_while_reading_a_pipe_reports_what_was_read_and_exits_130() {
     assert_eq!(json["interrupted"], true);
     assert!(json["trials"].as_u64().unwrap() >= 1000);
 }
+
+#[test]
+fn check_against_several_passes_of_a_physical_shuffle_reproduces_the_run() {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-passes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (algorithm, extra) in [
+        ("riffle", &["--passes", "2"][..]),
+        (
+            "overhand",
+            &["--passes", "3", "--cut-probability", "0.25"][..],
+        ),
+    ] {
+        let emitted = dir.join(format!("{algorithm}.txt"));
+        let output = Command::cargo_bin("shuffle-bias")
+            .unwrap()
+            .args(["run", algorithm, "-n", "5", "-t", "200k", "--seed", "23"])
+            .args(extra)
+            .args(["--against", "model", "-q", "--format", "json"])
+            .arg("--emit-permutations")
+            .arg(&emitted)
+            .output()
+            .unwrap();
+        let run: Value = serde_json::from_slice(&output.stdout).unwrap();
+        let mut args = vec![emitted.to_str().unwrap(), "--against", algorithm];
+        args.extend_from_slice(extra);
+        let (check, code) = check_json(&args);
+        assert_eq!(output.status.code(), Some(code), "{algorithm}");
+        assert_eq!(run["permutations"], check["permutations"], "{algorithm}");
+        assert_eq!(run["tests"], check["tests"], "{algorithm}");
+        assert_eq!(run["passes"], check["passes"], "{algorithm}");
+        let header = std::fs::read_to_string(&emitted).unwrap();
+        assert!(
+            header.starts_with(&format!("# shuffle-bias run {algorithm} ")),
+            "{header:.80}"
+        );
+        for flag in extra.chunks(2) {
+            assert!(header.lines().next().unwrap().contains(&flag.join(" ")));
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -437,3 +437,103 @@ fn the_low_count_warning_names_exactly_the_trials_that_fix_it() {
         .assert()
         .stderr(predicate::str::contains("use at least 120 trials"));
 }
+
+#[test]
+fn bad_passes_and_cut_probabilities_exit_two_with_a_message_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "riffle", "--passes", "0"], "--passes 0"),
+        (&["theory", "riffle", "--passes", "0"], "--passes 0"),
+        (
+            &["check", "--against", "riffle", "--passes", "0"],
+            "--passes 0",
+        ),
+        (&["run", "riffle", "--passes", "two"], "--passes"),
+        (
+            &["run", "overhand", "--cut-probability", "1.5"],
+            "--cut-probability",
+        ),
+        (
+            &["run", "overhand", "--cut-probability", "0"],
+            "--cut-probability",
+        ),
+        (
+            &["run", "overhand", "--cut-probability", "1"],
+            "--cut-probability",
+        ),
+        (
+            &["theory", "overhand", "--cut-probability", "half"],
+            "--cut-probability",
+        ),
+        (
+            &["run", "riffle", "--cut-probability", "0.5"],
+            "--cut-probability 0.5",
+        ),
+        (&["check", "--passes", "2"], "--passes 2"),
+        (
+            &["check", "--against", "naive", "--cut-probability", "0.5"],
+            "--cut-probability 0.5",
+        ),
+        // Three riffles of 8 cards compose about 2e7 permutations: refused, naming the budget.
+        (
+            &[
+                "theory",
+                "riffle",
+                "-n",
+                "8",
+                "--passes",
+                "3",
+                "--max-paths",
+                "1e6",
+            ],
+            "--max-paths",
+        ),
+    ];
+    for (args, flag) in cases {
+        shuffle_bias()
+            .args(*args)
+            .write_stdin("")
+            .assert()
+            .code(2)
+            .stdout(predicate::str::is_empty())
+            .stderr(predicate::str::contains(*flag));
+    }
+}
+
+#[test]
+fn reports_show_passes_and_the_cut_probability_beside_the_algorithm() {
+    shuffle_bias()
+        .args(["run", "riffle", "-n", "4", "-t", "20k", "--seed", "5", "-q"])
+        .args(["--passes", "3"])
+        .assert()
+        .stdout(predicate::str::contains(
+            "shuffle-bias run: riffle · 3 passes · 4 cards · 20,000 shuffles",
+        ));
+    let (json, _) = run_json(&[
+        "overhand",
+        "-n",
+        "4",
+        "-t",
+        "20k",
+        "--seed",
+        "5",
+        "--passes",
+        "2",
+        "--cut-probability",
+        "0.25",
+    ]);
+    assert_eq!(json["algorithm"], "overhand");
+    assert_eq!(json["passes"], 2);
+    assert_eq!(json["cut_probability"], 0.25);
+    // One pass of an algorithm without a cut probability: neither key (the JSON of existing
+    // runs is unchanged).
+    let (json, _) = run_json(&["naive", "-n", "4", "-t", "20k", "--seed", "5"]);
+    assert!(json.get("passes").is_none() && json.get("cut_probability").is_none());
+    shuffle_bias()
+        .args(["theory", "overhand", "-n", "4", "--cut-probability", "1/3"])
+        .args(["--passes", "2"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "shuffle-bias theory: overhand · cut probability 1/3 · 2 passes · 4 cards",
+        ));
+}

@@ -280,3 +280,213 @@ fn naive_on_nine_cards_is_exact_by_step_propagation_within_the_default_budget() 
     // --max-paths 4e8, which takes half a minute).
     assert_eq!(exact.numerators[0], 2620);
 }
+
+// Riffle and overhand shuffles, and several passes.
+
+use shuffle_bias::algorithms::{CutProbability, Shuffle};
+use shuffle_bias::exact::{
+    ExactError, convolve_passes, first_path, mixing_curve, propagate_steps, walk_paths,
+};
+use shuffle_bias::permutation::for_each_in_rank_order;
+
+/// C(m, k), exactly.
+fn binomial(m: u128, k: u128) -> u128 {
+    (0..k).fold(1, |acc, i| acc * (m - i) / (i + 1))
+}
+
+/// The number of rising sequences of a deck: maximal runs of consecutive cards c, c+1, … that lie
+/// in increasing positions, i.e. 1 + the number of cards c whose successor c + 1 lies above it.
+fn rising_sequences(deck: &[Card]) -> u128 {
+    let mut position = vec![0; deck.len()];
+    for (p, &card) in deck.iter().enumerate() {
+        position[usize::from(card)] = p;
+    }
+    1 + (1..deck.len())
+        .filter(|&c| position[c] < position[c - 1])
+        .count() as u128
+}
+
+fn assert_same_fractions(a: &ExactFractions, b: &ExactFractions, what: &str) {
+    for (rank, (x, y)) in a.numerators.iter().zip(&b.numerators).enumerate() {
+        assert_eq!(x * b.denominator, y * a.denominator, "{what}: rank {rank}");
+    }
+}
+
+#[test]
+fn riffles_follow_the_bayer_diaconis_closed_form_for_one_two_and_three_passes() {
+    // Bayer & Diaconis 1992: after K GSR riffles, an ordering with r rising sequences has
+    // probability C(2^K + n − r, n) / 2^(Kn). Computed here over all n! orderings.
+    for n in 3..=6usize {
+        for passes in 1..=3u32 {
+            let shuffle = Shuffle::once(Algorithm::Riffle).with_passes(passes);
+            let exact = exact_law(shuffle, n, 100_000_000)
+                .unwrap()
+                .exact
+                .expect("riffle laws are exact");
+            let total = 1u128 << (passes as usize * n);
+            let mut counts = vec![0u128; factorial(n) as usize];
+            for_each_in_rank_order(n, |rank, deck| {
+                let r = rising_sequences(deck);
+                let top = (1u128 << passes) + n as u128;
+                counts[rank] = if r <= top - n as u128 {
+                    binomial(top - r, n as u128)
+                } else {
+                    0
+                };
+            });
+            assert_eq!(counts.iter().sum::<u128>(), total, "n={n} K={passes}");
+            assert_same_law(&exact, &counts, total);
+        }
+    }
+}
+
+/// The overhand shuffle written out independently: every one of the 2^(n−1) sets of cut gaps,
+/// with weight num^|S| (den − num)^(n−1−|S|) over den^(n−1); the packets, read top to bottom,
+/// are stacked in reverse order.
+fn overhand_brute_force(n: usize, numerator: u128, denominator: u128) -> (Vec<u128>, u128) {
+    let mut weights = vec![0u128; factorial(n) as usize];
+    for cuts in 0u32..(1 << (n - 1)) {
+        let mut packets: Vec<Vec<Card>> = vec![vec![0]];
+        for card in 1..n as Card {
+            if cuts >> (card - 1) & 1 == 1 {
+                packets.push(Vec::new());
+            }
+            packets.last_mut().unwrap().push(card);
+        }
+        let deck: Vec<Card> = packets.into_iter().rev().flatten().collect();
+        let cut = cuts.count_ones();
+        weights[rank(&deck)] +=
+            numerator.pow(cut) * (denominator - numerator).pow(n as u32 - 1 - cut);
+    }
+    (weights, denominator.pow(n as u32 - 1))
+}
+
+#[test]
+fn the_overhand_law_matches_brute_force_over_every_set_of_cuts() {
+    for (numerator, denominator) in [(1, 2), (1, 3), (1, 10), (3, 4)] {
+        let p = CutProbability::new(numerator, denominator).unwrap();
+        for n in 2..=7 {
+            let shuffle = Shuffle {
+                cut_probability: p,
+                ..Shuffle::once(Algorithm::Overhand)
+            };
+            let exact = exact_law(shuffle, n, 1_000_000).unwrap().exact.unwrap();
+            let (weights, total) =
+                overhand_brute_force(n, u128::from(numerator), u128::from(denominator));
+            assert_same_law(&exact, &weights, total);
+        }
+    }
+}
+
+#[test]
+fn k_fold_convolution_agrees_with_a_path_walk_of_the_whole_k_pass_shuffle_on_four_cards() {
+    // The walk runs the K-pass shuffle itself (the second pass shuffling the deck the first one
+    // produced), so it checks the composition order of the convolution.
+    let third = CutProbability::new(1, 3).unwrap();
+    let shuffles = [
+        Shuffle::once(Algorithm::ComparatorMerge),
+        Shuffle::once(Algorithm::Naive),
+        Shuffle::once(Algorithm::Riffle),
+        Shuffle {
+            cut_probability: third,
+            ..Shuffle::once(Algorithm::Overhand)
+        },
+    ];
+    for shuffle in shuffles {
+        let one_pass = exact_law(shuffle, 4, 1_000_000).unwrap();
+        for passes in 2..=3 {
+            let convolved = convolve_passes(&one_pass, passes, u64::MAX).unwrap();
+            let walked = walk_paths(shuffle.with_passes(passes), 4, u64::MAX, 0.0).unwrap();
+            assert_eq!(convolved.method, "convolution");
+            assert_eq!(walked.method, "path-walk");
+            assert_same_fractions(
+                &convolved.exact.unwrap(),
+                &walked.exact.unwrap(),
+                &format!("{} K={passes}", shuffle.label()),
+            );
+        }
+    }
+}
+
+#[test]
+fn step_propagation_of_several_passes_agrees_with_convolution_for_swap_shuffles() {
+    for algorithm in [Algorithm::Naive, Algorithm::Sattolo, Algorithm::FisherYates] {
+        for n in [3, 5] {
+            let one_pass = exact_law(algorithm, n, 1_000_000).unwrap();
+            let shuffle = Shuffle::once(algorithm).with_passes(3);
+            let (bounds, _) = first_path(shuffle, n);
+            let law = propagate_steps(shuffle, n, &bounds);
+            if n == 5 {
+                // Walking 3 passes would take (5!)^3 or more paths: the engine propagates.
+                let chosen = exact_law(shuffle, n, 100_000_000).unwrap();
+                assert_eq!(chosen.method, "step-propagation", "{algorithm:?}");
+            }
+            let convolved = convolve_passes(&one_pass, 3, u64::MAX).unwrap();
+            assert_same_fractions(
+                &law.exact.unwrap(),
+                &convolved.exact.unwrap(),
+                &format!("{algorithm:?} n={n}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn several_passes_fall_back_to_floats_when_the_denominator_outgrows_128_bits() {
+    // p = 0.123456789 = 123456789/10^9: one pass on 5 cards has denominator 10^36, two passes
+    // 10^72, so both the convolution and the walk of the two-pass shuffle work in floats.
+    let shuffle = Shuffle {
+        cut_probability: CutProbability::parse("0.123456789").unwrap(),
+        ..Shuffle::once(Algorithm::Overhand)
+    };
+    let one_pass = exact_law(shuffle, 5, 1_000_000).unwrap();
+    assert_eq!(one_pass.exact.as_ref().unwrap().denominator, 10u128.pow(36));
+    let convolved = convolve_passes(&one_pass, 2, u64::MAX).unwrap();
+    let walked = walk_paths(shuffle.with_passes(2), 5, u64::MAX, 0.0).unwrap();
+    assert!(convolved.exact.is_none() && walked.exact.is_none());
+    assert!((convolved.probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-12);
+    for (a, b) in convolved.probabilities.iter().zip(&walked.probabilities) {
+        assert!((a - b).abs() <= 1e-12 * a.max(*b), "{a} vs {b}");
+    }
+}
+
+#[test]
+fn the_law_of_many_passes_is_refused_beyond_the_budget_not_approximated() {
+    // Riffle on 8 cards: 248 orderings in one pass's support, 8! = 40320 orderings, so three
+    // passes compose 248 · 40320 · 2 ≈ 2.0e7 permutations; and walking them needs 12870^3.
+    let shuffle = Shuffle::once(Algorithm::Riffle).with_passes(3);
+    let result = exact_law(shuffle, 8, 1_000_000);
+    assert!(
+        matches!(result, Err(ExactError::TooManyPassSteps { passes: 3, .. })),
+        "{result:?}"
+    );
+    assert!(exact_law(shuffle, 8, 30_000_000).is_ok());
+}
+
+#[test]
+fn the_mixing_curve_is_the_distance_of_each_number_of_passes() {
+    let curve = mixing_curve(Algorithm::Riffle, 5, 6, 100_000_000).unwrap();
+    assert_eq!(curve.len(), 6);
+    for (k, &tv) in curve.iter().enumerate() {
+        let law = exact_law(
+            Shuffle::once(Algorithm::Riffle).with_passes(k as u32 + 1),
+            5,
+            100_000_000,
+        )
+        .unwrap();
+        assert!(
+            (tv - law.tv_distance_from_uniform()).abs() < 1e-12,
+            "K={}",
+            k + 1
+        );
+    }
+    // Riffles only get closer to uniform (a Markov chain's distance to its stationary law never
+    // grows).
+    assert!(curve.windows(2).all(|w| w[1] < w[0]), "{curve:?}");
+    // The swap shuffles go pass by pass through step propagation; Fisher–Yates stays uniform.
+    let uniform = mixing_curve(Algorithm::FisherYates, 5, 4, 100_000_000).unwrap();
+    assert!(uniform.iter().all(|&tv| tv < 1e-15), "{uniform:?}");
+    let naive = mixing_curve(Algorithm::Naive, 4, 3, 100_000_000).unwrap();
+    let twice = exact_law(Shuffle::once(Algorithm::Naive).with_passes(2), 4, 1_000_000).unwrap();
+    assert!((naive[1] - twice.tv_distance_from_uniform()).abs() < 1e-15);
+}

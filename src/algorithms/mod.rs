@@ -1,13 +1,18 @@
 //! The built-in shuffle algorithms, each written once against [`RandomSource`].
 //!
-//! [`Algorithm`] names them (the names are part of the command-line interface), documents each
-//! one's exact definition, and dispatches to the single implementation that the simulation, the
-//! exact engine and the tests all run.
+//! [`Algorithm`] names them (the names are part of the command-line interface) and documents each
+//! one's exact definition; [`Shuffle`] is an algorithm as it is run — how many passes, and the
+//! overhand shuffle's cut probability — and dispatches to the single implementation that the
+//! simulation, the exact engine and the tests all run.
 
 pub mod comparator_sorts;
 pub mod fisher_yates;
 pub mod naive;
+pub mod overhand;
+pub mod riffle;
 pub mod sattolo;
+
+pub use overhand::CutProbability;
 
 use crate::random_source::RandomSource;
 
@@ -34,11 +39,17 @@ pub enum Algorithm {
     ComparatorQuick,
     /// The short-array TimSort path of JavaScript engines with a coin-flip comparator (biased).
     ComparatorTimsort,
+    /// The Gilbert–Shannon–Reeds riffle: binomial cut, cards dropped in proportion to the
+    /// packets (a physical shuffle; biased for one pass).
+    Riffle,
+    /// Pemantle's overhand shuffle: cut at each gap with probability p, packets restacked in
+    /// reverse order (a physical shuffle; biased, mixes slowly).
+    Overhand,
 }
 
 impl Algorithm {
     /// Every built-in algorithm, in the order `list` shows them.
-    pub const ALL: [Algorithm; 8] = [
+    pub const ALL: [Algorithm; 10] = [
         Algorithm::FisherYates,
         Algorithm::FisherYatesForward,
         Algorithm::Naive,
@@ -47,6 +58,8 @@ impl Algorithm {
         Algorithm::ComparatorMerge,
         Algorithm::ComparatorQuick,
         Algorithm::ComparatorTimsort,
+        Algorithm::Riffle,
+        Algorithm::Overhand,
     ];
 
     /// The name used on the command line and in every report.
@@ -60,6 +73,8 @@ impl Algorithm {
             Algorithm::ComparatorMerge => "comparator-merge",
             Algorithm::ComparatorQuick => "comparator-quick",
             Algorithm::ComparatorTimsort => "comparator-timsort",
+            Algorithm::Riffle => "riffle",
+            Algorithm::Overhand => "overhand",
         }
     }
 
@@ -85,6 +100,16 @@ impl Algorithm {
                 "JS-engine TimSort short path: first run (descending reversed), then binary \
                  insertion; every comparison a fair coin"
             }
+            Algorithm::Riffle => {
+                "GSR riffle (Gilbert 1955, Reeds 1981, Bayer & Diaconis 1992): cut after k cards, \
+                 k = heads of n fair coins; while both packets hold cards (a, b), drop the bottom \
+                 card of the top packet with probability a/(a+b), else of the bottom one"
+            }
+            Algorithm::Overhand => {
+                "overhand (Pemantle 1989, Jonasson 2006): each of the n-1 gaps is a cut with \
+                 probability p (--cut-probability, default 0.5); the packets are restacked in \
+                 reverse order, each keeping its own order"
+            }
         }
     }
 
@@ -108,10 +133,24 @@ impl Algorithm {
         )
     }
 
-    /// Shuffle `deck` in place. `scratch` is working space at least as long as `deck` (only the
-    /// merge sort uses it; the caller owns it so that no shuffle allocates).
+    /// Shuffle `deck` in place with one pass (the overhand shuffle at its default cut
+    /// probability).
     #[inline(always)]
     pub fn shuffle<R: RandomSource>(self, deck: &mut [Card], scratch: &mut [Card], rng: &mut R) {
+        self.shuffle_with(CutProbability::default(), deck, scratch, rng);
+    }
+
+    /// Shuffle `deck` in place with one pass, the overhand shuffle cutting with probability
+    /// `cut` (the others ignore it). `scratch` is working space at least as long as `deck` (the
+    /// caller owns it so that no shuffle allocates).
+    #[inline(always)]
+    pub fn shuffle_with<R: RandomSource>(
+        self,
+        cut: CutProbability,
+        deck: &mut [Card],
+        scratch: &mut [Card],
+        rng: &mut R,
+    ) {
         match self {
             Algorithm::FisherYates => fisher_yates::fisher_yates(deck, rng),
             Algorithm::FisherYatesForward => fisher_yates::fisher_yates_forward(deck, rng),
@@ -121,7 +160,95 @@ impl Algorithm {
             Algorithm::ComparatorMerge => comparator_sorts::merge(deck, scratch, rng),
             Algorithm::ComparatorQuick => comparator_sorts::quick(deck, rng),
             Algorithm::ComparatorTimsort => comparator_sorts::timsort(deck, rng),
+            Algorithm::Riffle => riffle::riffle(deck, scratch, rng),
+            Algorithm::Overhand => overhand::overhand(deck, scratch, cut, rng),
         }
+    }
+}
+
+/// A shuffle as the commands run it: `algorithm` applied `passes` times to the same deck (the
+/// second pass shuffles the deck the first one produced), the overhand shuffle cutting with
+/// probability `cut_probability` (the other algorithms ignore it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Shuffle {
+    /// The algorithm of each pass.
+    pub algorithm: Algorithm,
+    /// How many times it is applied, at least 1 (`--passes`).
+    pub passes: u32,
+    /// The overhand shuffle's cut probability (`--cut-probability`).
+    pub cut_probability: CutProbability,
+}
+
+/// How reports name a shuffle: the algorithm's name, then its cut probability if it has one and
+/// its passes if more than one: `naive`, `riffle · 3 passes`,
+/// `overhand · cut probability 0.25 · 10 passes`.
+pub fn shuffle_label(name: &str, cut_probability: Option<CutProbability>, passes: u32) -> String {
+    let mut label = name.to_string();
+    if let Some(p) = cut_probability {
+        label.push_str(&format!(" · cut probability {p}"));
+    }
+    if passes != 1 {
+        label.push_str(&format!(" · {passes} passes"));
+    }
+    label
+}
+
+/// One pass of the algorithm, at the default cut probability.
+impl From<Algorithm> for Shuffle {
+    fn from(algorithm: Algorithm) -> Self {
+        Shuffle::once(algorithm)
+    }
+}
+
+impl Shuffle {
+    /// One pass of `algorithm`, at the default cut probability.
+    pub fn once(algorithm: Algorithm) -> Self {
+        Shuffle {
+            algorithm,
+            passes: 1,
+            cut_probability: CutProbability::default(),
+        }
+    }
+
+    /// The same shuffle applied `passes` times.
+    pub fn with_passes(self, passes: u32) -> Self {
+        Shuffle { passes, ..self }
+    }
+
+    /// The cut probability if the algorithm uses one (the overhand shuffle), else None.
+    pub fn cut_probability_used(self) -> Option<CutProbability> {
+        (self.algorithm == Algorithm::Overhand).then_some(self.cut_probability)
+    }
+
+    /// The name with whatever differs from one plain pass, as report headers show it:
+    /// `naive`, `riffle · 3 passes`, `overhand · cut probability 0.25 · 10 passes`.
+    pub fn label(self) -> String {
+        shuffle_label(
+            self.algorithm.name(),
+            self.cut_probability_used(),
+            self.passes,
+        )
+    }
+
+    /// Shuffle `deck` in place: `passes` passes of the algorithm. `scratch` is working space at
+    /// least as long as `deck` (the caller owns it so that no shuffle allocates).
+    #[inline(always)]
+    pub fn apply<R: RandomSource>(&self, deck: &mut [Card], scratch: &mut [Card], rng: &mut R) {
+        for _ in 0..self.passes {
+            self.apply_once(deck, scratch, rng);
+        }
+    }
+
+    /// One pass of the algorithm, whatever `passes` says.
+    #[inline(always)]
+    pub fn apply_once<R: RandomSource>(
+        &self,
+        deck: &mut [Card],
+        scratch: &mut [Card],
+        rng: &mut R,
+    ) {
+        self.algorithm
+            .shuffle_with(self.cut_probability, deck, scratch, rng);
     }
 }
 
@@ -208,6 +335,118 @@ mod tests {
         assert_eq!(
             run(Algorithm::ComparatorQuick, 4, vec![0; 6]),
             (vec![3, 0, 1, 2], 6)
+        );
+    }
+
+    #[test]
+    fn riffle_cuts_at_the_number_of_heads_and_drops_from_the_packet_the_answers_name() {
+        // Coins 1 1 0 0: the top packet is 0 1, the bottom one 2 3. Drops from the bottom of
+        // the new deck up: below(4) = 0 < 2 → top packet's 1; below(3) = 2 ≥ 1 → bottom
+        // packet's 3; below(2) = 0 < 1 → top packet's 0; the bottom packet's 2 lands on top.
+        assert_eq!(
+            run(Algorithm::Riffle, 4, vec![1, 1, 0, 0, 0, 2, 0]),
+            (vec![2, 0, 3, 1], 7)
+        );
+    }
+
+    #[test]
+    fn riffle_with_an_empty_packet_keeps_the_deck_and_draws_only_the_coins() {
+        assert_eq!(run(Algorithm::Riffle, 5, vec![0; 5]), ((0..5).collect(), 5));
+        assert_eq!(run(Algorithm::Riffle, 5, vec![1; 5]), ((0..5).collect(), 5));
+    }
+
+    #[test]
+    fn riffle_always_dropping_from_the_bottom_packet_first_puts_it_under_the_top_packet() {
+        // Cut 3 | 3; every answer ≥ a drops the bottom packet's cards, which therefore end at
+        // the bottom of the new deck in their order: the deck comes back unchanged.
+        assert_eq!(
+            run(Algorithm::Riffle, 6, vec![1, 0, 1, 0, 1, 0, 5, 4, 3]),
+            ((0..6).collect(), 9)
+        );
+    }
+
+    #[test]
+    fn overhand_restacks_the_packets_in_reverse_order_keeping_each_in_order() {
+        // p = 1/2 draws below(2) < 1: answer 0 cuts. Cuts after positions 0 and 2:
+        // packets (0)(1 2)(3 4) → (3 4)(1 2)(0).
+        assert_eq!(
+            run(Algorithm::Overhand, 5, vec![0, 1, 0, 1]),
+            (vec![3, 4, 1, 2, 0], 4)
+        );
+        // Every gap cut: the deck turned over; no gap cut: unchanged.
+        assert_eq!(
+            run(Algorithm::Overhand, 5, vec![0; 4]),
+            (vec![4, 3, 2, 1, 0], 4)
+        );
+        assert_eq!(
+            run(Algorithm::Overhand, 5, vec![1; 4]),
+            ((0..5).collect(), 4)
+        );
+    }
+
+    #[test]
+    fn overhand_draws_its_cut_probability_as_below_the_denominator() {
+        // p = 3/10: a gap is cut when below(10) < 3.
+        let shuffle = Shuffle {
+            cut_probability: CutProbability::new(3, 10).unwrap(),
+            ..Shuffle::once(Algorithm::Overhand)
+        };
+        let mut deck: Vec<Card> = (0..4).collect();
+        let mut scratch = vec![0; 4];
+        let mut source = ScriptedSource::new(vec![2, 3, 9]);
+        shuffle.apply(&mut deck, &mut scratch, &mut source);
+        // Only the first gap is cut: (0)(1 2 3) → (1 2 3)(0).
+        assert_eq!(deck, vec![1, 2, 3, 0]);
+    }
+
+    #[test]
+    fn passes_apply_the_algorithm_again_to_the_deck_the_last_pass_produced() {
+        // Two overhand passes that cut every gap turn the deck over twice.
+        let shuffle = Shuffle::once(Algorithm::Overhand).with_passes(2);
+        let mut deck: Vec<Card> = (0..5).collect();
+        let mut scratch = vec![0; 5];
+        let mut source = ScriptedSource::new(vec![0; 8]);
+        shuffle.apply(&mut deck, &mut scratch, &mut source);
+        assert_eq!((deck, source.used()), ((0..5).collect(), 8));
+        // Fisher–Yates choosing 0 twice over: the left rotation applied twice.
+        let shuffle = Shuffle::once(Algorithm::FisherYates).with_passes(2);
+        let mut deck: Vec<Card> = (0..4).collect();
+        let mut source = ScriptedSource::new(vec![0; 6]);
+        shuffle.apply(&mut deck, &mut scratch, &mut source);
+        assert_eq!(deck, vec![2, 3, 0, 1]);
+    }
+
+    #[test]
+    fn the_riffle_runs_on_a_deck_of_thousands_of_cards() {
+        let mut deck: Vec<Card> = (0..5000).collect();
+        let mut scratch = vec![0; 5000];
+        let mut source = crate::random_source::FastSource::new(
+            <rand_chacha::ChaCha8Rng as crate::random_source::BlockRng>::for_block(1, 0),
+        );
+        Shuffle::once(Algorithm::Riffle).apply(&mut deck, &mut scratch, &mut source);
+        let mut sorted = deck.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..5000).collect::<Vec<Card>>());
+        // At most two rising sequences: card c + 1 lies below card c at most once.
+        let mut position = vec![0; 5000];
+        for (p, &card) in deck.iter().enumerate() {
+            position[usize::from(card)] = p;
+        }
+        let descents = (0..4999).filter(|&c| position[c + 1] < position[c]).count();
+        assert!(descents <= 1);
+        assert_ne!(deck, (0..5000).collect::<Vec<Card>>());
+    }
+
+    #[test]
+    fn labels_show_passes_and_the_cut_probability_only_where_they_say_something() {
+        assert_eq!(Shuffle::once(Algorithm::Naive).label(), "naive");
+        assert_eq!(
+            Shuffle::once(Algorithm::Riffle).with_passes(3).label(),
+            "riffle · 3 passes"
+        );
+        assert_eq!(
+            Shuffle::once(Algorithm::Overhand).label(),
+            "overhand · cut probability 0.5"
         );
     }
 

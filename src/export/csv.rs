@@ -146,6 +146,8 @@ fn write_run<W: Write>(
                 "interrupted",
                 "elapsed_seconds",
                 "shuffles_per_second",
+                "passes",
+                "cut_probability",
             ])?;
             writer.write_record([
                 run.algorithm.unwrap_or_default().to_string(),
@@ -173,6 +175,8 @@ fn write_run<W: Write>(
                 run.interrupted.to_string(),
                 run.elapsed_seconds.to_string(),
                 run.shuffles_per_second.to_string(),
+                opt(run.passes),
+                opt(run.cut_probability),
             ])?;
         }
         CsvTable::Tests => {
@@ -303,6 +307,8 @@ fn write_theory<W: Write>(
                 "noncentrality_per_trial",
                 "alpha",
                 "trials_for_99_power",
+                "passes",
+                "cut_probability",
             ])?;
             writer.write_record([
                 theory.algorithm.to_string(),
@@ -320,6 +326,8 @@ fn write_theory<W: Write>(
                 opt(theory.model.noncentrality_per_trial),
                 theory.alpha.to_string(),
                 opt(theory.model.trials_for_99_power),
+                theory.passes.to_string(),
+                opt(theory.cut_probability),
             ])?;
         }
         CsvTable::Tests | CsvTable::Statistics => {

@@ -225,7 +225,8 @@ impl TableExporter {
             }
             (None, Some(seed), Some(rng), Some(threads)) => {
                 doc.title(format!(
-                    "shuffle-bias run: {algorithm} · {} cards · {} shuffles{interrupted}",
+                    "shuffle-bias run: {} · {} cards · {} shuffles{interrupted}",
+                    run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
                     run.deck,
                     group(run.trials),
                 ));
@@ -746,13 +747,18 @@ fn theory_document(theory: &TheoryReport) -> Document {
     let mut doc = Document::default();
     doc.title(format!(
         "shuffle-bias theory: {} · {} cards · exact law from {} choice paths{}",
-        theory.algorithm,
+        theory.shuffle_label(),
         theory.deck,
-        group(theory.paths),
-        if theory.model.method == Some("step-propagation") {
-            " (propagated step by step)"
+        if theory.paths == u64::MAX {
+            // Several passes can have more paths than a u64 counts.
+            "more than 1.8e19".to_string()
         } else {
-            ""
+            group(theory.paths)
+        },
+        match theory.model.method {
+            Some("step-propagation") => " (propagated step by step)",
+            Some("convolution") => " (convolved pass by pass)",
+            _ => "",
         }
     ));
     doc.text(format!("definition: {}", theory.definition), "  ");
