@@ -3,7 +3,8 @@
 //! Data flows one way: command-line flags ([`cli`]) become a validated [`config`]; the engines
 //! ([`simulate`], [`exact`]) produce counts and laws; [`report`] turns them into one plain,
 //! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
-//! [`commands`] wires these together and is the only module that touches the terminal.
+//! [`commands`] wires these together and is the only module that touches the terminal;
+//! [`plot`] draws the pictures (SVG) from plain numbers.
 //! Every shuffle algorithm ([`algorithms`]) is written once against
 //! [`random_source::RandomSource`].
 
@@ -17,6 +18,7 @@ pub mod exit_code;
 pub mod export;
 pub mod permutation;
 pub mod permutation_reader;
+pub mod plot;
 pub mod progress;
 pub mod random_source;
 pub mod report;
