@@ -3,7 +3,8 @@
 //! Data flows one way: command-line flags ([`cli`]) become a validated [`config`]; the engines
 //! ([`simulate`], [`exact`]) produce counts and laws; [`report`] turns them into one plain,
 //! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
-//! [`commands`] wires these together and is the only module that touches the terminal.
+//! [`commands`] wires these together and is the only module that touches the terminal;
+//! [`plot`] draws the pictures (SVG) from plain numbers.
 //! For decks too large to tally every ordering, [`permutation_statistics`] gives statistics of
 //! a shuffled deck whose laws under a uniform shuffle are known exactly, and the exact laws of
 //! Gilbert–Shannon–Reeds riffles.
@@ -23,6 +24,7 @@ pub mod marginal;
 pub mod permutation;
 pub mod permutation_reader;
 pub mod permutation_statistics;
+pub mod plot;
 pub mod progress;
 pub mod random_source;
 pub mod report;
