@@ -198,6 +198,11 @@ pub struct OutputArgs {
     /// Write the report to FILE instead of stdout (created before the run starts).
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+    /// Also draw the report as an SVG picture in FILE: the position heat map and the ordering
+    /// frequencies, one heat map per algorithm for `compare`, the mixing curve for `theory
+    /// --passes A..B`.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// What to tally.
@@ -272,13 +277,15 @@ pub struct TheoryArgs {
     /// The algorithm (see `shuffle-bias list`).
     #[arg(value_enum)]
     pub algorithm: Algorithm,
-    /// The law of K passes of the algorithm on the same deck.
-    #[arg(long, default_value_t = 1, value_name = "K")]
-    pub passes: u32,
+    /// The law of K passes of the algorithm on the same deck; a range A..B prints the mixing
+    /// curve instead: the total variation distance to uniform after each number of passes.
+    #[arg(long, default_value = "1", value_parser = parse_passes, value_name = "K|A..B")]
+    pub passes: PassesRange,
     /// The overhand shuffle's probability that a gap is cut (default 0.5; see `run --help`).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
-    /// Number of cards, 2 to 10.
+    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the riffle's
+    /// mixing curve.
     #[arg(short = 'n', long, default_value_t = 4)]
     pub deck: usize,
     /// Significance level the "trials for 99% power" figure refers to.
@@ -289,6 +296,45 @@ pub struct TheoryArgs {
     pub max_paths: Option<u64>,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// A number of passes, or an inclusive range of them (`7`, `1..12`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PassesRange {
+    /// The first number of passes.
+    pub first: u32,
+    /// The last (equal to `first` for a single number).
+    pub last: u32,
+}
+
+/// The most passes a mixing curve goes to.
+pub const MAX_PASSES_RANGE: u32 = 1000;
+
+fn parse_passes(text: &str) -> Result<PassesRange, String> {
+    let number = |part: &str| {
+        part.trim().parse::<u32>().map_err(|_| {
+            format!("'{text}' is not a number of passes; write K (e.g. 7) or a range A..B (1..12)")
+        })
+    };
+    let (first, last) = match text.split_once("..") {
+        None => {
+            let k = number(text)?;
+            (k, k)
+        }
+        Some((a, b)) => (number(a)?, number(b.trim_start_matches('='))?),
+    };
+    if first == 0 {
+        return Err(format!("'{text}': a shuffle needs at least 1 pass"));
+    }
+    if last < first {
+        return Err(format!(
+            "'{text}': the range is empty; write it as A..B with A ≤ B"
+        ));
+    }
+    if last > MAX_PASSES_RANGE {
+        return Err(format!("'{text}': at most {MAX_PASSES_RANGE} passes"));
+    }
+    Ok(PassesRange { first, last })
 }
 
 /// `list`.

@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::io::{self, Write};
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -19,7 +20,9 @@ use crate::emit::emit_permutations;
 use crate::exact::MAX_EXACT_DECK;
 use crate::exact::exact_law;
 use crate::exit_code::ExitCode;
-use crate::export::{Report, exporter};
+use crate::export::svg::SvgExporter;
+use crate::export::{Exporter, Report, exporter};
+use crate::mixing::build_mixing_report;
 use crate::permutation_reader::{open_sources, read_permutations};
 use crate::progress::Progress;
 use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
@@ -55,10 +58,16 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
-/// The report's destination, opened before any long work so that a bad path fails at once.
-fn open_output(output: &OutputConfig) -> Result<Box<dyn Write>, Failure> {
-    match &output.path {
-        None => Ok(Box::new(io::stdout().lock())),
+/// Where a report goes: stdout or `-o FILE`, and the `--plot` picture if asked for.
+pub struct Destinations {
+    report: Box<dyn Write>,
+    plot: Option<(PathBuf, File)>,
+}
+
+/// The report's destinations, created before any long work so that a bad path fails at once.
+fn open_output(output: &OutputConfig) -> Result<Destinations, Failure> {
+    let report = match &output.path {
+        None => Box::new(io::stdout().lock()) as Box<dyn Write>,
         Some(path) => File::create(path)
             .map(|file| Box::new(io::BufWriter::new(file)) as Box<dyn Write>)
             .map_err(|error| {
@@ -67,15 +76,37 @@ fn open_output(output: &OutputConfig) -> Result<Box<dyn Write>, Failure> {
                      writable",
                     path.display()
                 ))
-            }),
-    }
+            })?,
+    };
+    let plot = match &output.plot {
+        None => None,
+        Some(path) => Some((
+            path.clone(),
+            File::create(path).map_err(|error| {
+                Failure::Message(format!(
+                    "--plot {}: cannot create the file ({error}); check the directory exists \
+                     and is writable",
+                    path.display()
+                ))
+            })?,
+        )),
+    };
+    Ok(Destinations { report, plot })
 }
 
 fn write_report(
     output: &OutputConfig,
     report: &Report,
-    out: &mut dyn Write,
+    out: &mut Destinations,
 ) -> Result<(), Failure> {
+    if let Some((path, file)) = &mut out.plot {
+        let mut writer = io::BufWriter::new(file);
+        SvgExporter
+            .export(report, &mut writer)
+            .and_then(|()| writer.flush())
+            .map_err(|error| Failure::Message(format!("--plot {}: {error}", path.display())))?;
+    }
+    let out = &mut out.report;
     let result = exporter(output.format, output.table, output.colour)
         .export(report, out)
         .and_then(|()| out.flush());
@@ -242,7 +273,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
 }
 
 /// `run` in marginal mode: positions, identity and statistics of decks of any size.
-fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Failure> {
+fn run_marginal(config: RunConfig, out: &mut Destinations) -> Result<ExitCode, Failure> {
     let shuffle = config.shuffle;
     let theory = if config.deck <= MAX_EXACT_DECK
         && let Ok(law) = exact_law(shuffle, config.deck, config.max_paths)
@@ -319,7 +350,7 @@ fn run_marginal(config: RunConfig, out: &mut dyn Write) -> Result<ExitCode, Fail
 fn finish_run(
     output: &OutputConfig,
     report: &RunReport,
-    out: &mut dyn Write,
+    out: &mut Destinations,
 ) -> Result<ExitCode, Failure> {
     let verdict = publish(output, report, out)?;
     Ok(if report.interrupted {
@@ -347,7 +378,7 @@ fn stop_on_ctrl_c() -> Arc<AtomicBool> {
 fn publish(
     output: &OutputConfig,
     report: &RunReport,
-    out: &mut dyn Write,
+    out: &mut Destinations,
 ) -> Result<ExitCode, Failure> {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
@@ -434,6 +465,26 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
     let mut out = open_output(&config.output)?;
+    if let Some(range) = config.mixing {
+        let report = build_mixing_report(
+            config.shuffle,
+            config.deck,
+            range.first,
+            range.last,
+            config.max_paths,
+        )
+        .map_err(|error| {
+            Failure::Message(format!(
+                "--passes {}..{}: no mixing curve for {} at {} cards: {error}",
+                range.first,
+                range.last,
+                config.shuffle.algorithm.name(),
+                config.deck
+            ))
+        })?;
+        write_report(&config.output, &Report::Mixing(&report), &mut out)?;
+        return Ok(ExitCode::NoBiasDetected);
+    }
     let law = exact_law(config.shuffle, config.deck, config.max_paths).map_err(|error| {
         Failure::Message(format!(
             "no exact law for {} at {} cards: {error}",
@@ -451,8 +502,15 @@ fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
         format: args.output.format,
         table: args.output.table,
         path: args.output.output.clone(),
+        plot: None,
         colour: false,
     };
+    if let Some(path) = &args.output.plot {
+        return Err(Failure::Message(format!(
+            "--plot {}: `list` has nothing to draw; use --plot with run, check, theory or compare",
+            path.display()
+        )));
+    }
     let mut out = open_output(&output)?;
     write_report(&output, &Report::List(&Algorithm::ALL), &mut out)?;
     Ok(ExitCode::NoBiasDetected)

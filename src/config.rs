@@ -6,11 +6,12 @@ use std::path::PathBuf;
 
 use crate::algorithms::{Algorithm, CutProbability, Shuffle};
 use crate::cli::{
-    CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, RunArgs, TheoryArgs,
+    CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, PassesRange, RunArgs, TheoryArgs,
 };
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
 use crate::marginal::MAX_MARGINAL_DECK;
+use crate::mixing::max_mixing_deck;
 use crate::permutation::{MAX_FULL_DECK, factorial};
 use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
@@ -74,6 +75,8 @@ pub struct OutputConfig {
     pub table: CsvTable,
     /// The file, or None for stdout.
     pub path: Option<PathBuf>,
+    /// Where to draw the picture, if anywhere.
+    pub plot: Option<PathBuf>,
     /// Whether to colour the table (stdout is a terminal and NO_COLOR is not set).
     pub colour: bool,
 }
@@ -114,6 +117,8 @@ pub struct RunConfig {
 pub struct TheoryConfig {
     /// The shuffle: algorithm, passes, cut probability.
     pub shuffle: Shuffle,
+    /// `--passes A..B`: print the mixing curve over this range instead of one law.
+    pub mixing: Option<PassesRange>,
     /// Cards.
     pub deck: usize,
     /// Level for the power figures.
@@ -258,6 +263,7 @@ fn output_config(args: &OutputArgs) -> OutputConfig {
         format: args.format,
         table: args.table,
         path: args.output.clone(),
+        plot: args.plot.clone(),
         colour: args.output.is_none() && std::io::stdout().is_terminal() && !no_color,
     }
 }
@@ -551,10 +557,39 @@ impl TheoryConfig {
     /// Validate `theory`'s flags.
     pub fn from_args(args: &TheoryArgs) -> Result<Self, UsageError> {
         let deck = args.deck;
-        if !(2..=MAX_EXACT_DECK).contains(&deck) {
-            return Err(UsageError(format!(
-                "--deck {deck}: exact laws are computed for 2 to {MAX_EXACT_DECK} cards"
-            )));
+        let passes = args.passes;
+        // A range, or the riffle on a deck too large for its full law, gives the mixing curve.
+        let mixing = (passes.first != passes.last
+            || (args.algorithm == Algorithm::Riffle && deck > MAX_EXACT_DECK))
+            .then_some(passes);
+        let largest = if mixing.is_some() {
+            max_mixing_deck(args.algorithm)
+        } else {
+            MAX_EXACT_DECK
+        };
+        if !(2..=largest).contains(&deck) {
+            return Err(UsageError(if mixing.is_some() {
+                format!(
+                    "--deck {deck}: the mixing curve of {} is computed for 2 to {largest} cards",
+                    args.algorithm.name()
+                )
+            } else {
+                format!(
+                    "--deck {deck}: exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the \
+                     riffle's mixing curve, --passes A..B, for up to {} cards)",
+                    max_mixing_deck(Algorithm::Riffle)
+                )
+            }));
+        }
+        if mixing.is_some()
+            && args.output.format == Format::Csv
+            && args.output.table != CsvTable::Summary
+        {
+            return Err(UsageError(
+                "--table: a mixing curve is one CSV table, a row per number of passes; use \
+                 --table summary (the default)"
+                    .into(),
+            ));
         }
         if args.output.format == Format::Csv
             && matches!(args.output.table, CsvTable::Tests | CsvTable::Statistics)
@@ -570,7 +605,8 @@ impl TheoryConfig {
             )));
         }
         Ok(TheoryConfig {
-            shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
+            shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
+            mixing,
             deck,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,

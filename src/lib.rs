@@ -21,6 +21,7 @@ pub mod exact;
 pub mod exit_code;
 pub mod export;
 pub mod marginal;
+pub mod mixing;
 pub mod permutation;
 pub mod permutation_reader;
 pub mod permutation_statistics;

@@ -15,6 +15,7 @@ use serde::ser::SerializeSeq;
 use crate::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
 use crate::exact::{ExactError, Law};
 use crate::marginal::MarginalTally;
+use crate::mixing::riffle_note;
 use crate::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::permutation_reader::{InvalidLine, Numbering};
 use crate::permutation_statistics::{
@@ -184,6 +185,16 @@ impl PermutationTable {
     /// How many rows there are (n!).
     pub fn len(&self) -> usize {
         self.counts.len()
+    }
+
+    /// The counts in rank order.
+    pub fn counts(&self) -> &[u64] {
+        &self.counts
+    }
+
+    /// The exact probabilities in rank order, when the law is known.
+    pub fn theory(&self) -> Option<&[f64]> {
+        self.law.as_ref().map(|law| law.probabilities.as_slice())
     }
 
     /// Whether the table is empty (never: n! ≥ 1).
@@ -645,6 +656,11 @@ pub fn build_run_report(
     // Words.
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
+    if let Some(shuffle) = facts.shuffle
+        && shuffle.algorithm == crate::algorithms::Algorithm::Riffle
+    {
+        notes.push(riffle_note(n, shuffle.passes));
+    }
     if let Some(law) = model {
         let support = law.support_size();
         if (support as u64) < orderings {
@@ -921,6 +937,11 @@ pub struct LawTable {
 }
 
 impl LawTable {
+    /// The probabilities in rank order.
+    pub fn probabilities(&self) -> &[f64] {
+        &self.law.probabilities
+    }
+
     /// The row of `rank`.
     pub fn row(&self, rank: usize) -> LawRow {
         let p = self.law.probabilities[rank];
@@ -1187,6 +1208,11 @@ pub fn build_marginal_report(
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
     let mut left_out = Vec::new();
+    if let Some(shuffle) = facts.shuffle
+        && shuffle.algorithm == crate::algorithms::Algorithm::Riffle
+    {
+        notes.push(riffle_note(n, shuffle.passes));
+    }
 
     let positions = tally.position_matrix();
     let mut drafts = Vec::with_capacity(n + 1 + Statistic::ALL.len());

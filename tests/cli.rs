@@ -442,7 +442,17 @@ fn the_low_count_warning_names_exactly_the_trials_that_fix_it() {
 fn bad_passes_and_cut_probabilities_exit_two_with_a_message_naming_the_flag() {
     let cases: &[(&[&str], &str)] = &[
         (&["run", "riffle", "--passes", "0"], "--passes 0"),
-        (&["theory", "riffle", "--passes", "0"], "--passes 0"),
+        (&["theory", "riffle", "--passes", "0"], "--passes"),
+        (&["theory", "riffle", "--passes", "5..2"], "--passes"),
+        (
+            &["theory", "naive", "-n", "11", "--passes", "1..3"],
+            "--deck 11",
+        ),
+        (
+            &["theory", "riffle", "-n", "1001", "--passes", "1..3"],
+            "--deck 1001",
+        ),
+        (&["list", "--plot", "/tmp/x.svg"], "--plot"),
         (
             &["check", "--against", "riffle", "--passes", "0"],
             "--passes 0",

@@ -41,6 +41,18 @@ impl CsvExporter {
             Report::Run(run) => write_run(&mut writer, run, self.table)?,
             Report::Compare(compare) => write_compare(&mut writer, compare)?,
             Report::Theory(theory) => write_theory(&mut writer, theory, self.table)?,
+            Report::Mixing(mixing) => {
+                writer.write_record(["algorithm", "deck", "passes", "tv_distance", "method"])?;
+                for point in &mixing.points {
+                    writer.write_record([
+                        mixing.algorithm.to_string(),
+                        mixing.deck.to_string(),
+                        point.passes.to_string(),
+                        point.tv_distance.to_string(),
+                        mixing.method.to_string(),
+                    ])?;
+                }
+            }
             Report::List(algorithms) => {
                 writer.write_record(["name", "definition", "meant_uniform"])?;
                 for entry in entries(algorithms) {

@@ -19,8 +19,10 @@ pub const TERMINAL_WIDTH: u16 = 80;
 pub struct TableBlock {
     header: Vec<String>,
     rows: Vec<Vec<String>>,
-    /// Columns from this index on are right-aligned.
+    /// Columns from this index on are right-aligned...
     right_from: usize,
+    /// ...up to this one (exclusive), if set.
+    right_until: Option<usize>,
     /// The terminal width this table may take.
     width: u16,
 }
@@ -32,6 +34,7 @@ impl TableBlock {
             header: header.iter().map(|h| h.to_string()).collect(),
             rows: Vec::new(),
             right_from: header.len(),
+            right_until: None,
             width: TERMINAL_WIDTH,
         }
     }
@@ -46,9 +49,18 @@ impl TableBlock {
         self.right_from = first;
     }
 
+    /// Left-align the columns from `first` on again (after right-aligning from an earlier one).
+    pub fn align_left_from(&mut self, first: usize) {
+        self.right_until = Some(first);
+    }
+
     /// Let the table take `width` columns on a terminal.
     pub fn set_width(&mut self, width: u16) {
         self.width = width;
+    }
+
+    fn right_aligned(&self, column: usize) -> bool {
+        column >= self.right_from && self.right_until.is_none_or(|until| column < until)
     }
 
     fn to_terminal(&self) -> Table {
@@ -61,7 +73,8 @@ impl TableBlock {
         for row in &self.rows {
             table.add_row(row.clone());
         }
-        for index in self.right_from..table.column_count() {
+        let until = self.right_until.unwrap_or(usize::MAX);
+        for index in self.right_from..table.column_count().min(until) {
             if let Some(column) = table.column_mut(index) {
                 column.set_cell_alignment(CellAlignment::Right);
             }
@@ -81,7 +94,8 @@ impl TableBlock {
         out.push_str(&line(self.header.iter().map(|h| cell(h)).collect()));
         out.push_str(&line(
             (0..self.header.len())
-                .map(|i| if i >= self.right_from { "---:" } else { "---" }.to_string())
+                .map(|i| self.right_aligned(i))
+                .map(|right| if right { "---:" } else { "---" }.to_string())
                 .collect(),
         ));
         for row in &self.rows {

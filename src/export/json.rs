@@ -17,6 +17,7 @@ impl Exporter for JsonExporter {
             Report::Run(run) => serde_json::to_writer_pretty(&mut writer, run),
             Report::Compare(compare) => serde_json::to_writer_pretty(&mut writer, compare),
             Report::Theory(theory) => serde_json::to_writer_pretty(&mut writer, theory),
+            Report::Mixing(mixing) => serde_json::to_writer_pretty(&mut writer, mixing),
             Report::List(algorithms) => {
                 serde_json::to_writer_pretty(&mut writer, &entries(algorithms))
             }

@@ -8,12 +8,14 @@ pub mod csv;
 pub mod document;
 pub mod json;
 pub mod markdown;
+pub mod svg;
 pub mod table;
 
 use std::io::{self, Write};
 
 use crate::algorithms::Algorithm;
 use crate::comparison::CompareReport;
+use crate::mixing::MixingReport;
 use crate::report::{RunReport, TheoryReport};
 
 /// Anything an exporter can write.
@@ -24,6 +26,8 @@ pub enum Report<'a> {
     Compare(&'a CompareReport),
     /// The report of `theory`.
     Theory(&'a TheoryReport),
+    /// The mixing curve of `theory --passes A..B`.
+    Mixing(&'a MixingReport),
     /// The algorithm catalogue of `list`.
     List(&'a [Algorithm]),
 }

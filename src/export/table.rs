@@ -8,7 +8,9 @@ use std::io::{self, Write};
 
 use super::document::{Document, TableBlock};
 use super::{Exporter, Report, entries};
+use crate::algorithms::shuffle_label;
 use crate::comparison::CompareReport;
+use crate::mixing::MixingReport;
 use crate::permutation::format_permutation;
 use crate::permutation_reader::Numbering;
 use crate::report::{
@@ -41,6 +43,7 @@ impl TableExporter {
             Report::Run(run) => self.run(run),
             Report::Compare(compare) => self.compare(compare),
             Report::Theory(theory) => theory_document(theory),
+            Report::Mixing(mixing) => mixing_document(mixing),
             Report::List(algorithms) => {
                 let mut table = new_table(&["algorithm", "meant uniform", "exact definition"]);
                 for entry in entries(algorithms) {
@@ -726,6 +729,55 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
             "  ",
         );
     }
+}
+
+/// Width of the text bars of a mixing curve.
+const BAR_WIDTH: usize = 30;
+
+fn mixing_document(mixing: &MixingReport) -> Document {
+    let mut doc = Document::default();
+    let name = shuffle_label(mixing.algorithm, mixing.cut_probability, 1);
+    doc.title(format!(
+        "shuffle-bias theory: {name} · {} cards · distance to uniform by number of passes",
+        mixing.deck
+    ));
+    doc.text(format!("definition: {}", mixing.definition), "  ");
+    doc.text(
+        match mixing.method {
+            "riffle-closed-form" => "method: exact, from the closed form of Bayer & Diaconis \
+                (1992): P(π) = C(2^K + n − r, n) / 2^(Kn), r the rising sequences of π"
+                .to_string(),
+            _ => "method: exact, the one-pass law of the algorithm's own code carried forward \
+                  pass by pass"
+                .to_string(),
+        },
+        "  ",
+    );
+    doc.blank();
+    let mut table = new_table(&["passes", "TV distance", ""]);
+    for point in &mixing.points {
+        let filled = (point.tv_distance * BAR_WIDTH as f64).round() as usize;
+        table.add_row(vec![
+            point.passes.to_string(),
+            format!("{:.4}", point.tv_distance),
+            "█".repeat(filled.min(BAR_WIDTH)),
+        ]);
+    }
+    table.align_right_from(1);
+    let mut cells = table;
+    cells.align_left_from(2);
+    doc.table(cells);
+    for needed in &mixing.passes_needed {
+        doc.line(match needed.passes {
+            Some(k) => format!("TV < {}: {k} passes", needed.threshold),
+            None => format!(
+                "TV < {}: not reached within {} passes",
+                needed.threshold,
+                mixing.points.last().map_or(0, |p| p.passes)
+            ),
+        });
+    }
+    doc
 }
 
 fn law_rows(rows: &[LawRow]) -> TableBlock {

@@ -1,0 +1,130 @@
+//! SVG: the report as a picture (`--plot FILE.svg`), drawn by [`crate::plot`].
+//!
+//! A run or check becomes the position heat map beside the frequencies of the orderings (full
+//! mode) — observed, with the uniform line and the exact law where known; `theory` draws the
+//! law alone; `compare` draws one heat map per algorithm on a shared colour scale; a mixing
+//! curve draws the distance to uniform against the number of passes.
+
+use std::io::{self, Write};
+
+use super::table::group;
+use super::{Exporter, Report};
+use crate::plot::{
+    MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
+    TvAxis, compare_picture, mixing_curve, run_picture,
+};
+use crate::report::{RunReport, TallyMode};
+
+/// Writes one SVG picture.
+pub struct SvgExporter;
+
+impl Exporter for SvgExporter {
+    fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
+        let svg = picture(report).map_err(|error| match error {
+            PlotError::InvalidInput(message) | PlotError::Drawing(message) => {
+                io::Error::other(message)
+            }
+        })?;
+        out.write_all(svg.as_bytes())
+    }
+}
+
+fn run_title(run: &RunReport) -> String {
+    let what = match (&run.input, run.shuffle_label()) {
+        (Some(input), _) => format!(
+            "check · {} · {}",
+            input.sources.join(", "),
+            run.shuffle_label()
+                .map_or("against uniform".to_string(), |l| format!("against {l}"))
+        ),
+        (None, label) => label.unwrap_or_default(),
+    };
+    let seed = run.seed.map_or(String::new(), |s| format!(" · seed {s}"));
+    format!(
+        "{what} · {} cards · {} {}{seed}",
+        run.deck,
+        group(run.trials),
+        if run.input.is_some() {
+            "permutations"
+        } else {
+            "trials"
+        }
+    )
+}
+
+fn picture(report: &Report) -> Result<String, PlotError> {
+    match report {
+        Report::Run(run) => {
+            let title = run_title(run);
+            let orderings = (run.mode == TallyMode::Full).then(|| Orderings {
+                observed: Some(OrderingCounts {
+                    counts: run.permutations.counts(),
+                    trials: run.trials,
+                }),
+                theory: run.permutations.theory(),
+            });
+            run_picture(&RunPicture {
+                title: &title,
+                positions: &run.positions.frequencies,
+                source: MatrixSource::Observed,
+                orderings,
+            })
+        }
+        Report::Theory(theory) => {
+            let title = format!(
+                "exact law of {} · {} cards",
+                theory.shuffle_label(),
+                theory.deck
+            );
+            run_picture(&RunPicture {
+                title: &title,
+                positions: &theory.positions,
+                source: MatrixSource::Theory,
+                orderings: Some(Orderings {
+                    observed: None,
+                    theory: Some(theory.permutations.probabilities()),
+                }),
+            })
+        }
+        Report::Compare(compare) => {
+            let title = format!(
+                "{} cards · {} trials each · seed {}",
+                compare.deck,
+                group(compare.trials_requested),
+                compare.seed
+            );
+            let panels: Vec<NamedMatrix> = compare
+                .rows
+                .iter()
+                .map(|row| NamedMatrix {
+                    name: row.algorithm,
+                    positions: &row.position_frequencies,
+                })
+                .collect();
+            compare_picture(&title, &panels)
+        }
+        Report::Mixing(mixing) => {
+            let title = format!(
+                "{} · {} cards: total variation distance to uniform",
+                crate::algorithms::shuffle_label(mixing.algorithm, mixing.cut_probability, 1),
+                mixing.deck
+            );
+            let points: Vec<(u32, f64)> = mixing
+                .points
+                .iter()
+                .map(|p| (p.passes, p.tv_distance))
+                .collect();
+            mixing_curve(
+                &title,
+                &[MixingSeries {
+                    name: mixing.algorithm,
+                    points: &points,
+                }],
+                TvAxis::Linear,
+            )
+        }
+        Report::List(_) => Err(PlotError::InvalidInput(
+            "the algorithm list has nothing to draw".to_string(),
+        )),
+    }
+}

@@ -1,0 +1,228 @@
+//! Real decks and physical shuffles from the outside: marginal mode on 52 cards, the riffle
+//! against its closed form, the Bayer–Diaconis mixing table, and the pictures.
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn shuffle_bias() -> Command {
+    let mut command = Command::cargo_bin("shuffle-bias").unwrap();
+    command.env_remove("NO_COLOR");
+    command
+}
+
+fn json(args: &[&str]) -> (Value, i32) {
+    let output = shuffle_bias()
+        .args(args)
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let json = serde_json::from_slice(&output.stdout).expect("stdout is JSON");
+    (json, output.status.code().unwrap())
+}
+
+fn test_p(report: &Value, name: &str) -> f64 {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}"))["p_value"]
+        .as_f64()
+        .unwrap_or(0.0)
+}
+
+#[test]
+fn fifty_two_cards_are_tallied_in_marginal_mode_with_every_statistic() {
+    let (report, code) = json(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "100k",
+        "--seed",
+        "3",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{}", report["verdict"]);
+    assert_eq!(report["mode"], "marginal");
+    assert_eq!(report["orderings"], Value::Null);
+    let names: Vec<&str> = report["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "fixed-points",
+            "cycles",
+            "rising-sequences",
+            "adjacent-pairs"
+        ]
+    );
+    // 52 position tests, the identity and 4 statistics form the family.
+    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 4);
+    for statistic in report["statistics"].as_array().unwrap() {
+        let observed: u64 = statistic["observed"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_u64().unwrap())
+            .sum();
+        assert_eq!(observed, 100_000, "{}", statistic["name"]);
+        let expected: f64 = statistic["uniform"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_f64().unwrap())
+            .sum();
+        assert!((expected - 1.0).abs() < 1e-9, "{}", statistic["name"]);
+    }
+}
+
+#[test]
+fn seven_riffles_of_52_cards_are_biased_yet_follow_the_bayer_diaconis_law() {
+    // The rising-sequence count after 7 riffles has mean about 21.3 against 26.5 under
+    // uniform: 2,000 shuffles detect that beyond doubt (p far below 1e-100), while the same
+    // shuffles fit the closed-form law of the riffle itself.
+    let (uniform, code) = json(&[
+        "run", "riffle", "-n", "52", "--passes", "7", "-t", "2000", "--seed", "1", "-q",
+    ]);
+    assert_eq!(code, 1);
+    assert!(test_p(&uniform, "rising-sequences") < 1e-100);
+    let (model, code) = json(&[
+        "run",
+        "riffle",
+        "-n",
+        "52",
+        "--passes",
+        "7",
+        "-t",
+        "200k",
+        "--seed",
+        "1",
+        "-q",
+        "--against",
+        "model",
+    ]);
+    assert_eq!(code, 0, "{}", model["verdict"]);
+    assert!(test_p(&model, "rising-sequences") > 0.001);
+    let notes = model["notes"].as_array().unwrap();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.as_str().unwrap().contains("TV < 0.1 takes 9 riffles"))
+    );
+}
+
+#[test]
+fn marginal_mode_on_a_small_deck_matches_the_full_mode_positions() {
+    // Same seed, same shuffles: the position counts of the two modes are identical.
+    let args = ["run", "naive", "-n", "6", "-t", "300k", "--seed", "9", "-q"];
+    let (full, _) = json(&[&args[..], &["--mode", "full"]].concat());
+    let (marginal, _) = json(&[&args[..], &["--mode", "marginal"]].concat());
+    assert_eq!(full["positions"]["counts"], marginal["positions"]["counts"]);
+    assert_eq!(full["identity"]["count"], marginal["identity"]["count"]);
+    // At 6 cards the exact law is known, so the statistics have a theory column.
+    assert!(marginal["statistics"][0]["theory"].is_array());
+}
+
+#[test]
+fn theory_of_52_riffles_prints_the_published_table_in_every_format() {
+    let (mixing, code) = json(&["theory", "riffle", "--deck", "52", "--passes", "1..12"]);
+    assert_eq!(code, 0);
+    let tv: Vec<f64> = mixing["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["tv_distance"].as_f64().unwrap())
+        .collect();
+    // Bayer & Diaconis (1992), Table 1, to the three decimals they print.
+    for (k, published) in [(5, 0.924), (6, 0.614), (7, 0.334), (8, 0.167), (9, 0.085)] {
+        assert!((tv[k - 1] - published).abs() < 0.0005, "{k}: {}", tv[k - 1]);
+    }
+    for format in ["table", "csv", "markdown"] {
+        let output = shuffle_bias()
+            .args([
+                "theory", "riffle", "-n", "52", "--passes", "1..12", "--format", format,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let text = String::from_utf8(output.stdout).unwrap();
+        assert!(text.contains("0.6135"), "{format}: {text}");
+    }
+}
+
+#[test]
+fn plots_are_written_as_svg_for_run_theory_compare_and_mixing() {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-plots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["run", "naive", "-n", "4", "-t", "100k", "--seed", "1", "-q"],
+            "naive",
+        ),
+        (
+            &["theory", "comparator-merge", "-n", "4"],
+            "comparator-merge",
+        ),
+        (
+            &[
+                "compare",
+                "naive",
+                "fisher-yates",
+                "-t",
+                "100k",
+                "--seed",
+                "1",
+                "-q",
+            ],
+            "fisher-yates",
+        ),
+        (
+            &["theory", "riffle", "-n", "52", "--passes", "1..10"],
+            "riffle",
+        ),
+    ];
+    for (index, (args, expected)) in cases.iter().enumerate() {
+        let path = dir.join(format!("{index}.svg"));
+        // naive is biased (exit 1); the others exit 0. Either way the picture is written.
+        let status = shuffle_bias()
+            .args(*args)
+            .arg("--plot")
+            .arg(&path)
+            .output()
+            .unwrap()
+            .status;
+        assert!(matches!(status.code(), Some(0 | 1)), "{args:?}: {status}");
+        let svg = std::fs::read_to_string(&path).unwrap();
+        let document = roxmltree::Document::parse(&svg).expect("well-formed SVG");
+        assert_eq!(document.root_element().tag_name().name(), "svg");
+        assert!(
+            document
+                .descendants()
+                .any(|node| node.text().is_some_and(|t| t.contains(expected))),
+            "{args:?}: no text naming {expected}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn an_unwritable_plot_fails_before_the_run_with_exit_two() {
+    shuffle_bias()
+        .args([
+            "run",
+            "naive",
+            "-t",
+            "100G",
+            "--plot",
+            "/nonexistent-dir/x.svg",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("--plot /nonexistent-dir/x.svg"));
+}
