@@ -174,10 +174,10 @@ impl Document {
         let mut out = String::new();
         for block in &self.blocks {
             match block {
-                Block::Title(text) => {
+                Block::Title(text) | Block::Heading(text) => {
                     out.push_str(&wrap(text, usize::from(TERMINAL_WIDTH), "  "));
                 }
-                Block::Line(text) | Block::Headline(text) | Block::Heading(text) => {
+                Block::Line(text) | Block::Headline(text) => {
                     out.push_str(text);
                     out.push('\n');
                 }

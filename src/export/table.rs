@@ -268,7 +268,13 @@ impl TableExporter {
             run.tests.len()
         ));
         let mut tests = new_table(&["test", "statistic", "df", "p", "Holm p", "result"]);
+        // On a large deck the position tests that pass are summed up in one line.
+        let fold_positions = run.deck > MATRIX_TABLE_MAX_DECK;
+        let is_position = |name: &str| name.starts_with("position ");
         for test in &run.tests {
+            if fold_positions && is_position(&test.name) && !test.rejected {
+                continue;
+            }
             tests.add_row(vec![
                 test.name.clone(),
                 if test.method == "exact-binomial-two-sided" {
@@ -284,6 +290,25 @@ impl TableExporter {
         }
         align_right_from(&mut tests, 1);
         doc.table(tests);
+        if fold_positions {
+            let positions: Vec<_> = run.tests.iter().filter(|t| is_position(&t.name)).collect();
+            let rejected = positions.iter().filter(|t| t.rejected).count();
+            if let Some(smallest) = positions.iter().min_by(|a, b| {
+                a.log10_adjusted_p_value
+                    .total_cmp(&b.log10_adjusted_p_value)
+            }) {
+                doc.text(
+                    format!(
+                        "({} position tests, {rejected} rejected and listed above; smallest Holm \
+                         p = {} at {}; all of them: --format json, or csv --table tests)",
+                        positions.len(),
+                        format_p(smallest.log10_adjusted_p_value),
+                        smallest.name
+                    ),
+                    " ",
+                );
+            }
+        }
         for test in run.tests.iter().filter(|t| t.note.is_some()) {
             let note = test.note.as_deref().unwrap_or_default();
             doc.text(format!("  {}: {note}", test.name), "    ");
@@ -622,7 +647,8 @@ fn statistic_table(statistic: &StatisticResult, algorithm: &str) -> TableBlock {
 
 /// The sections of a marginal report after the tests: figures, statistics, positions.
 fn marginal_sections(run: &RunReport, doc: &mut Document) {
-    let algorithm = run.algorithm.unwrap_or("none");
+    let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
+    let algorithm = label.as_str();
     let with_theory = run.algorithm.is_some();
     doc.blank();
     let theory_header = format!("theory ({algorithm})");
