@@ -87,8 +87,15 @@ pub struct CompareArgs {
     /// Compare every built-in algorithm.
     #[arg(long)]
     pub all: bool,
+    /// Number of cards, 2 to 11 (all n! orderings are tallied).
+    #[arg(short = 'n', long, default_value_t = 4)]
+    pub deck: usize,
+    /// Shuffles per algorithm: 240000, 240k, 10M, 1e6, 1_000_000. Default: the larger of 1M
+    /// and 20·n!.
+    #[arg(short = 't', long, value_parser = parse_count)]
+    pub trials: Option<u64>,
     #[command(flatten)]
-    pub simulation: SimulationArgs,
+    pub generator: GeneratorArgs,
     /// Budget of choice paths for each exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
@@ -99,17 +106,11 @@ pub struct CompareArgs {
     pub output: OutputArgs,
 }
 
-/// The simulation flags `compare` shares with `run`.
+/// The generator flags `run` and `compare` share.
 #[derive(Debug, Args)]
-pub struct SimulationArgs {
-    /// Number of cards, 2 to 11 (all n! orderings are tallied).
-    #[arg(short = 'n', long, default_value_t = 4)]
-    pub deck: usize,
-    /// Shuffles per algorithm: 240000, 240k, 10M, 1e6, 1_000_000. Default: the larger of 1M
-    /// and 20·n!.
-    #[arg(short = 't', long, value_parser = parse_count)]
-    pub trials: Option<u64>,
-    /// Seed, 0 to 2^64−1, used for every algorithm. Default: drawn from the OS and printed.
+pub struct GeneratorArgs {
+    /// Seed, 0 to 2^64−1 (same seed, same counts, whatever --threads). Default: drawn from the
+    /// OS and printed in the report.
     #[arg(long)]
     pub seed: Option<u64>,
     /// Random number generator.
@@ -118,7 +119,7 @@ pub struct SimulationArgs {
     /// Worker threads. Default: the number of CPUs.
     #[arg(long)]
     pub threads: Option<usize>,
-    /// Family-wise significance level of each algorithm's verdict.
+    /// Family-wise significance level of the verdict (of each algorithm's, for `compare`).
     #[arg(long, default_value_t = 0.001)]
     pub alpha: f64,
 }
@@ -241,19 +242,8 @@ pub struct RunArgs {
     /// 1M and 20·n! (so that every ordering is expected at least 20 times).
     #[arg(short = 't', long, value_parser = parse_count)]
     pub trials: Option<u64>,
-    /// Seed, 0 to 2^64−1 (same seed, same counts, whatever --threads). Default: drawn from the
-    /// OS and printed in the report.
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// Random number generator.
-    #[arg(long, value_enum, default_value_t = RngKind::Chacha8)]
-    pub rng: RngKind,
-    /// Worker threads. Default: the number of CPUs.
-    #[arg(long)]
-    pub threads: Option<usize>,
-    /// Family-wise significance level of the verdict.
-    #[arg(long, default_value_t = 0.001)]
-    pub alpha: f64,
+    #[command(flatten)]
+    pub generator: GeneratorArgs,
     /// The hypothesis the verdict tests: uniform, or the algorithm's own exact law (model).
     #[arg(long, value_enum, default_value_t = Against::Uniform)]
     pub against: Against,

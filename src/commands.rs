@@ -18,10 +18,11 @@ use crate::config::{
 };
 use crate::emit::emit_permutations;
 use crate::exact::MAX_EXACT_DECK;
-use crate::exact::exact_law;
+use crate::exact::{ExactError, Law, exact_law};
 use crate::exit_code::ExitCode;
 use crate::export::svg::SvgExporter;
 use crate::export::{Exporter, Report, exporter};
+use crate::marginal::MarginalTally;
 use crate::mixing::build_mixing_report;
 use crate::permutation_reader::{open_sources, read_permutations};
 use crate::progress::Progress;
@@ -132,17 +133,34 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             ))
         })?),
     };
-    if config.mode == TallyMode::Marginal {
-        return run_marginal(config, &mut out);
-    }
-    let law = exact_law(config.shuffle, config.deck, config.max_paths).map(Arc::new);
-    if let (Against::Model, Err(error)) = (config.against, &law) {
-        return Err(Failure::Message(format!(
-            "--against model: no exact law for {} at {} cards: {error}; use --against uniform",
-            config.shuffle.label(),
-            config.deck
-        )));
-    }
+    // The theory is computed before the long run, so that an impossible `--against model`
+    // fails at once.
+    let theory = match config.mode {
+        TallyMode::Full => {
+            let law = exact_law(config.shuffle, config.deck, config.max_paths).map(Arc::new);
+            if let (Against::Model, Err(error)) = (config.against, &law) {
+                return Err(Failure::Message(format!(
+                    "--against model: no exact law for {} at {} cards: {error}; use --against \
+                     uniform",
+                    config.shuffle.label(),
+                    config.deck
+                )));
+            }
+            Theory::Full(law)
+        }
+        TallyMode::Marginal => {
+            let theory = marginal_theory(&config);
+            if config.against == Against::Model && theory.source.is_none() {
+                return Err(Failure::Message(format!(
+                    "--against model: no exact law of {} is known at {} cards in marginal mode; \
+                     use --against uniform",
+                    config.shuffle.label(),
+                    config.deck
+                )));
+            }
+            Theory::Marginal(theory)
+        }
+    };
 
     let spec = SimulationSpec {
         shuffle: config.shuffle,
@@ -155,11 +173,23 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let progress = Progress::new(config.trials, "shuffles", config.quiet);
     let stop = stop_on_ctrl_c();
     let started = Instant::now();
-    let tally = simulate(&spec, &stop, &mut |done| progress.set(done));
+    let mut show = |done| progress.set(done);
+    let (counted, tallied) = match config.mode {
+        TallyMode::Full => {
+            let tally = simulate(&spec, &stop, &mut show);
+            let tallied = tally.trials;
+            (Counted::Full(tally), tallied)
+        }
+        TallyMode::Marginal => {
+            let tally = simulate_marginal(&spec, &stop, &mut show);
+            let tallied = tally.trials;
+            (Counted::Marginal(tally), tallied)
+        }
+    };
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     if let (Some(file), Some(path)) = (emitted.as_mut(), &config.emit_permutations) {
-        if tally.trials < spec.trials {
+        if tallied < spec.trials {
             // The completed blocks need not be contiguous: write nothing rather than a file
             // whose counts would not match the report.
             let _ = std::fs::remove_file(path);
@@ -187,12 +217,47 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         },
         trials_requested: config.trials,
         elapsed_seconds,
-        interrupted: tally.trials < config.trials,
+        interrupted: tallied < config.trials,
         alpha: config.alpha,
         against: config.against,
     };
-    let report = build_run_report(&facts, tally, Some(law));
+    let report = match (counted, theory) {
+        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, Some(law)),
+        (Counted::Marginal(tally), Theory::Marginal(theory)) => {
+            build_marginal_report(&facts, tally, theory)
+        }
+        _ => unreachable!("the tally and the theory follow the same mode"),
+    };
     finish_run(&config.output, &report, &mut out)
+}
+
+/// What a run compares its tally with: the exact law of every ordering, or what is known of
+/// the marginals.
+enum Theory {
+    Full(Result<Arc<Law>, ExactError>),
+    Marginal(MarginalTheory),
+}
+
+/// A run's tally in either mode.
+enum Counted {
+    Full(Tally),
+    Marginal(MarginalTally),
+}
+
+/// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
+/// on a deck small enough for one; the rising sequences of the riffle, from its closed form,
+/// on any deck; nothing otherwise.
+fn marginal_theory(config: &RunConfig) -> MarginalTheory {
+    let shuffle = config.shuffle;
+    if config.deck <= MAX_EXACT_DECK
+        && let Ok(law) = exact_law(shuffle, config.deck, config.max_paths)
+    {
+        MarginalTheory::from_law(&law)
+    } else if shuffle.algorithm == Algorithm::Riffle {
+        MarginalTheory::riffle(config.deck, shuffle.passes)
+    } else {
+        MarginalTheory::default()
+    }
 }
 
 fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
@@ -270,80 +335,6 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
     } else {
         ExitCode::BiasDetected
     })
-}
-
-/// `run` in marginal mode: positions, identity and statistics of decks of any size.
-fn run_marginal(config: RunConfig, out: &mut Destinations) -> Result<ExitCode, Failure> {
-    let shuffle = config.shuffle;
-    let theory = if config.deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law(shuffle, config.deck, config.max_paths)
-    {
-        MarginalTheory::from_law(&law)
-    } else if shuffle.algorithm == Algorithm::Riffle {
-        MarginalTheory::riffle(config.deck, shuffle.passes)
-    } else {
-        MarginalTheory::default()
-    };
-    if config.against == Against::Model && theory.source.is_none() {
-        return Err(Failure::Message(format!(
-            "--against model: no exact law of {} is known at {} cards in marginal mode; use \
-             --against uniform",
-            shuffle.label(),
-            config.deck
-        )));
-    }
-    let spec = SimulationSpec {
-        shuffle,
-        deck: config.deck,
-        trials: config.trials,
-        seed: config.seed,
-        rng: config.rng,
-        threads: config.threads,
-    };
-    let progress = Progress::new(config.trials, "shuffles", config.quiet);
-    let stop = stop_on_ctrl_c();
-    let started = Instant::now();
-    let tally = simulate_marginal(&spec, &stop, &mut |done| progress.set(done));
-    let elapsed_seconds = started.elapsed().as_secs_f64();
-    progress.finish();
-    if let Some(path) = &config.emit_permutations {
-        if tally.trials < spec.trials {
-            eprintln!(
-                "shuffle-bias: interrupted: {} was not written",
-                path.display()
-            );
-        } else {
-            let mut file = File::create(path).map_err(|error| {
-                Failure::Message(format!(
-                    "--emit-permutations {}: cannot create the file ({error}); check the \
-                     directory exists and is writable",
-                    path.display()
-                ))
-            })?;
-            emit_permutations(&spec, &mut file).map_err(|error| {
-                Failure::Message(format!(
-                    "--emit-permutations {}: writing failed: {error}",
-                    path.display()
-                ))
-            })?;
-        }
-    }
-    let facts = RunFacts {
-        command: "run",
-        shuffle: Some(shuffle),
-        origin: Origin::Simulation {
-            seed: config.seed,
-            rng: config.rng,
-            threads: config.threads,
-        },
-        trials_requested: config.trials,
-        elapsed_seconds,
-        interrupted: tally.trials < config.trials,
-        alpha: config.alpha,
-        against: config.against,
-    };
-    let report = build_marginal_report(&facts, tally, theory);
-    finish_run(&config.output, &report, out)
 }
 
 /// Publish a run's report and choose the exit code (130 after Ctrl-C).

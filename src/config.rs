@@ -453,10 +453,10 @@ impl RunConfig {
             args.mode,
             args.deck,
             args.trials,
-            args.seed,
-            args.rng,
-            args.threads,
-            args.alpha,
+            args.generator.seed,
+            args.generator.rng,
+            args.generator.threads,
+            args.generator.alpha,
         )?;
         let output = output_config(&args.output);
         if settings.mode == TallyMode::Marginal {
@@ -526,15 +526,14 @@ impl CompareConfig {
                 repeated.name()
             )));
         }
-        let simulation = &args.simulation;
         let settings = SimulationSettings::validate(
             ModeChoice::Full,
-            simulation.deck,
-            simulation.trials,
-            simulation.seed,
-            simulation.rng,
-            simulation.threads,
-            simulation.alpha,
+            args.deck,
+            args.trials,
+            args.generator.seed,
+            args.generator.rng,
+            args.generator.threads,
+            args.generator.alpha,
         )?;
         if args.output.format == Format::Csv && args.output.table != CsvTable::Summary {
             return Err(UsageError(

@@ -396,6 +396,46 @@ pub struct RunFacts {
     pub against: Against,
 }
 
+impl RunFacts {
+    /// What was read, for `check`.
+    fn input(&self) -> Option<&InputSummary> {
+        match &self.origin {
+            Origin::Input(input) => Some(input),
+            Origin::Simulation { .. } => None,
+        }
+    }
+
+    /// Seed, generator and threads, for `run`.
+    fn simulation(&self) -> Option<(u64, RngKind, usize)> {
+        match self.origin {
+            Origin::Simulation { seed, rng, threads } => Some((seed, rng, threads)),
+            Origin::Input(_) => None,
+        }
+    }
+
+    /// The note on lines skipped under `--skip-invalid`, if any were.
+    fn skipped_lines_note(&self) -> Option<String> {
+        let input = self.input().filter(|input| input.invalid_lines > 0)?;
+        Some(format!(
+            "{} invalid lines were skipped (--skip-invalid); the first: {}",
+            input.invalid_lines,
+            input
+                .invalid_examples
+                .iter()
+                .map(|line| format!("{}: {}", line.location, line.problem))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ))
+    }
+
+    /// What theory says of a riffle's passes on `deck` cards, when the shuffle is a riffle.
+    fn riffle_note(&self, deck: usize) -> Option<String> {
+        self.shuffle
+            .filter(|shuffle| shuffle.algorithm == crate::algorithms::Algorithm::Riffle)
+            .map(|shuffle| riffle_note(deck, shuffle.passes))
+    }
+}
+
 /// A p-value as the optional plain number the report shows (null below 1e-300).
 fn plain(p: PValue) -> Option<f64> {
     (p.log10 >= -300.0).then_some(p.p)
@@ -656,11 +696,7 @@ pub fn build_run_report(
     // Words.
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
-    if let Some(shuffle) = facts.shuffle
-        && shuffle.algorithm == crate::algorithms::Algorithm::Riffle
-    {
-        notes.push(riffle_note(n, shuffle.passes));
-    }
+    notes.extend(facts.riffle_note(n));
     if let Some(law) = model {
         let support = law.support_size();
         if (support as u64) < orderings {
@@ -676,20 +712,7 @@ pub fn build_run_report(
              and only the uniform hypothesis can be tested"
         ));
     }
-    if let Origin::Input(input) = &facts.origin
-        && input.invalid_lines > 0
-    {
-        notes.push(format!(
-            "{} invalid lines were skipped (--skip-invalid); the first: {}",
-            input.invalid_lines,
-            input
-                .invalid_examples
-                .iter()
-                .map(|line| format!("{}: {}", line.location, line.problem))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
+    notes.extend(facts.skipped_lines_note());
     let smallest_expected = match hypothesis {
         None => uniform_p * trials_f,
         Some(law) => {
@@ -725,28 +748,16 @@ pub fn build_run_report(
         cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
         definition: facts.shuffle.map(|s| s.algorithm.definition()),
         meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
-        input: match &facts.origin {
-            Origin::Input(input) => Some(input.clone()),
-            Origin::Simulation { .. } => None,
-        },
+        input: facts.input().cloned(),
         deck: n,
         orderings: Some(orderings),
         mode: TallyMode::Full,
         trials,
         trials_requested: facts.trials_requested,
         interrupted: facts.interrupted,
-        seed: match facts.origin {
-            Origin::Simulation { seed, .. } => Some(seed),
-            Origin::Input(_) => None,
-        },
-        rng: match facts.origin {
-            Origin::Simulation { rng, .. } => Some(rng),
-            Origin::Input(_) => None,
-        },
-        threads: match facts.origin {
-            Origin::Simulation { threads, .. } => Some(threads),
-            Origin::Input(_) => None,
-        },
+        seed: facts.simulation().map(|(seed, _, _)| seed),
+        rng: facts.simulation().map(|(_, rng, _)| rng),
+        threads: facts.simulation().map(|(_, _, threads)| threads),
         elapsed_seconds: facts.elapsed_seconds,
         shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
         alpha: facts.alpha,
@@ -1208,11 +1219,7 @@ pub fn build_marginal_report(
     let mut notes = Vec::new();
     let mut warnings = Vec::new();
     let mut left_out = Vec::new();
-    if let Some(shuffle) = facts.shuffle
-        && shuffle.algorithm == crate::algorithms::Algorithm::Riffle
-    {
-        notes.push(riffle_note(n, shuffle.passes));
-    }
+    notes.extend(facts.riffle_note(n));
 
     let positions = tally.position_matrix();
     let mut drafts = Vec::with_capacity(n + 1 + Statistic::ALL.len());
@@ -1345,20 +1352,7 @@ pub fn build_marginal_report(
             left_out.join(", ")
         ));
     }
-    if let Origin::Input(input) = &facts.origin
-        && input.invalid_lines > 0
-    {
-        notes.push(format!(
-            "{} invalid lines were skipped (--skip-invalid); the first: {}",
-            input.invalid_lines,
-            input
-                .invalid_examples
-                .iter()
-                .map(|line| format!("{}: {}", line.location, line.problem))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ));
-    }
+    notes.extend(facts.skipped_lines_note());
     let per_cell = trials_f / n as f64;
     if trials > 0 && per_cell < MIN_EXPECTED_COUNT {
         warnings.push(format!(
@@ -1392,28 +1386,16 @@ pub fn build_marginal_report(
         cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
         definition: facts.shuffle.map(|s| s.algorithm.definition()),
         meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
-        input: match &facts.origin {
-            Origin::Input(input) => Some(input.clone()),
-            Origin::Simulation { .. } => None,
-        },
+        input: facts.input().cloned(),
         deck: n,
         orderings,
         mode: TallyMode::Marginal,
         trials,
         trials_requested: facts.trials_requested,
         interrupted: facts.interrupted,
-        seed: match facts.origin {
-            Origin::Simulation { seed, .. } => Some(seed),
-            Origin::Input(_) => None,
-        },
-        rng: match facts.origin {
-            Origin::Simulation { rng, .. } => Some(rng),
-            Origin::Input(_) => None,
-        },
-        threads: match facts.origin {
-            Origin::Simulation { threads, .. } => Some(threads),
-            Origin::Input(_) => None,
-        },
+        seed: facts.simulation().map(|(seed, _, _)| seed),
+        rng: facts.simulation().map(|(_, rng, _)| rng),
+        threads: facts.simulation().map(|(_, _, threads)| threads),
         elapsed_seconds: facts.elapsed_seconds,
         shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
         alpha: facts.alpha,

@@ -1,14 +1,10 @@
 //! The binary from the outside: exit codes, formats, determinism and error messages.
 
-use assert_cmd::Command;
+mod common;
+
+use common::shuffle_bias;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn shuffle_bias() -> Command {
-    let mut command = Command::cargo_bin("shuffle-bias").unwrap();
-    command.env_remove("NO_COLOR");
-    command
-}
 
 fn run_json(args: &[&str]) -> (Value, i32) {
     let output = shuffle_bias()

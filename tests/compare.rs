@@ -1,14 +1,10 @@
 //! `compare` from the outside: one table, the self-test exit code, Ctrl-C, and bad flags.
 
-use assert_cmd::Command;
+mod common;
+
+use common::shuffle_bias;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn shuffle_bias() -> Command {
-    let mut command = Command::cargo_bin("shuffle-bias").unwrap();
-    command.env_remove("NO_COLOR");
-    command
-}
 
 fn compare_json(args: &[&str]) -> (Value, i32) {
     let output = shuffle_bias()

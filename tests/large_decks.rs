@@ -1,14 +1,10 @@
 //! Real decks and physical shuffles from the outside: marginal mode on 52 cards, the riffle
 //! against its closed form, the Bayer–Diaconis mixing table, and the pictures.
 
-use assert_cmd::Command;
-use serde_json::Value;
+mod common;
 
-fn shuffle_bias() -> Command {
-    let mut command = Command::cargo_bin("shuffle-bias").unwrap();
-    command.env_remove("NO_COLOR");
-    command
-}
+use common::shuffle_bias;
+use serde_json::Value;
 
 fn json(args: &[&str]) -> (Value, i32) {
     let output = shuffle_bias()

@@ -440,19 +440,7 @@ impl TableExporter {
 
         // Positions.
         doc.blank();
-        doc.text(
-            format!(
-                "Positions: % of shuffles in which a card (row, starting at that position) ends \
-                 at a position (column @); uniform {:.2}%",
-                run.positions.expected_frequency * 100.0
-            ),
-            "  ",
-        );
-        doc.table(matrix_table(&run.positions.frequencies));
-        if let Some(theory) = &run.positions.theory {
-            doc.heading(format!("Exact theory of {algorithm} (%)"));
-            doc.table(matrix_table(theory));
-        }
+        positions_section(run, algorithm, &mut doc);
 
         // Orderings.
         if run.permutations.len() <= FULL_LISTING {
@@ -645,6 +633,23 @@ fn statistic_table(statistic: &StatisticResult, algorithm: &str) -> TableBlock {
     table
 }
 
+/// The observed position matrix in percent, and the exact one when known.
+fn positions_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
+    doc.text(
+        format!(
+            "Positions: % of shuffles in which a card (row, starting at that position) ends at a \
+             position (column @); uniform {:.2}%",
+            run.positions.expected_frequency * 100.0
+        ),
+        "  ",
+    );
+    doc.table(matrix_table(&run.positions.frequencies));
+    if let Some(theory) = &run.positions.theory {
+        doc.heading(format!("Exact theory of {algorithm} (%)"));
+        doc.table(matrix_table(theory));
+    }
+}
+
 /// The sections of a marginal report after the tests: figures, statistics, positions.
 fn marginal_sections(run: &RunReport, doc: &mut Document) {
     let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
@@ -732,19 +737,7 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
     }
     doc.blank();
     if run.deck <= MATRIX_TABLE_MAX_DECK {
-        doc.text(
-            format!(
-                "Positions: % of shuffles in which a card (row, starting at that position) ends \
-                 at a position (column @); uniform {:.2}%",
-                run.positions.expected_frequency * 100.0
-            ),
-            "  ",
-        );
-        doc.table(matrix_table(&run.positions.frequencies));
-        if let Some(theory) = &run.positions.theory {
-            doc.heading(format!("Exact theory of {algorithm} (%)"));
-            doc.table(matrix_table(theory));
-        }
+        positions_section(run, algorithm, doc);
     } else {
         doc.text(
             format!(
