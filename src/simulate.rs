@@ -14,7 +14,7 @@ use std::time::Duration;
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
 use crate::algorithms::{Algorithm, Card, Shuffle};
-use crate::permutation::{MAX_FULL_DECK, factorial, rank};
+use crate::permutation::{FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array};
 use crate::random_source::{BlockRng, FastSource, RngKind};
 
 /// Trials per block. Part of the reproducibility contract: changing it changes every count.
@@ -363,10 +363,25 @@ fn tally_block<R, S, const N: usize>(
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
         shuffle(&mut deck, scratch, source);
-        counts[rank(&deck)] += 1;
+        count::<N>(counts, rank_array(&deck));
+    }
+}
+
+/// Add one to `counts[rank]`, where `counts` has N! cells (checked once per block by the caller)
+/// and `rank` comes from [`rank_array`] for the same N.
+#[inline(always)]
+fn count<const N: usize>(counts: &mut [u32], rank: usize) {
+    debug_assert!(counts.len() as u64 == FACTORIALS[N] && rank < counts.len());
+    if N <= TABLE_RANK_MAX_DECK {
+        // SAFETY: `counts` has N! cells, and up to TABLE_RANK_MAX_DECK cards `rank_array` is below
+        // N! for every deck, a permutation or not (its tables are bounded; a unit test checks it).
+        unsafe { *counts.get_unchecked_mut(rank) += 1 };
+    } else {
+        counts[rank] += 1;
     }
 }
 
@@ -385,6 +400,7 @@ fn tally_block_prefetched<R, S, const N: usize>(
     S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     let mut ranks = [0usize; PREFETCH_BATCH];
     let mut remaining = length as usize;
     while remaining > 0 {
@@ -392,12 +408,12 @@ fn tally_block_prefetched<R, S, const N: usize>(
         for slot in &mut ranks[..batch] {
             let mut deck = identity;
             shuffle(&mut deck, scratch, source);
-            let rank = rank(&deck);
+            let rank = rank_array(&deck);
             prefetch(counts, rank);
             *slot = rank;
         }
         for &rank in &ranks[..batch] {
-            counts[rank] += 1;
+            count::<N>(counts, rank);
         }
         remaining -= batch;
     }
