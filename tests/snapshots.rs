@@ -2,6 +2,11 @@
 //! layout shows up in review. Every format of every subcommand is covered; only what depends on
 //! the machine or the clock is redacted (wall time, speed, the version), and `--threads 2` is
 //! pinned because the report prints the thread count (the counts do not depend on it).
+//!
+//! Pictures (`--plot`) are too large to review byte by byte: they are snapshotted as a digest
+//! (canvas, element counts, the fill colours of the rectangles, every text, the data points).
+
+use std::collections::BTreeMap;
 
 use assert_cmd::Command;
 use serde_json::Value;
@@ -149,6 +154,74 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_str(&stdout(args)).expect("stdout is JSON")
 }
 
+/// Run `--plot` into a temporary file and digest the picture: what a reviewer can read (texts,
+/// colours, counts, data points) without the bytes of every path.
+fn plot_digest(name: &str, args: &[&str]) -> String {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-snapshots-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.svg"));
+    let mut all = args.to_vec();
+    all.extend(["--plot", path.to_str().unwrap()]);
+    stdout(&all);
+    let svg = std::fs::read_to_string(&path).unwrap();
+    std::fs::remove_file(&path).unwrap();
+    svg_digest(&svg)
+}
+
+fn svg_digest(svg: &str) -> String {
+    let document = roxmltree::Document::parse(svg).expect("well-formed SVG");
+    let root = document.root_element();
+    let mut elements: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut rect_fills: BTreeMap<&str, usize> = BTreeMap::new();
+    let mut texts = Vec::new();
+    let mut circles = Vec::new();
+    for node in document.descendants().filter(|node| node.is_element()) {
+        let tag = node.tag_name().name();
+        *elements.entry(tag).or_default() += 1;
+        match tag {
+            "rect" => {
+                *rect_fills
+                    .entry(node.attribute("fill").unwrap_or("-"))
+                    .or_default() += 1
+            }
+            "text" => texts.push(node.text().unwrap_or_default().trim().to_string()),
+            "circle" => circles.push(format!(
+                "({}, {})",
+                node.attribute("cx").unwrap_or("?"),
+                node.attribute("cy").unwrap_or("?")
+            )),
+            _ => {}
+        }
+    }
+    let mut out = format!(
+        "canvas {} × {}\nelements: {}\n",
+        root.attribute("width").unwrap_or("?"),
+        root.attribute("height").unwrap_or("?"),
+        elements
+            .iter()
+            .map(|(tag, count)| format!("{tag} {count}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let fills: Vec<String> = rect_fills
+        .iter()
+        .map(|(fill, count)| format!("{fill} ×{count}"))
+        .collect();
+    out.push_str(&format!("rect fills ({} colours):", fills.len()));
+    for chunk in fills.chunks(8) {
+        out.push_str(&format!("\n  {}", chunk.join(" ")));
+    }
+    out.push_str(&format!("\ncircle centres ({}):", circles.len()));
+    for chunk in circles.chunks(8) {
+        out.push_str(&format!("\n  {}", chunk.join(" ")));
+    }
+    out.push_str(&format!("\ntexts ({}):\n", texts.len()));
+    for text in &texts {
+        out.push_str(&format!("  {text}\n"));
+    }
+    out
+}
+
 /// Snapshot a table or Markdown report, its command line in the snapshot's header.
 macro_rules! assert_text_snapshot {
     ($args:expr) => {{
@@ -188,6 +261,19 @@ macro_rules! assert_json_report_snapshot {
                 ".elapsed_seconds" => "[elapsed]",
                 ".shuffles_per_second" => "[rate]",
             });
+        });
+    }};
+}
+
+/// Snapshot the digest of a `--plot` picture.
+macro_rules! assert_plot_snapshot {
+    ($name:expr, $args:expr) => {{
+        let args = $args;
+        insta::with_settings!({
+            description => format!("shuffle-bias {} --plot FILE.svg (digest)", args.join(" ")),
+            omit_expression => true,
+        }, {
+            insta::assert_snapshot!(plot_digest($name, &args));
         });
     }};
 }
@@ -519,4 +605,21 @@ fn list_csv_of_the_algorithms() {
     }, {
         insta::assert_snapshot!(stdout(&["list", "--format", "csv"]));
     });
+}
+
+// `--plot`: digests of the pictures.
+
+#[test]
+fn plot_of_the_quick_start_digested() {
+    assert_plot_snapshot!("quick-start", QUICK_START.to_vec());
+}
+
+#[test]
+fn plot_of_four_algorithms_compared_digested() {
+    assert_plot_snapshot!("compare", FOUR_ALGORITHMS.to_vec());
+}
+
+#[test]
+fn plot_of_the_riffle_mixing_curve_digested() {
+    assert_plot_snapshot!("mixing-curve", RIFFLE_MIXING_CURVE.to_vec());
 }
