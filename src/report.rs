@@ -487,7 +487,8 @@ fn goodness_of_fit(name: String, cells: impl Iterator<Item = (u64, f64)>, trials
             df: Some(df),
             p: PValue::ZERO,
             note: Some(format!(
-                "{impossible} shuffles fell on cells the hypothesis gives probability 0"
+                "{impossible} shuffle{} fell on cells the hypothesis gives probability 0",
+                if impossible == 1 { "" } else { "s" }
             )),
         };
     }
@@ -800,7 +801,8 @@ fn identity_test(count: u64, trials: u64, p0: f64) -> Draft {
         (
             PValue::ZERO,
             Some(format!(
-                "the identity is impossible under the hypothesis but was seen {count} times"
+                "the identity is impossible under the hypothesis but was seen {count} time{}",
+                if count == 1 { "" } else { "s" }
             )),
         )
     } else if trials == 0 {
