@@ -9,7 +9,7 @@ use crate::cli::{CheckAgainst, CheckArgs, CompareArgs, OutputArgs, RunArgs, Theo
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
 use crate::permutation::{MAX_FULL_DECK, factorial};
-use crate::permutation_reader::{InputSource, ReaderOptions};
+use crate::permutation_reader::{InputSource, ReaderOptions, TallyMode};
 use crate::random_source::RngKind;
 use crate::report::Against;
 
@@ -212,6 +212,7 @@ impl CheckConfig {
                 deck: args.deck,
                 labels,
                 skip_invalid: args.skip_invalid,
+                mode: TallyMode::Full,
             },
             against: args.against,
             alpha: check_alpha(args.alpha)?,

@@ -19,7 +19,7 @@ fn read(bytes: Vec<u8>, options: &ReaderOptions) -> Result<Vec<u64>, String> {
         &AtomicBool::new(false),
         &mut |_| {},
     )
-    .map(|tally| tally.counts)
+    .map(|tally| tally.counts.into_full().expect("full mode"))
     .map_err(|error| error.to_string())
 }
 
