@@ -852,6 +852,7 @@ pub fn read_permutations(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::marginal::MarginalTally;
 
     fn tally(text: &str, options: &ReaderOptions) -> Result<InputTally, InputError> {
         tally_bytes(text.as_bytes(), options)
@@ -954,6 +955,92 @@ mod tests {
         assert!(
             message.starts_with("deals.txt:1: expected 4 cards, found 3"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn a_digit_run_too_long_for_any_card_is_out_of_range_not_an_overflow() {
+        // Regression: the fast path once multiplied by ten without bound, which overflows (and
+        // panics in a debug build) on a run of 20 digits.
+        let message = error("0 1 2\n0 1 99999999999999999999999\n");
+        assert!(
+            message.starts_with("deals.txt:2: card '99999999999999999999999' is out of range"),
+            "{message}"
+        );
+        let options = ReaderOptions {
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let message = tally("0 1 2\n0 1 2999999999999999999999999\n", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("deals.txt:2: card '"), "{message}");
+    }
+
+    #[test]
+    fn long_labels_and_runs_of_separators_are_read_in_both_modes() {
+        let labels: Vec<String> = ["ace of spades, the long one", "K", "Q"]
+            .iter()
+            .map(|l| l.replace([' ', ','], "-"))
+            .collect();
+        let long = &labels[0];
+        let text = format!("{long} K Q\nQ,K,{long}\n  K\t\t{long} ,Q\r\nQ K {long}\n");
+        for mode in [TallyMode::Full, TallyMode::Marginal] {
+            let options = ReaderOptions {
+                labels: Some(labels.clone()),
+                mode,
+                ..Default::default()
+            };
+            let t = tally(&text, &options).unwrap();
+            assert_eq!(t.permutations, 4);
+            let decks: [&[Card]; 4] = [&[0, 1, 2], &[2, 1, 0], &[1, 0, 2], &[2, 1, 0]];
+            match &t.counts {
+                InputCounts::Full(counts) => {
+                    for deck in decks {
+                        assert!(counts[rank(deck)] > 0);
+                    }
+                    assert_eq!(counts[rank(&[2, 1, 0])], 2);
+                }
+                InputCounts::Marginal(marginal) => {
+                    let mut expected = MarginalTally::new(3);
+                    for deck in decks {
+                        expected.add(deck);
+                    }
+                    assert_eq!(marginal, &expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_label_that_is_a_prefix_of_another_or_padded_with_nothing_is_not_confused() {
+        let options = ReaderOptions {
+            labels: Some(vec!["A".into(), "AA".into(), "AAA".into()]),
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let t = tally("A AA AAA\nAAA AA A\n", &options).unwrap();
+        assert_eq!(t.counts.marginal().unwrap().identity, 1);
+        let message = tally("A AA AAAA\n", &options).unwrap_err().to_string();
+        assert!(
+            message.starts_with("deals.txt:1: unknown label 'AAAA' (the labels are A,AA,AAA)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_cards_met_on_a_line_are_forgotten_at_the_next_even_when_the_stamp_wraps() {
+        let mut seen = CardStamps::new(4);
+        seen.stamp = u32::MAX - 1;
+        for _ in 0..4 {
+            let line = seen.start_line();
+            assert!(line.insert(3));
+            assert!(!line.insert(3));
+            assert!(line.insert(0));
+        }
+        assert_eq!(
+            seen.stamp, 3,
+            "u32::MAX, then 1, 2, 3: zero is never a stamp"
         );
     }
 }
