@@ -438,7 +438,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     };
     let tally = Tally {
         deck: input.deck,
-        counts: input.counts,
+        counts: input.counts.into_full().expect("check reads in full mode"),
         trials: input.permutations,
     };
     let report = build_run_report(&facts, tally, law.map(Ok));

@@ -13,7 +13,7 @@ use crate::export::{CsvTable, Format};
 use crate::marginal::MAX_MARGINAL_DECK;
 use crate::mixing::max_mixing_deck;
 use crate::permutation::{MAX_FULL_DECK, factorial};
-use crate::permutation_reader::{InputSource, ReaderOptions};
+use crate::permutation_reader::{InputSource, ReaderOptions, TallyMode};
 use crate::random_source::RngKind;
 use crate::report::{Against, TallyMode};
 
@@ -246,6 +246,7 @@ impl CheckConfig {
                 deck: args.deck,
                 labels,
                 skip_invalid: args.skip_invalid,
+                mode: TallyMode::Full,
             },
             against: args.against,
             model,

@@ -5,9 +5,17 @@
 //! Blank lines and lines starting with `#` are skipped; CRLF is accepted. Every line is checked
 //! (count, range, duplicates, numbering); a bad line is an error naming `FILE:LINE` and the
 //! offending token, or, with `--skip-invalid`, a counted and sampled rejection. Memory is the
-//! tally, not the input: lines are read one at a time from a large buffer.
+//! tally, not the input: lines are read one at a time from a large buffer, and the buffers a
+//! line is parsed into are the reader's own, reused from line to line.
+//!
+//! Two tallies can be fed ([`TallyMode`]): every one of the n! orderings counted (n ≤
+//! [`MAX_FULL_DECK`]), or the [`MarginalTally`] of decks of up to [`MAX_MARGINAL_DECK`] cards
+//! (a 52-card deal, say). Either way the deck size is `--deck`, else the number of `--labels`,
+//! else the number of cards on the first permutation.
 
+use std::collections::HashMap;
 use std::fs::File;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -15,6 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::algorithms::Card;
+use crate::marginal::{MAX_MARGINAL_DECK, MarginalTally};
 use crate::permutation::{MAX_FULL_DECK, factorial, rank};
 
 /// How many rejected lines `--skip-invalid` keeps as examples.
@@ -51,6 +60,36 @@ pub enum Numbering {
     Labels,
 }
 
+/// What the reader keeps of each permutation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TallyMode {
+    /// Count every one of the n! orderings, for 2 ≤ n ≤ [`MAX_FULL_DECK`]: the result is
+    /// [`InputCounts::Full`].
+    #[default]
+    Full,
+    /// Pass every permutation to [`MarginalTally::add`], for 2 ≤ n ≤ [`MAX_MARGINAL_DECK`]: the
+    /// result is [`InputCounts::Marginal`].
+    Marginal,
+}
+
+impl TallyMode {
+    /// The largest deck this mode can tally (the smallest is 2).
+    pub fn max_deck(self) -> usize {
+        match self {
+            TallyMode::Full => MAX_FULL_DECK,
+            TallyMode::Marginal => MAX_MARGINAL_DECK,
+        }
+    }
+
+    /// An empty tally of decks of `deck` cards.
+    fn empty_counts(self, deck: usize) -> InputCounts {
+        match self {
+            TallyMode::Full => InputCounts::Full(vec![0; factorial(deck) as usize]),
+            TallyMode::Marginal => InputCounts::Marginal(MarginalTally::new(deck)),
+        }
+    }
+}
+
 /// What to accept.
 #[derive(Debug, Clone, Default)]
 pub struct ReaderOptions {
@@ -60,6 +99,8 @@ pub struct ReaderOptions {
     pub labels: Option<Vec<String>>,
     /// Count bad lines instead of stopping at the first.
     pub skip_invalid: bool,
+    /// Which tally to feed (all orderings by default).
+    pub mode: TallyMode,
 }
 
 /// A rejected line.
@@ -71,13 +112,65 @@ pub struct InvalidLine {
     pub problem: String,
 }
 
+/// The counts of an input, of the kind its [`TallyMode`] asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum InputCounts {
+    /// [`TallyMode::Full`]: `counts[rank]`, the lexicographic rank of [`crate::permutation::rank`].
+    Full(Vec<u64>),
+    /// [`TallyMode::Marginal`]: positions, identity and statistics of every permutation.
+    Marginal(MarginalTally),
+}
+
+impl InputCounts {
+    /// The count of each ordering, in full mode.
+    pub fn full(&self) -> Option<&[u64]> {
+        match self {
+            InputCounts::Full(counts) => Some(counts),
+            InputCounts::Marginal(_) => None,
+        }
+    }
+
+    /// The count of each ordering, in full mode (by value).
+    pub fn into_full(self) -> Option<Vec<u64>> {
+        match self {
+            InputCounts::Full(counts) => Some(counts),
+            InputCounts::Marginal(_) => None,
+        }
+    }
+
+    /// The marginal tally, in marginal mode.
+    pub fn marginal(&self) -> Option<&MarginalTally> {
+        match self {
+            InputCounts::Full(_) => None,
+            InputCounts::Marginal(tally) => Some(tally),
+        }
+    }
+
+    /// The marginal tally, in marginal mode (by value).
+    pub fn into_marginal(self) -> Option<MarginalTally> {
+        match self {
+            InputCounts::Full(_) => None,
+            InputCounts::Marginal(tally) => Some(tally),
+        }
+    }
+
+    /// Count one permutation (`deck[position] = card`).
+    #[inline]
+    fn add(&mut self, deck: &[Card]) {
+        match self {
+            InputCounts::Full(counts) => counts[rank(deck)] += 1,
+            InputCounts::Marginal(tally) => tally.add(deck),
+        }
+    }
+}
+
 /// The tally of an input, and what was read.
 #[derive(Debug, Clone)]
 pub struct InputTally {
     /// Number of cards.
     pub deck: usize,
-    /// `counts[rank]`.
-    pub counts: Vec<u64>,
+    /// The counts, full or marginal as [`ReaderOptions::mode`] asked.
+    pub counts: InputCounts,
     /// Permutations tallied.
     pub permutations: u64,
     /// Lines read (including skipped and rejected ones).
@@ -119,64 +212,322 @@ fn shown(token: &[u8]) -> String {
     shown.escape_debug().to_string()
 }
 
+/// A multiplicative hash of one 16-byte word, for the label index: labels are a few bytes
+/// long, where the standard library's DoS-resistant hash would cost more than the rest of the
+/// lookup, and the keys come from the user's own `--labels`.
+#[derive(Default)]
+struct WordHasher(u64);
+
+impl Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write_u128(&mut self, word: u128) {
+        // Two odd constants (from the golden ratio and from splitmix64); the final shift brings
+        // the well-mixed high bits of the product down to the bucket index.
+        let mixed = ((word as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ (word >> 64) as u64)
+            .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        self.0 ^= mixed ^ (mixed >> 29);
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(16) {
+            let mut word = [0u8; 16];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u128(u128::from_le_bytes(word));
+        }
+    }
+}
+
+/// The longest label looked up as one word.
+const SHORT_LABEL: usize = 16;
+
+/// A short label or token as one word, zero-padded: unambiguous, since no token holds a NUL
+/// (such lines are rejected before they are split).
+#[inline(always)]
+fn label_word(token: &[u8]) -> u128 {
+    debug_assert!(token.len() <= SHORT_LABEL);
+    // Byte by byte: cheaper than a call to copy a few bytes.
+    token
+        .iter()
+        .rev()
+        .fold(0u128, |word, &byte| word << 8 | u128::from(byte))
+}
+
+/// Each label's card (its index in `--labels`), found in O(1) whatever the number of labels.
+struct LabelIndex<'a> {
+    /// Labels of up to [`SHORT_LABEL`] bytes, by [`label_word`]: a lookup is one hash and one
+    /// integer comparison.
+    short: HashMap<u128, usize, BuildHasherDefault<WordHasher>>,
+    /// Longer labels.
+    long: HashMap<&'a [u8], usize>,
+}
+
+impl<'a> LabelIndex<'a> {
+    fn new(labels: &'a [String]) -> Self {
+        let mut index = LabelIndex {
+            short: HashMap::default(),
+            long: HashMap::new(),
+        };
+        for (card, label) in labels.iter().enumerate() {
+            let label = label.as_bytes();
+            // An empty label, or one with a NUL, matches no token.
+            if label.is_empty() || label.contains(&0) {
+                continue;
+            }
+            // The first of two equal labels wins, as a scan of the list would find.
+            if label.len() <= SHORT_LABEL {
+                index.short.entry(label_word(label)).or_insert(card);
+            } else {
+                index.long.entry(label).or_insert(card);
+            }
+        }
+        index
+    }
+
+    /// The card labelled `token`.
+    #[inline(always)]
+    fn get(&self, token: &[u8]) -> Option<usize> {
+        if token.len() <= SHORT_LABEL {
+            if token.is_empty() {
+                return None;
+            }
+            self.short.get(&label_word(token)).copied()
+        } else {
+            self.long.get(token).copied()
+        }
+    }
+}
+
+/// The cards met so far on one line.
+trait CardSet {
+    /// Add `card` (below the deck size); false if it was already there.
+    fn insert(&mut self, card: usize) -> bool;
+}
+
+/// A bit per card, for the full mode's small decks (n ≤ 32).
+struct CardBits(u32);
+
+impl CardSet for CardBits {
+    #[inline(always)]
+    fn insert(&mut self, card: usize) -> bool {
+        let bit = 1u32 << card;
+        let new = self.0 & bit == 0;
+        self.0 |= bit;
+        new
+    }
+}
+
+/// Decks of any size: `stamps[card] == stamp` once `card` is met on the current line, and each
+/// line takes a fresh stamp, so nothing is cleared between lines.
+struct CardStamps {
+    stamps: Vec<u32>,
+    stamp: u32,
+}
+
+impl CardStamps {
+    /// A set for cards below `cards`.
+    fn new(cards: usize) -> Self {
+        CardStamps {
+            stamps: vec![0; cards],
+            stamp: 0,
+        }
+    }
+
+    /// Empty the set for a new line.
+    #[inline(always)]
+    fn start_line(&mut self) -> &mut Self {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.stamps.fill(0);
+            self.stamp = 1;
+        }
+        self
+    }
+}
+
+impl CardSet for CardStamps {
+    #[inline(always)]
+    fn insert(&mut self, card: usize) -> bool {
+        let slot = &mut self.stamps[card];
+        let new = *slot != self.stamp;
+        *slot = self.stamp;
+        new
+    }
+}
+
+/// The most digits the fast path reads in one card number (1000 has four).
+const PLAIN_DIGITS: u32 = 4;
+
+/// The fast path for the common line: exactly `n` integers separated by single spaces, tabs or
+/// commas, each `offset..n + offset`, none repeated. Writes them (shifted to 0-based) into
+/// `deck[..n]`; false for anything else (labels, comments, blank lines, errors), which the
+/// careful parser then handles with its exact messages.
+#[inline(always)]
+fn parse_plain(
+    line: &[u8],
+    n: usize,
+    offset: usize,
+    deck: &mut [Card],
+    seen: &mut impl CardSet,
+) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut bytes = line.iter();
+    let mut found = 0;
+    loop {
+        let mut value: usize = 0;
+        let mut digits = 0;
+        let last = loop {
+            match bytes.next() {
+                Some(&byte @ b'0'..=b'9') => {
+                    // Wrapping: a token too long to be a card is rejected at its end anyway.
+                    value = value
+                        .wrapping_mul(10)
+                        .wrapping_add(usize::from(byte - b'0'));
+                    digits += 1;
+                }
+                Some(b' ' | b'\t' | b',') => break false,
+                None => break true,
+                Some(_) => return false,
+            }
+        };
+        if digits == 0 || digits > PLAIN_DIGITS {
+            return false;
+        }
+        let Some(card) = value.checked_sub(offset) else {
+            return false;
+        };
+        if card >= n || found == n || !seen.insert(card) {
+            return false;
+        }
+        deck[found] = card as Card;
+        found += 1;
+        if last {
+            return found == n;
+        }
+    }
+}
+
+/// The fast path for a labelled line: exactly `n` known labels separated by single spaces, tabs
+/// or commas, none repeated; as [`parse_plain`] otherwise.
+#[inline(always)]
+fn parse_labelled(
+    line: &[u8],
+    n: usize,
+    labels: &LabelIndex,
+    deck: &mut [Card],
+    seen: &mut impl CardSet,
+) -> bool {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut found = 0;
+    for token in line.split(|&b| matches!(b, b' ' | b'\t' | b',')) {
+        // An empty token (a blank line, two separators in a row) is no label: careful path.
+        let Some(card) = labels.get(token) else {
+            return false;
+        };
+        if found == n || !seen.insert(card) {
+            return false;
+        }
+        deck[found] = card as Card;
+        found += 1;
+    }
+    found == n
+}
+
+/// The fast path for a line written as the first permutation was.
+#[inline(always)]
+fn parse_fast(
+    line: &[u8],
+    n: usize,
+    numbering: Numbering,
+    labels: Option<&LabelIndex>,
+    deck: &mut [Card],
+    seen: &mut impl CardSet,
+) -> bool {
+    match (numbering, labels) {
+        (Numbering::ZeroBased, _) => parse_plain(line, n, 0, deck, seen),
+        (Numbering::OneBased, _) => parse_plain(line, n, 1, deck, seen),
+        (Numbering::Labels, Some(labels)) => parse_labelled(line, n, labels, deck, seen),
+        (Numbering::Labels, None) => false,
+    }
+}
+
 /// The reading state carried across lines and files.
 struct Reader<'a> {
     options: &'a ReaderOptions,
+    /// The label index, when the input uses labels.
+    labels: Option<LabelIndex<'a>>,
     deck: Option<usize>,
     numbering: Option<(Numbering, String)>,
-    counts: Vec<u64>,
+    /// None until the deck size is known.
+    counts: Option<InputCounts>,
+    /// The careful parser's token values (up to one more than the largest deck).
+    values: Vec<usize>,
+    /// The permutation being parsed, `cards[position] = card`.
+    cards: Vec<Card>,
+    /// The cards met on the line being parsed.
+    seen: CardStamps,
     permutations: u64,
     lines: u64,
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
 }
 
-/// Why one line is rejected.
-type LineResult = Result<Option<usize>, String>;
+/// Why one line is rejected; Ok(true) when it holds a permutation (left in `Reader::cards`).
+type LineResult = Result<bool, String>;
 
-impl Reader<'_> {
-    /// The fast path for the common line: integers separated by single separators, deck size
-    /// and numbering already known. Returns None for anything else (labels, comments, blank
-    /// lines, errors), which the careful parser then handles with its exact messages.
-    #[inline]
-    fn parse_plain(&self, line: &[u8]) -> Option<usize> {
-        let n = self.deck?;
-        let offset = match self.numbering {
-            Some((Numbering::ZeroBased, _)) => 0,
-            Some((Numbering::OneBased, _)) => 1,
-            _ => return None,
-        };
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let mut deck = [0 as Card; MAX_FULL_DECK];
-        let mut found = 0;
-        let mut seen = 0u32;
-        let mut value: usize = 0;
-        let mut digits = 0;
-        for &byte in line.iter().chain(std::iter::once(&b' ')) {
-            match byte {
-                b'0'..=b'9' => {
-                    value = value * 10 + usize::from(byte - b'0');
-                    digits += 1;
-                }
-                b' ' | b'\t' | b',' if digits > 0 && digits <= 2 => {
-                    let card = value.checked_sub(offset)?;
-                    if card >= n || found == n || seen & (1 << card) != 0 {
-                        return None;
-                    }
-                    seen |= 1 << card;
-                    deck[found] = card as Card;
-                    found += 1;
-                    value = 0;
-                    digits = 0;
-                }
-                _ => return None,
-            }
+impl<'a> Reader<'a> {
+    fn new(options: &'a ReaderOptions, deck: Option<usize>) -> Self {
+        let largest = options.mode.max_deck();
+        Reader {
+            options,
+            labels: options.labels.as_deref().map(LabelIndex::new),
+            deck,
+            numbering: None,
+            counts: deck.map(|n| options.mode.empty_counts(n)),
+            values: Vec::with_capacity(largest + 1),
+            cards: vec![0; largest],
+            seen: CardStamps::new(largest),
+            permutations: 0,
+            lines: 0,
+            invalid: 0,
+            invalid_examples: Vec::new(),
         }
-        (found == n).then(|| rank(&deck[..n]))
     }
 
-    /// Parse one line (without its newline); Ok(None) for a blank or comment line, Ok(rank) for a
-    /// permutation.
+    /// The fast paths, once the deck size and the numbering are known: true when the line was
+    /// a valid permutation and is tallied.
+    #[inline(always)]
+    fn tally_fast(&mut self, line: &[u8]) -> bool {
+        let (Some(n), Some(counts), Some((numbering, _))) =
+            (self.deck, self.counts.as_mut(), &self.numbering)
+        else {
+            return false;
+        };
+        let labels = self.labels.as_ref();
+        match counts {
+            InputCounts::Full(counts) => {
+                let mut deck = [0 as Card; MAX_FULL_DECK];
+                if !parse_fast(line, n, *numbering, labels, &mut deck, &mut CardBits(0)) {
+                    return false;
+                }
+                counts[rank(&deck[..n])] += 1;
+            }
+            InputCounts::Marginal(tally) => {
+                let seen = self.seen.start_line();
+                if !parse_fast(line, n, *numbering, labels, &mut self.cards, seen) {
+                    return false;
+                }
+                tally.add(&self.cards[..n]);
+            }
+        }
+        self.permutations += 1;
+        true
+    }
+
+    /// Parse one line (without its newline); Ok(false) for a blank or comment line, Ok(true) for
+    /// a permutation, left in `self.cards[..deck]`.
     fn parse_line(&mut self, line: &[u8], location: &dyn Fn() -> String) -> LineResult {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let start = line
@@ -185,47 +536,49 @@ impl Reader<'_> {
             .unwrap_or(line.len());
         let content = &line[start..];
         if content.is_empty() || content[0] == b'#' {
-            return Ok(None);
+            return Ok(false);
         }
-        if content.contains(&0) {
+        if memchr::memchr(0, content).is_some() {
             return Err("binary data (a NUL byte): expected text, one permutation per line".into());
         }
         let tokens = content
             .split(|&b| matches!(b, b' ' | b'\t' | b','))
             .filter(|token| !token.is_empty());
-        let mut values = [0usize; MAX_FULL_DECK + 1];
-        let mut found = 0;
+        let largest = self.options.mode.max_deck();
         let expected = self.deck;
+        self.values.clear();
         for token in tokens {
-            if found == values.len() || expected.is_some_and(|n| found == n) {
+            let found = self.values.len();
+            if found == largest + 1 || expected.is_some_and(|n| found == n) {
                 return Err(format!(
                     "too many cards: expected {}, found more (extra token '{}')",
-                    expected.unwrap_or(MAX_FULL_DECK),
+                    expected.unwrap_or(largest),
                     shown(token)
                 ));
             }
-            values[found] = self.value_of(token)?;
-            found += 1;
+            let value = self.value_of(token)?;
+            self.values.push(value);
         }
+        let found = self.values.len();
         let n = match expected {
             Some(n) if n != found => {
                 return Err(format!("expected {n} cards, found {found}"));
             }
             Some(n) => n,
             None => {
-                if !(2..=MAX_FULL_DECK).contains(&found) {
+                if !(2..=largest).contains(&found) {
                     return Err(format!(
-                        "the first permutation has {found} cards; decks of 2 to {MAX_FULL_DECK} \
+                        "the first permutation has {found} cards; decks of 2 to {largest} \
                          cards can be tallied"
                     ));
                 }
                 self.deck = Some(found);
-                self.counts = vec![0; factorial(found) as usize];
+                self.counts = Some(self.options.mode.empty_counts(found));
                 found
             }
         };
-        let values = &values[..n];
-        let numbering = if self.options.labels.is_some() {
+        let values = &self.values[..n];
+        let numbering = if self.labels.is_some() {
             Numbering::Labels
         } else {
             let has_zero = values.contains(&0);
@@ -249,22 +602,16 @@ impl Reader<'_> {
             }
         };
         let offset = usize::from(numbering == Numbering::OneBased);
-        let mut deck = [0 as Card; MAX_FULL_DECK];
-        let mut seen = 0u32;
-        for (slot, &value) in deck.iter_mut().zip(values) {
+        let seen = self.seen.start_line();
+        for (slot, &value) in self.cards.iter_mut().zip(values) {
             let card = value - offset;
-            if seen & (1 << card) != 0 {
-                let written = if numbering == Numbering::Labels {
-                    self.options
-                        .labels
-                        .as_ref()
-                        .map_or(String::new(), |l| l[card].clone())
-                } else {
-                    value.to_string()
+            if !seen.insert(card) {
+                let written = match &self.options.labels {
+                    Some(labels) => labels[card].clone(),
+                    None => value.to_string(),
                 };
                 return Err(format!("card '{written}' appears twice"));
             }
-            seen |= 1 << card;
             *slot = card as Card;
         }
         match &self.numbering {
@@ -283,20 +630,19 @@ impl Reader<'_> {
             }
             Some(_) => {}
         }
-        Ok(Some(rank(&deck[..n])))
+        Ok(true)
     }
 
     /// The value of one token: its index among the labels, or the integer it spells.
     fn value_of(&self, token: &[u8]) -> Result<usize, String> {
-        if let Some(labels) = &self.options.labels {
-            return labels
-                .iter()
-                .position(|label| label.as_bytes() == token)
+        if let Some(index) = &self.labels {
+            return index
+                .get(token)
                 .ok_or_else(|| match std::str::from_utf8(token) {
                     Ok(_) => format!(
                         "unknown label '{}' (the labels are {})",
                         shown(token),
-                        labels.join(",")
+                        self.label_list()
                     ),
                     Err(_) => format!("invalid UTF-8 in token '{}'", shown(token)),
                 });
@@ -316,6 +662,18 @@ impl Reader<'_> {
         Ok(token
             .iter()
             .fold(0usize, |acc, &digit| acc * 10 + usize::from(digit - b'0')))
+    }
+
+    /// The labels as listed in a message: all of them for a small deck, the first few and
+    /// their number for a large one.
+    fn label_list(&self) -> String {
+        const SHOWN: usize = 13;
+        let labels = self.options.labels.as_deref().unwrap_or_default();
+        if labels.len() <= SHOWN {
+            labels.join(",")
+        } else {
+            format!("{},… ({} labels)", labels[..SHOWN].join(","), labels.len())
+        }
     }
 
     /// Read one source: scan its buffer for newlines in place (a line that straddles two
@@ -374,39 +732,39 @@ impl Reader<'_> {
     #[inline]
     fn line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         self.lines += 1;
-        if let Some(cell) = self.parse_plain(content) {
-            self.counts[cell] += 1;
-            self.permutations += 1;
+        if self.tally_fast(content) {
             return Ok(());
         }
-        {
-            let location = || format!("{name}:{number}");
-            match self.parse_line(content, &location) {
-                Ok(Some(cell)) => {
-                    self.counts[cell] += 1;
-                    self.permutations += 1;
-                }
-                Ok(None) => {}
-                Err(problem) if self.options.skip_invalid => {
-                    self.invalid += 1;
-                    if self.invalid_examples.len() < INVALID_EXAMPLES {
-                        self.invalid_examples.push(InvalidLine {
-                            location: location(),
-                            problem,
-                        });
-                    }
-                }
-                Err(problem) => {
-                    let hint = if self.options.skip_invalid {
-                        ""
-                    } else {
-                        " (fix the line, or pass --skip-invalid to count and skip bad lines)"
-                    };
-                    return Err(InputError {
+        let location = || format!("{name}:{number}");
+        match self.parse_line(content, &location) {
+            Ok(true) => {
+                let n = self
+                    .deck
+                    .expect("a permutation was read, so its size is known");
+                self.counts
+                    .as_mut()
+                    .expect("the counts exist once the deck size is known")
+                    .add(&self.cards[..n]);
+                self.permutations += 1;
+            }
+            Ok(false) => {}
+            Err(problem) if self.options.skip_invalid => {
+                self.invalid += 1;
+                if self.invalid_examples.len() < INVALID_EXAMPLES {
+                    self.invalid_examples.push(InvalidLine {
                         location: location(),
-                        message: format!("{problem}{hint}"),
+                        problem,
                     });
                 }
+            }
+            Err(problem) => {
+                return Err(InputError {
+                    location: location(),
+                    message: format!(
+                        "{problem} (fix the line, or pass --skip-invalid to count and skip bad \
+                         lines)"
+                    ),
+                });
             }
         }
         Ok(())
@@ -438,28 +796,28 @@ pub fn read_permutations(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
-    let mut reader = Reader {
-        options,
-        deck: options.deck,
-        numbering: None,
-        counts: options
-            .deck
-            .map_or_else(Vec::new, |n| vec![0; factorial(n) as usize]),
-        permutations: 0,
-        lines: 0,
-        invalid: 0,
-        invalid_examples: Vec::new(),
+    let names: Vec<String> = sources.iter().map(InputSource::name).collect();
+    let deck = match &options.labels {
+        Some(labels) => Some(labels.len()),
+        None => options.deck,
     };
-    if let Some(labels) = &options.labels {
-        reader.deck = Some(labels.len());
-        reader.counts = vec![0; factorial(labels.len()) as usize];
+    let largest = options.mode.max_deck();
+    if let Some(n) = deck
+        && !(2..=largest).contains(&n)
+    {
+        return Err(InputError {
+            location: names.join(", "),
+            message: format!(
+                "decks of {n} cards cannot be tallied in this mode; give 2 to {largest} cards"
+            ),
+        });
     }
+    let mut reader = Reader::new(options, deck);
     for (source, input) in sources.iter().zip(inputs) {
         let mut buffered = BufReader::with_capacity(1 << 20, input);
         reader.read(&source.name(), &mut buffered, stop, progress)?;
     }
     progress(reader.lines);
-    let names: Vec<String> = sources.iter().map(InputSource::name).collect();
     if reader.permutations == 0 {
         return Err(InputError {
             location: names.join(", "),
@@ -476,7 +834,9 @@ pub fn read_permutations(
     }
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
-        counts: reader.counts,
+        counts: reader
+            .counts
+            .expect("a permutation was tallied, so the deck size is known"),
         permutations: reader.permutations,
         lines: reader.lines,
         invalid: reader.invalid,
@@ -492,6 +852,7 @@ pub fn read_permutations(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::marginal::MarginalTally;
 
     fn tally(text: &str, options: &ReaderOptions) -> Result<InputTally, InputError> {
         tally_bytes(text.as_bytes(), options)
@@ -526,17 +887,17 @@ mod tests {
         assert_eq!(t.permutations, 4);
         assert_eq!(t.lines, 6);
         assert_eq!(t.numbering, Numbering::ZeroBased);
-        assert_eq!(t.counts[0], 2);
-        assert_eq!(t.counts[rank(&[2, 1, 0])], 1);
-        assert_eq!(t.counts[rank(&[1, 0, 2])], 1);
+        assert_eq!(t.counts.full().unwrap()[0], 2);
+        assert_eq!(t.counts.full().unwrap()[rank(&[2, 1, 0])], 1);
+        assert_eq!(t.counts.full().unwrap()[rank(&[1, 0, 2])], 1);
     }
 
     #[test]
     fn one_based_lines_are_shifted_to_zero_based() {
         let t = tally("1 2 3\n3 2 1\n", &ReaderOptions::default()).unwrap();
         assert_eq!(t.numbering, Numbering::OneBased);
-        assert_eq!(t.counts[0], 1);
-        assert_eq!(t.counts[5], 1);
+        assert_eq!(t.counts.full().unwrap()[0], 1);
+        assert_eq!(t.counts.full().unwrap()[5], 1);
     }
 
     #[test]
@@ -547,8 +908,8 @@ mod tests {
         };
         let t = tally("A K Q 10\n10 Q K A\n", &options).unwrap();
         assert_eq!(t.numbering, Numbering::Labels);
-        assert_eq!(t.counts[0], 1);
-        assert_eq!(t.counts[23], 1);
+        assert_eq!(t.counts.full().unwrap()[0], 1);
+        assert_eq!(t.counts.full().unwrap()[23], 1);
     }
 
     #[test]
@@ -594,6 +955,92 @@ mod tests {
         assert!(
             message.starts_with("deals.txt:1: expected 4 cards, found 3"),
             "{message}"
+        );
+    }
+
+    #[test]
+    fn a_digit_run_too_long_for_any_card_is_out_of_range_not_an_overflow() {
+        // Regression: the fast path once multiplied by ten without bound, which overflows (and
+        // panics in a debug build) on a run of 20 digits.
+        let message = error("0 1 2\n0 1 99999999999999999999999\n");
+        assert!(
+            message.starts_with("deals.txt:2: card '99999999999999999999999' is out of range"),
+            "{message}"
+        );
+        let options = ReaderOptions {
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let message = tally("0 1 2\n0 1 2999999999999999999999999\n", &options)
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("deals.txt:2: card '"), "{message}");
+    }
+
+    #[test]
+    fn long_labels_and_runs_of_separators_are_read_in_both_modes() {
+        let labels: Vec<String> = ["ace of spades, the long one", "K", "Q"]
+            .iter()
+            .map(|l| l.replace([' ', ','], "-"))
+            .collect();
+        let long = &labels[0];
+        let text = format!("{long} K Q\nQ,K,{long}\n  K\t\t{long} ,Q\r\nQ K {long}\n");
+        for mode in [TallyMode::Full, TallyMode::Marginal] {
+            let options = ReaderOptions {
+                labels: Some(labels.clone()),
+                mode,
+                ..Default::default()
+            };
+            let t = tally(&text, &options).unwrap();
+            assert_eq!(t.permutations, 4);
+            let decks: [&[Card]; 4] = [&[0, 1, 2], &[2, 1, 0], &[1, 0, 2], &[2, 1, 0]];
+            match &t.counts {
+                InputCounts::Full(counts) => {
+                    for deck in decks {
+                        assert!(counts[rank(deck)] > 0);
+                    }
+                    assert_eq!(counts[rank(&[2, 1, 0])], 2);
+                }
+                InputCounts::Marginal(marginal) => {
+                    let mut expected = MarginalTally::new(3);
+                    for deck in decks {
+                        expected.add(deck);
+                    }
+                    assert_eq!(marginal, &expected);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn a_label_that_is_a_prefix_of_another_or_padded_with_nothing_is_not_confused() {
+        let options = ReaderOptions {
+            labels: Some(vec!["A".into(), "AA".into(), "AAA".into()]),
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let t = tally("A AA AAA\nAAA AA A\n", &options).unwrap();
+        assert_eq!(t.counts.marginal().unwrap().identity, 1);
+        let message = tally("A AA AAAA\n", &options).unwrap_err().to_string();
+        assert!(
+            message.starts_with("deals.txt:1: unknown label 'AAAA' (the labels are A,AA,AAA)"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_cards_met_on_a_line_are_forgotten_at_the_next_even_when_the_stamp_wraps() {
+        let mut seen = CardStamps::new(4);
+        seen.stamp = u32::MAX - 1;
+        for _ in 0..4 {
+            let line = seen.start_line();
+            assert!(line.insert(3));
+            assert!(!line.insert(3));
+            assert!(line.insert(0));
+        }
+        assert_eq!(
+            seen.stamp, 3,
+            "u32::MAX, then 1, 2, 3: zero is never a stamp"
         );
     }
 }

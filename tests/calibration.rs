@@ -175,7 +175,7 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
         .unwrap();
         let tally = Tally {
             deck: input.deck,
-            counts: input.counts,
+            counts: input.counts.into_full().expect("full mode"),
             trials: input.permutations,
         };
         let report = judge(&s, tally, &law, 0.05);

@@ -1,15 +1,19 @@
 //! Property tests of the permutation reader: no input whatever makes it panic (every failure is
-//! an error with a location), and any valid file round-trips to the counts it was written from.
+//! an error with a location), and any valid file round-trips to the counts it was written from,
+//! in both modes: all orderings of a small deck, and the marginal tally of a 52-card deal.
 
 use std::io::Read;
 use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
 use shuffle_bias::algorithms::Card;
+use shuffle_bias::marginal::MarginalTally;
 use shuffle_bias::permutation::{factorial, rank, unrank};
-use shuffle_bias::permutation_reader::{InputSource, ReaderOptions, read_permutations};
+use shuffle_bias::permutation_reader::{
+    InputSource, InputTally, ReaderOptions, TallyMode, read_permutations,
+};
 
-fn read(bytes: Vec<u8>, options: &ReaderOptions) -> Result<Vec<u64>, String> {
+fn read_tally(bytes: Vec<u8>, options: &ReaderOptions) -> Result<InputTally, String> {
     let sources = [InputSource::File("input.txt".into())];
     let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(bytes))];
     read_permutations(
@@ -19,8 +23,41 @@ fn read(bytes: Vec<u8>, options: &ReaderOptions) -> Result<Vec<u64>, String> {
         &AtomicBool::new(false),
         &mut |_| {},
     )
-    .map(|tally| tally.counts)
     .map_err(|error| error.to_string())
+}
+
+fn read(bytes: Vec<u8>, options: &ReaderOptions) -> Result<Vec<u64>, String> {
+    read_tally(bytes, options).map(|tally| tally.counts.into_full().expect("full mode"))
+}
+
+fn read_marginal(bytes: Vec<u8>, options: &ReaderOptions) -> Result<MarginalTally, String> {
+    read_tally(bytes, options).map(|tally| tally.counts.into_marginal().expect("marginal mode"))
+}
+
+/// The 52 labels AS..KS, AH..KH, AD..KD, AC..KC.
+fn card_labels() -> Vec<String> {
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
+    ["S", "H", "D", "C"]
+        .iter()
+        .flat_map(|suit| ranks.iter().map(move |rank| format!("{rank}{suit}")))
+        .collect()
+}
+
+/// Options of every kind the marginal mode can be given: deck known or not, labels or not.
+fn marginal_options() -> impl Strategy<Value = ReaderOptions> {
+    (
+        any::<bool>(),
+        prop_oneof![Just(None), Just(Some(3)), Just(Some(52))],
+        any::<bool>(),
+    )
+        .prop_map(|(skip_invalid, deck, labelled)| ReaderOptions {
+            deck: deck.filter(|_| !labelled),
+            labels: labelled.then(card_labels),
+            skip_invalid,
+            mode: TallyMode::Marginal,
+        })
 }
 
 proptest! {
@@ -75,5 +112,64 @@ proptest! {
         // Every valid line carries its numbering (a 0-based line contains 0, a 1-based one n),
         // so the reader needs no hint to recover the counts.
         prop_assert_eq!(read(text.into_bytes(), &ReaderOptions::default()), Ok(expected));
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic_in_marginal_mode(
+        bytes in proptest::collection::vec(any::<u8>(), 0..400),
+        options in marginal_options(),
+    ) {
+        if let Err(message) = read_marginal(bytes, &options) {
+            prop_assert!(message.starts_with("input.txt"), "{}", message);
+        }
+    }
+
+    #[test]
+    fn near_valid_lines_never_panic_in_marginal_mode(
+        lines in proptest::collection::vec(
+            proptest::collection::vec(prop_oneof![Just(" "), Just(","), Just("\t"), Just("0"),
+                Just("1"), Just("2"), Just("3"), Just("51"), Just("52"), Just("999"),
+                Just("1000"), Just("1001"), Just("AS"), Just("KC"), Just("#"), Just("\r"),
+                Just("x"), Just("\u{0}"), Just("\u{e9}")],
+                0..12),
+            0..30),
+        options in marginal_options(),
+    ) {
+        let text: String = lines.iter().map(|l| l.concat() + "\n").collect();
+        if let Err(message) = read_marginal(text.into_bytes(), &options) {
+            prop_assert!(message.starts_with("input.txt"), "{}", message);
+        }
+    }
+
+    #[test]
+    fn a_valid_52_card_file_round_trips_to_its_marginal_tally(
+        decks in proptest::collection::vec(
+            Just((0..52).collect::<Vec<Card>>()).prop_shuffle(), 1..40),
+        numbering in 0..3usize,
+        separator in prop_oneof![Just(" "), Just(","), Just("\t"), Just(", "), Just("  ")],
+        crlf in any::<bool>(),
+    ) {
+        let labels = card_labels();
+        let mut expected = MarginalTally::new(52);
+        let mut text = String::from("# generated\n\n");
+        for deck in &decks {
+            expected.add(deck);
+            let tokens: Vec<String> = deck
+                .iter()
+                .map(|&card| match numbering {
+                    0 => card.to_string(),
+                    1 => (card + 1).to_string(),
+                    _ => labels[usize::from(card)].clone(),
+                })
+                .collect();
+            text.push_str(&tokens.join(separator));
+            text.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        let options = ReaderOptions {
+            labels: (numbering == 2).then(card_labels),
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        prop_assert_eq!(read_marginal(text.into_bytes(), &options), Ok(expected));
     }
 }
