@@ -156,9 +156,14 @@ pub struct CheckArgs {
     /// Files of permutations, tallied together; `-` (or nothing) reads stdin.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Number of cards, 2 to 11 (default: read off the first permutation).
+    /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode
+    /// (default: read off the first permutation).
     #[arg(short = 'n', long)]
     pub deck: Option<usize>,
+    /// What to tally: every ordering (full), or positions and statistics (marginal); auto is
+    /// full up to 11 cards, marginal above.
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
+    pub mode: ModeChoice,
     /// Card labels in starting order, comma-separated (e.g. A,K,Q,J,10): the identity.
     #[arg(long, value_name = "LABELS")]
     pub labels: Option<String>,

@@ -24,7 +24,7 @@ use crate::export::svg::SvgExporter;
 use crate::export::{Exporter, Report, exporter};
 use crate::marginal::MarginalTally;
 use crate::mixing::build_mixing_report;
-use crate::permutation_reader::{open_sources, read_permutations};
+use crate::permutation_reader::{InputCounts, open_sources, read_permutations};
 use crate::progress::Progress;
 use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
 use crate::report::{InputSummary, RunReport};
@@ -146,10 +146,10 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
                     config.deck
                 )));
             }
-            Theory::Full(law)
+            Theory::Full(Some(law))
         }
         TallyMode::Marginal => {
-            let theory = marginal_theory(&config);
+            let theory = marginal_theory(config.shuffle, config.deck, config.max_paths);
             if config.against == Against::Model && theory.source.is_none() {
                 return Err(Failure::Message(format!(
                     "--against model: no exact law of {} is known at {} cards in marginal mode; \
@@ -222,7 +222,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         against: config.against,
     };
     let report = match (counted, theory) {
-        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, Some(law)),
+        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
         (Counted::Marginal(tally), Theory::Marginal(theory)) => {
             build_marginal_report(&facts, tally, theory)
         }
@@ -234,7 +234,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
 /// What a run compares its tally with: the exact law of every ordering, or what is known of
 /// the marginals.
 enum Theory {
-    Full(Result<Arc<Law>, ExactError>),
+    Full(Option<Result<Arc<Law>, ExactError>>),
     Marginal(MarginalTheory),
 }
 
@@ -247,14 +247,13 @@ enum Counted {
 /// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
 /// on a deck small enough for one; the rising sequences of the riffle, from its closed form,
 /// on any deck; nothing otherwise.
-fn marginal_theory(config: &RunConfig) -> MarginalTheory {
-    let shuffle = config.shuffle;
-    if config.deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law(shuffle, config.deck, config.max_paths)
+fn marginal_theory(shuffle: Shuffle, deck: usize, max_paths: u64) -> MarginalTheory {
+    if deck <= MAX_EXACT_DECK
+        && let Ok(law) = exact_law(shuffle, deck, max_paths)
     {
         MarginalTheory::from_law(&law)
     } else if shuffle.algorithm == Algorithm::Riffle {
-        MarginalTheory::riffle(config.deck, shuffle.passes)
+        MarginalTheory::riffle(deck, shuffle.passes)
     } else {
         MarginalTheory::default()
     }
@@ -399,20 +398,31 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     let input = input.map_err(|e| Failure::Message(e.to_string()))?;
-    // The law can only be computed once the deck size is known (possibly from the input).
-    let law = match model {
-        None => None,
-        Some(shuffle) => Some(
+    // The theory can only be computed once the deck size is known (possibly from the input).
+    let no_law = |shuffle: Shuffle, error: String| {
+        Failure::Message(format!(
+            "--against {}: no exact law at {} cards: {error}",
+            shuffle.label(),
+            input.deck
+        ))
+    };
+    let theory = match (&input.counts, model) {
+        (InputCounts::Full(_), None) => Theory::Full(None),
+        (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
             exact_law(shuffle, input.deck, config.max_paths)
-                .map(Arc::new)
-                .map_err(|error| {
-                    Failure::Message(format!(
-                        "--against {}: no exact law at {} cards: {error}",
-                        shuffle.label(),
-                        input.deck
-                    ))
-                })?,
-        ),
+                .map_err(|error| no_law(shuffle, error.to_string()))?,
+        )))),
+        (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
+        (InputCounts::Marginal(_), Some(shuffle)) => {
+            let theory = marginal_theory(shuffle, input.deck, config.max_paths);
+            if theory.source.is_none() {
+                return Err(no_law(
+                    shuffle,
+                    "none is known for this deck in marginal mode".to_string(),
+                ));
+            }
+            Theory::Marginal(theory)
+        }
     };
     let facts = RunFacts {
         command: "check",
@@ -436,12 +446,20 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             Against::Uniform
         },
     };
-    let tally = Tally {
-        deck: input.deck,
-        counts: input.counts.into_full().expect("check reads in full mode"),
-        trials: input.permutations,
+    let report = match (input.counts, theory) {
+        (InputCounts::Full(counts), Theory::Full(law)) => {
+            let tally = Tally {
+                deck: input.deck,
+                counts,
+                trials: input.permutations,
+            };
+            build_run_report(&facts, tally, law)
+        }
+        (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
+            build_marginal_report(&facts, tally, theory)
+        }
+        _ => unreachable!("the tally and the theory follow the same mode"),
     };
-    let report = build_run_report(&facts, tally, law.map(Ok));
     let verdict = publish(&config.output, &report, &mut out)?;
     Ok(if report.interrupted {
         eprintln!(

@@ -13,7 +13,7 @@ use crate::export::{CsvTable, Format};
 use crate::marginal::MAX_MARGINAL_DECK;
 use crate::mixing::max_mixing_deck;
 use crate::permutation::{MAX_FULL_DECK, factorial};
-use crate::permutation_reader::{InputSource, ReaderOptions, TallyMode};
+use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
 use crate::report::{Against, TallyMode};
 
@@ -153,13 +153,21 @@ pub struct CheckConfig {
 impl CheckConfig {
     /// Validate `check`'s flags.
     pub fn from_args(args: &CheckArgs) -> Result<Self, UsageError> {
+        let largest = match args.mode {
+            ModeChoice::Full => MAX_FULL_DECK,
+            ModeChoice::Auto | ModeChoice::Marginal => MAX_MARGINAL_DECK,
+        };
         if let Some(deck) = args.deck
-            && !(2..=MAX_FULL_DECK).contains(&deck)
+            && !(2..=largest).contains(&deck)
         {
-            return Err(UsageError(format!(
-                "--deck {deck}: `check` tallies all n! orderings, which is possible for 2 to \
-                 {MAX_FULL_DECK} cards"
-            )));
+            return Err(UsageError(if args.mode == ModeChoice::Full {
+                format!(
+                    "--deck {deck}: --mode full tallies all n! orderings, which is possible for 2 \
+                     to {MAX_FULL_DECK} cards; use --mode marginal for up to {MAX_MARGINAL_DECK}"
+                )
+            } else {
+                format!("--deck {deck}: decks of 2 to {MAX_MARGINAL_DECK} cards can be checked")
+            }));
         }
         let labels = match &args.labels {
             None => None,
@@ -170,9 +178,9 @@ impl CheckConfig {
                         "--labels {text}: a label is empty; write them like A,K,Q,J,10"
                     )));
                 }
-                if !(2..=MAX_FULL_DECK).contains(&labels.len()) {
+                if !(2..=largest).contains(&labels.len()) {
                     return Err(UsageError(format!(
-                        "--labels {text}: {} labels given; give 2 to {MAX_FULL_DECK}",
+                        "--labels {text}: {} labels given; give 2 to {largest}",
                         labels.len()
                     )));
                 }
@@ -218,6 +226,35 @@ impl CheckConfig {
                 "FILE: `-` (stdin) can be given only once".to_string(),
             ));
         }
+        // Auto: full up to 11 cards, marginal above; when the deck size is only known from the
+        // first permutation, the reader decides then.
+        let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
+        let (mode, marginal_if_large) = match args.mode {
+            ModeChoice::Full => (TallyMode::Full, false),
+            ModeChoice::Marginal => (TallyMode::Marginal, false),
+            ModeChoice::Auto => match known_deck {
+                Some(n) if n > MAX_FULL_DECK => (TallyMode::Marginal, false),
+                Some(_) => (TallyMode::Full, false),
+                None => (TallyMode::Full, true),
+            },
+        };
+        if args.output.format == Format::Csv {
+            let table = args.output.table;
+            if mode == TallyMode::Marginal && table == CsvTable::Permutations {
+                return Err(UsageError(
+                    "--table permutations: marginal mode does not tally orderings; use --table \
+                     summary, tests, positions or statistics"
+                        .into(),
+                ));
+            }
+            if mode == TallyMode::Full && !marginal_if_large && table == CsvTable::Statistics {
+                return Err(UsageError(
+                    "--table statistics: the permutation statistics are tallied in marginal \
+                     mode; add --mode marginal"
+                        .into(),
+                ));
+            }
+        }
         let model = match args.against {
             CheckAgainst::Algorithm(algorithm) => Some(check_shuffle(
                 algorithm,
@@ -246,7 +283,8 @@ impl CheckConfig {
                 deck: args.deck,
                 labels,
                 skip_invalid: args.skip_invalid,
-                mode: TallyMode::Full,
+                mode,
+                marginal_if_large,
             },
             against: args.against,
             model,

@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use serde::Serialize;
 
 use crate::algorithms::Card;
-use crate::marginal::{MAX_MARGINAL_DECK, MarginalTally};
+use crate::marginal::MarginalTally;
 use crate::permutation::{MAX_FULL_DECK, factorial, rank};
 
 /// How many rejected lines `--skip-invalid` keeps as examples.
@@ -60,27 +60,17 @@ pub enum Numbering {
     Labels,
 }
 
-/// What the reader keeps of each permutation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum TallyMode {
-    /// Count every one of the n! orderings, for 2 ≤ n ≤ [`MAX_FULL_DECK`]: the result is
-    /// [`InputCounts::Full`].
-    #[default]
-    Full,
-    /// Pass every permutation to [`MarginalTally::add`], for 2 ≤ n ≤ [`MAX_MARGINAL_DECK`]: the
-    /// result is [`InputCounts::Marginal`].
-    Marginal,
+pub use crate::report::TallyMode;
+
+/// The reader's side of a [`TallyMode`]: `Full` gives [`InputCounts::Full`] (every ordering
+/// counted), `Marginal` gives [`InputCounts::Marginal`] (every permutation passed to
+/// [`MarginalTally::add`]).
+trait ReaderMode {
+    /// An empty tally of decks of `deck` cards.
+    fn empty_counts(self, deck: usize) -> InputCounts;
 }
 
-impl TallyMode {
-    /// The largest deck this mode can tally (the smallest is 2).
-    pub fn max_deck(self) -> usize {
-        match self {
-            TallyMode::Full => MAX_FULL_DECK,
-            TallyMode::Marginal => MAX_MARGINAL_DECK,
-        }
-    }
-
+impl ReaderMode for TallyMode {
     /// An empty tally of decks of `deck` cards.
     fn empty_counts(self, deck: usize) -> InputCounts {
         match self {
@@ -101,6 +91,29 @@ pub struct ReaderOptions {
     pub skip_invalid: bool,
     /// Which tally to feed (all orderings by default).
     pub mode: TallyMode,
+    /// When the deck size is read off the first permutation: feed the marginal tally instead
+    /// if that deck is too large for `mode` Full (the `--mode auto` of `check`).
+    pub marginal_if_large: bool,
+}
+
+impl ReaderOptions {
+    /// The largest deck these options accept.
+    fn largest(&self) -> usize {
+        if self.marginal_if_large {
+            TallyMode::Marginal.max_deck()
+        } else {
+            self.mode.max_deck()
+        }
+    }
+
+    /// The tally to feed for a deck of `deck` cards.
+    fn mode_for(&self, deck: usize) -> TallyMode {
+        if self.marginal_if_large && deck > TallyMode::Full.max_deck() {
+            TallyMode::Marginal
+        } else {
+            self.mode
+        }
+    }
 }
 
 /// A rejected line.
@@ -479,13 +492,13 @@ type LineResult = Result<bool, String>;
 
 impl<'a> Reader<'a> {
     fn new(options: &'a ReaderOptions, deck: Option<usize>) -> Self {
-        let largest = options.mode.max_deck();
+        let largest = options.largest();
         Reader {
             options,
             labels: options.labels.as_deref().map(LabelIndex::new),
             deck,
             numbering: None,
-            counts: deck.map(|n| options.mode.empty_counts(n)),
+            counts: deck.map(|n| options.mode_for(n).empty_counts(n)),
             values: Vec::with_capacity(largest + 1),
             cards: vec![0; largest],
             seen: CardStamps::new(largest),
@@ -544,7 +557,7 @@ impl<'a> Reader<'a> {
         let tokens = content
             .split(|&b| matches!(b, b' ' | b'\t' | b','))
             .filter(|token| !token.is_empty());
-        let largest = self.options.mode.max_deck();
+        let largest = self.options.largest();
         let expected = self.deck;
         self.values.clear();
         for token in tokens {
@@ -573,7 +586,7 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 self.deck = Some(found);
-                self.counts = Some(self.options.mode.empty_counts(found));
+                self.counts = Some(self.options.mode_for(found).empty_counts(found));
                 found
             }
         };
@@ -801,7 +814,7 @@ pub fn read_permutations(
         Some(labels) => Some(labels.len()),
         None => options.deck,
     };
-    let largest = options.mode.max_deck();
+    let largest = options.largest();
     if let Some(n) = deck
         && !(2..=largest).contains(&n)
     {

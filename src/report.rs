@@ -37,13 +37,24 @@ pub const TARGET_POWER: f64 = 0.99;
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 
 /// What was tallied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TallyMode {
     /// Every one of the n! orderings.
+    #[default]
     Full,
     /// The position matrix, the identity and the permutation statistics (any deck size).
     Marginal,
+}
+
+impl TallyMode {
+    /// The largest deck this mode can tally (the smallest is 2).
+    pub fn max_deck(self) -> usize {
+        match self {
+            TallyMode::Full => crate::permutation::MAX_FULL_DECK,
+            TallyMode::Marginal => crate::marginal::MAX_MARGINAL_DECK,
+        }
+    }
 }
 
 /// Which hypothesis the verdict tests.

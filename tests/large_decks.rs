@@ -222,3 +222,116 @@ fn an_unwritable_plot_fails_before_the_run_with_exit_two() {
         .code(2)
         .stderr(predicates::str::contains("--plot /nonexistent-dir/x.svg"));
 }
+
+/// The 52 labels of the labelled fixture, spades, hearts, diamonds, clubs.
+fn deck_labels() -> String {
+    let ranks = [
+        "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K",
+    ];
+    ["S", "H", "D", "C"]
+        .iter()
+        .flat_map(|suit| ranks.iter().map(move |rank| format!("{rank}{suit}")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+#[test]
+fn checking_a_runs_52_card_deals_reproduces_its_marginal_tally_and_verdict() {
+    // `run --emit-permutations` writes the very shuffles it tallied; `check` of that file (its
+    // deck size read off the first line, marginal mode chosen automatically) must tally exactly
+    // the same positions, identity and statistics.
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-deals-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("riffles.txt");
+    let (run, run_code) = json(&[
+        "run",
+        "riffle",
+        "-n",
+        "52",
+        "--passes",
+        "6",
+        "-t",
+        "3000",
+        "--seed",
+        "5",
+        "-q",
+        "--emit-permutations",
+        file.to_str().unwrap(),
+    ]);
+    let (check, check_code) = json(&["check", file.to_str().unwrap(), "-q"]);
+    assert_eq!(check["mode"], "marginal");
+    assert_eq!(check["deck"], 52);
+    assert_eq!(run["positions"]["counts"], check["positions"]["counts"]);
+    assert_eq!(run["identity"]["count"], check["identity"]["count"]);
+    for (a, b) in run["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(check["statistics"].as_array().unwrap())
+    {
+        assert_eq!(a["observed"], b["observed"], "{}", a["name"]);
+        assert_eq!(a["chi_square"], b["chi_square"], "{}", a["name"]);
+    }
+    assert_eq!((run_code, check_code), (1, 1));
+    // Against the riffle's own law, the same deals fit.
+    let (model, code) = json(&[
+        "check",
+        file.to_str().unwrap(),
+        "-q",
+        "--against",
+        "riffle",
+        "--passes",
+        "6",
+    ]);
+    assert_eq!(code, 0, "{}", model["verdict"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn labelled_52_card_deals_are_checked_like_numbered_ones() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check");
+    let labels = deck_labels();
+    let (labelled, code) = json(&[
+        "check",
+        fixtures.join("deal52-labels.txt").to_str().unwrap(),
+        "--labels",
+        &labels,
+        "-q",
+    ]);
+    assert!(matches!(code, 0 | 1), "{labelled}");
+    let (numbered, _) = json(&[
+        "check",
+        fixtures.join("deal52-zero-based.txt").to_str().unwrap(),
+        "-q",
+    ]);
+    assert_eq!(labelled["mode"], "marginal");
+    assert_eq!(
+        labelled["positions"]["counts"],
+        numbered["positions"]["counts"]
+    );
+    assert_eq!(
+        labelled["statistics"][1]["observed"],
+        numbered["statistics"][1]["observed"]
+    );
+}
+
+#[test]
+fn a_bad_52_card_deal_names_its_file_and_line_and_exits_two() {
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check");
+    for (file, needle) in [
+        ("bad-deal52-repeated.txt", "appears twice"),
+        ("bad-deal52-too-few.txt", "expected 52 cards"),
+        ("bad-deal52-out-of-range.txt", "out of range"),
+    ] {
+        let path = fixtures.join(file);
+        let output = shuffle_bias()
+            .args(["check", path.to_str().unwrap(), "-q"])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{file}");
+        assert!(output.stdout.is_empty(), "{file}: half a report");
+        let stderr = String::from_utf8(output.stderr).unwrap();
+        assert!(stderr.contains(&format!("{file}:")), "{file}: {stderr}");
+        assert!(stderr.contains(needle), "{file}: {stderr}");
+    }
+}

@@ -57,6 +57,7 @@ fn marginal_options() -> impl Strategy<Value = ReaderOptions> {
             labels: labelled.then(card_labels),
             skip_invalid,
             mode: TallyMode::Marginal,
+            marginal_if_large: false,
         })
 }
 
