@@ -1291,7 +1291,8 @@ pub fn build_marginal_report(
                 df: Some(0.0),
                 p: PValue::ONE,
                 note: Some(format!(
-                    "too few trials to form two cells expected at least {MIN_EXPECTED_COUNT}                      times: nothing to test"
+                    "too few trials to form two cells expected at least {MIN_EXPECTED_COUNT} times: \
+                     nothing to test"
                 )),
             }
         } else {
@@ -1350,12 +1351,21 @@ pub fn build_marginal_report(
 
     if let Some(source) = &theory.source {
         notes.push(format!(
-            "marginal mode: positions, identity and {} statistics are tallied instead of the              {n}! orderings; theory from {source}",
+            "marginal mode: positions, identity and {} statistics are tallied instead of \
+             the {n}! orderings; theory from {source}",
+            Statistic::ALL.len()
+        ));
+    } else if facts.shuffle.is_none() {
+        notes.push(format!(
+            "marginal mode: positions, identity and {} statistics are tallied instead of \
+             the {n}! orderings",
             Statistic::ALL.len()
         ));
     } else {
         notes.push(format!(
-            "marginal mode: positions, identity and {} statistics are tallied instead of the              {n}! orderings; no exact law of {algorithm_name} is known at {n} cards, so theory              columns are empty",
+            "marginal mode: positions, identity and {} statistics are tallied instead of \
+             the {n}! orderings; no exact law of {algorithm_name} is known at {n} cards, so \
+             theory columns are empty",
             Statistic::ALL.len()
         ));
     }
@@ -1369,7 +1379,8 @@ pub fn build_marginal_report(
     let per_cell = trials_f / n as f64;
     if trials > 0 && per_cell < MIN_EXPECTED_COUNT {
         warnings.push(format!(
-            "each card is expected {per_cell:.2} times at each position (< 5): the χ² p-values              of the position tests are unreliable; use at least {} {}",
+            "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
+             p-values of the position tests are unreliable; use at least {} {}",
             (MIN_EXPECTED_COUNT * n as f64).ceil() as u64,
             match facts.origin {
                 Origin::Simulation { .. } => "trials",
