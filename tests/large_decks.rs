@@ -335,3 +335,18 @@ fn a_bad_52_card_deal_names_its_file_and_line_and_exits_two() {
         assert!(stderr.contains(needle), "{file}: {stderr}");
     }
 }
+
+#[test]
+fn a_permutations_table_of_a_deck_found_to_be_large_is_refused_with_exit_two() {
+    // `--mode auto` learns the deck size from the input; marginal mode has no orderings to list.
+    let fixtures = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/check");
+    let output = shuffle_bias()
+        .args(["check", "-q", "--format", "csv", "--table", "permutations"])
+        .arg(fixtures.join("deal52-zero-based.txt"))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8(output.stderr).unwrap();
+    assert!(stderr.contains("--table permutations"), "{stderr}");
+}

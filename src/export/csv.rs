@@ -8,7 +8,7 @@ use std::io::{self, Write};
 use super::{CsvTable, Exporter, Report, entries};
 use crate::comparison::CompareReport;
 use crate::permutation::format_permutation;
-use crate::report::{RunReport, TheoryReport};
+use crate::report::{RunReport, TallyMode, TheoryReport};
 
 /// Writes the chosen table.
 pub struct CsvExporter {
@@ -242,6 +242,19 @@ fn write_run<W: Write>(
                     ])?;
                 }
             }
+        }
+        CsvTable::Permutations if run.mode == TallyMode::Marginal => {
+            // Reached when `check --mode auto` learns from the input that the deck is too large
+            // for every ordering to be tallied; the flags could not be refused earlier.
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "--table permutations: {} cards were tallied in marginal mode, which counts \
+                     no orderings; use --table summary, tests, positions or statistics",
+                    run.deck
+                ),
+            )
+            .into());
         }
         CsvTable::Permutations => {
             writer.write_record([
