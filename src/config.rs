@@ -441,8 +441,10 @@ impl SimulationSettings {
             )));
         }
         let limit = memory_limit();
-        let full_fits = deck <= MAX_FULL_DECK
-            && trials.is_none_or(|t| run_memory_bytes(deck, t, threads) <= limit);
+        let full_fits = deck <= MAX_FULL_DECK && {
+            let full_trials = trials.unwrap_or_else(|| default_trials(deck, TallyMode::Full));
+            run_memory_bytes(deck, full_trials, threads) <= limit
+        };
         let mode = match mode {
             ModeChoice::Full => TallyMode::Full,
             ModeChoice::Marginal => TallyMode::Marginal,
