@@ -30,7 +30,8 @@ pub struct Cli {
 /// The subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Simulate a shuffle many times, tally all n! orderings and judge it.
+    /// Simulate a shuffle many times, tally all n! orderings (or, for large decks, positions and
+    /// permutation statistics) and judge it.
     #[command(after_help = EXIT_CODES)]
     Run(RunArgs),
     /// Run several shuffles with the same settings and compare them in one table.
@@ -39,7 +40,7 @@ pub enum Command {
     /// Test permutations produced by any program: one per line, from files or stdin.
     #[command(after_help = CHECK_HELP)]
     Check(CheckArgs),
-    /// Print an algorithm's exact law (no simulation).
+    /// Print an algorithm's exact law, or its mixing curve over several passes (no simulation).
     #[command(after_help = "Exit codes: 0 on success, 2 on bad input.")]
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
@@ -244,7 +245,7 @@ pub struct RunArgs {
     #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
     pub mode: ModeChoice,
     /// Number of shuffles: 240000, 240k, 10M, 1e6, 1_000_000, 2.5G. Default: the larger of
-    /// 1M and 20·n! (so that every ordering is expected at least 20 times).
+    /// 1M and 20·n! (so that every ordering is expected at least 20 times); 1M in marginal mode.
     #[arg(short = 't', long, value_parser = parse_count)]
     pub trials: Option<u64>,
     #[command(flatten)]
