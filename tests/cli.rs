@@ -380,9 +380,8 @@ fn no_color_and_pipes_give_plain_text() {
 
 #[test]
 fn ctrl_c_writes_the_report_of_what_was_tallied_and_exits_130() {
-    use std::process::{Command as Process, Stdio};
-    let child = Process::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
-        .args([
+    let output = common::interrupted_after(
+        &[
             "run",
             "fisher-yates",
             "-n",
@@ -392,19 +391,11 @@ fn ctrl_c_writes_the_report_of_what_was_tallied_and_exits_130() {
             "--seed",
             "1",
             "-q",
-        ])
-        .args(["--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    let status = Process::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
+            "--format",
+            "json",
+        ],
+        800,
+    );
     assert_eq!(output.status.code(), Some(130));
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["interrupted"], true);

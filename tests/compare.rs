@@ -153,9 +153,8 @@ fn bad_compare_flags_exit_two_with_a_message_naming_the_flag() {
 
 #[test]
 fn ctrl_c_writes_the_rows_run_so_far_and_exits_130() {
-    use std::process::{Command as Process, Stdio};
-    let child = Process::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
-        .args([
+    let output = common::interrupted_after(
+        &[
             "compare",
             "fisher-yates",
             "naive",
@@ -165,19 +164,12 @@ fn ctrl_c_writes_the_rows_run_so_far_and_exits_130() {
             "100G",
             "--seed",
             "1",
-        ])
-        .args(["-q", "--format", "json"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    let status = Process::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let output = child.wait_with_output().unwrap();
+            "-q",
+            "--format",
+            "json",
+        ],
+        800,
+    );
     assert_eq!(output.status.code(), Some(130));
     let json: Value = serde_json::from_slice(&output.stdout).unwrap();
     assert_eq!(json["interrupted"], true);
