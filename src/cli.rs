@@ -199,15 +199,17 @@ pub struct OutputArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Table)]
     pub format: Format,
-    /// Which table to write with --format csv (one table per file).
-    #[arg(long, value_enum, default_value_t = CsvTable::Summary)]
-    pub table: CsvTable,
-    /// Write the report to FILE instead of stdout (created before the run starts).
+    /// Which table to write with --format csv (one table per file; default summary).
+    #[arg(long, value_enum)]
+    pub table: Option<CsvTable>,
+    /// Write the report to FILE instead of stdout (`-` is stdout). The file is written aside
+    /// and renamed into place when the report is complete, so a failed run leaves an existing
+    /// FILE as it was.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
-    /// Also draw the report as an SVG picture in FILE: the position heat map and the ordering
-    /// frequencies, one heat map per algorithm for `compare`, the mixing curve for `theory
-    /// --passes A..B`.
+    /// Also draw the report as an SVG picture in FILE.svg (`-` is stdout): the position heat
+    /// map and the ordering frequencies, a heat map and an ordering chart per algorithm for
+    /// `compare`, the mixing curve for `theory --passes A..B`.
     #[arg(long, value_name = "FILE.svg")]
     pub plot: Option<PathBuf>,
 }
@@ -256,8 +258,8 @@ pub struct RunArgs {
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
-    /// Also write every shuffle's permutation to FILE, one per line (cards 0-based), in the
-    /// format `check` reads.
+    /// Also write every shuffle's permutation to FILE (`-` is stdout, with the report sent
+    /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
     #[arg(long, value_name = "FILE")]
     pub emit_permutations: Option<PathBuf>,
     /// No progress bar.

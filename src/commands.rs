@@ -3,18 +3,16 @@
 //! This is the only place that touches the terminal: progress and warnings go to stderr, the
 //! report to stdout (or the file). A closed stdout (`| head`) ends the command quietly.
 
-use std::fs::File;
 use std::io::{self, Write};
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use crate::algorithms::{Algorithm, Shuffle};
 use crate::cli::{Cli, Command, ListArgs};
 use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
 use crate::config::{
-    CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
+    CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError, output_config,
 };
 use crate::emit::emit_permutations;
 use crate::exact::MAX_EXACT_DECK;
@@ -22,8 +20,10 @@ use crate::exact::{ExactError, Law, exact_law};
 use crate::exit_code::ExitCode;
 use crate::export::svg::SvgExporter;
 use crate::export::{Exporter, Report, exporter};
+use crate::interrupt;
 use crate::marginal::MarginalTally;
 use crate::mixing::build_mixing_report;
+use crate::output_files::{OutputFile, Target};
 use crate::permutation_reader::{InputCounts, open_sources, read_permutations};
 use crate::progress::Progress;
 use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
@@ -38,8 +38,8 @@ use crate::simulate_marginal::simulate_marginal;
 pub enum Failure {
     /// A message for stderr (exit 2).
     Message(String),
-    /// stdout was closed by the reader: end quietly.
-    BrokenPipe,
+    /// Ctrl-C came before there was anything to report: what was being done (exit 130).
+    Interrupted(String),
 }
 
 impl From<UsageError> for Failure {
@@ -50,6 +50,7 @@ impl From<UsageError> for Failure {
 
 /// Run the command and say how the process should end.
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
+    interrupt::install();
     match cli.command {
         Command::Run(args) => run(RunConfig::from_args(&args)?),
         Command::Compare(args) => compare(CompareConfig::from_args(&args)?),
@@ -59,85 +60,142 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
     }
 }
 
+/// One output: stdout, or a file written aside and put in place by [`Sink::commit`].
+enum Sink {
+    Stdout,
+    File(OutputFile),
+}
+
+impl Sink {
+    /// Open `target` for `flag`: a file is created at once, so a bad path fails before any
+    /// long work.
+    fn open(flag: &'static str, target: &Target) -> Result<Sink, Failure> {
+        Ok(match target {
+            Target::Stdout => Sink::Stdout,
+            Target::File(path) => {
+                Sink::File(OutputFile::create(flag, path).map_err(Failure::Message)?)
+            }
+        })
+    }
+
+    /// Write with `write`. A closed stdout (`| head`) is no failure: the writing stops quietly
+    /// and the command still ends with its verdict's exit code.
+    fn write_with(
+        &mut self,
+        flag: &str,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), Failure> {
+        let result = match self {
+            Sink::Stdout => {
+                let mut stdout = io::stdout().lock();
+                write(&mut stdout).and_then(|()| stdout.flush())
+            }
+            Sink::File(file) => write(file),
+        };
+        match result {
+            Ok(()) => Ok(()),
+            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => match self {
+                Sink::Stdout => Ok(()),
+                Sink::File(file) => Err(Failure::Message(format!(
+                    "{flag} {}: writing failed: {error}",
+                    file.path().display()
+                ))),
+            },
+            Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
+                Err(Failure::Message(error.to_string()))
+            }
+            Err(error) => Err(Failure::Message(match self {
+                Sink::Stdout => format!("writing to stdout failed: {error}"),
+                Sink::File(file) => {
+                    format!("{flag} {}: writing failed: {error}", file.path().display())
+                }
+            })),
+        }
+    }
+
+    /// Put a finished file in place (stdout needs nothing).
+    fn commit(self) -> Result<(), Failure> {
+        match self {
+            Sink::Stdout => Ok(()),
+            Sink::File(file) => file.commit().map_err(Failure::Message),
+        }
+    }
+}
+
 /// Where a report goes: stdout or `-o FILE`, and the `--plot` picture if asked for.
 pub struct Destinations {
-    report: Box<dyn Write>,
-    plot: Option<(PathBuf, File)>,
+    report: Sink,
+    plot: Option<Sink>,
 }
 
 /// The report's destinations, created before any long work so that a bad path fails at once.
 fn open_output(output: &OutputConfig) -> Result<Destinations, Failure> {
-    let report = match &output.path {
-        None => Box::new(io::stdout().lock()) as Box<dyn Write>,
-        Some(path) => File::create(path)
-            .map(|file| Box::new(io::BufWriter::new(file)) as Box<dyn Write>)
-            .map_err(|error| {
-                Failure::Message(format!(
-                    "-o {}: cannot create the file ({error}); check the directory exists and is \
-                     writable",
-                    path.display()
-                ))
-            })?,
-    };
-    let plot = match &output.plot {
-        None => None,
-        Some(path) => Some((
-            path.clone(),
-            File::create(path).map_err(|error| {
-                Failure::Message(format!(
-                    "--plot {}: cannot create the file ({error}); check the directory exists \
-                     and is writable",
-                    path.display()
-                ))
-            })?,
-        )),
-    };
-    Ok(Destinations { report, plot })
-}
-
-fn write_report(
-    output: &OutputConfig,
-    report: &Report,
-    out: &mut Destinations,
-) -> Result<(), Failure> {
-    if let Some((path, file)) = &mut out.plot {
-        let mut writer = io::BufWriter::new(file);
-        SvgExporter
-            .export(report, &mut writer)
-            .and_then(|()| writer.flush())
-            .map_err(|error| Failure::Message(format!("--plot {}: {error}", path.display())))?;
-    }
-    let out = &mut out.report;
-    let result = exporter(output.format, output.table, output.colour)
-        .export(report, out)
-        .and_then(|()| out.flush());
-    result.map_err(|error| match error.kind() {
-        io::ErrorKind::BrokenPipe => Failure::BrokenPipe,
-        io::ErrorKind::InvalidInput => Failure::Message(error.to_string()),
-        _ => Failure::Message(match &output.path {
-            Some(path) => format!("-o {}: writing the report failed: {error}", path.display()),
-            None => format!("writing the report to stdout failed: {error}"),
-        }),
+    Ok(Destinations {
+        report: Sink::open("-o", &output.report)?,
+        plot: match &output.plot {
+            None => None,
+            Some(target) => Some(Sink::open("--plot", target)?),
+        },
     })
 }
 
+/// Write the picture and the report, then put their files in place. Nothing is renamed into
+/// place unless everything was written.
+fn write_report(
+    output: &OutputConfig,
+    report: &Report,
+    mut out: Destinations,
+) -> Result<(), Failure> {
+    if let Some(plot) = &mut out.plot {
+        plot.write_with("--plot", |writer| SvgExporter.export(report, writer))?;
+    }
+    out.report.write_with("-o", |writer| {
+        exporter(output.format, output.table, output.colour).export(report, writer)
+    })?;
+    if let Some(plot) = out.plot {
+        plot.commit()?;
+    }
+    out.report.commit()
+}
+
+/// The exact law, with a spinner on the terminal while it is computed; Ctrl-C meanwhile ends
+/// the command (there is nothing to report yet).
+fn exact_law_shown(
+    shuffle: Shuffle,
+    deck: usize,
+    max_paths: u64,
+    quiet: bool,
+) -> Result<Result<Law, ExactError>, Failure> {
+    let progress = Progress::phase(
+        &format!(
+            "computing the exact law of {} on {deck} cards",
+            shuffle.label()
+        ),
+        quiet,
+    );
+    let law = exact_law(shuffle, deck, max_paths);
+    progress.finish();
+    match law {
+        Err(ExactError::Interrupted) => Err(Failure::Interrupted(format!(
+            "while computing the exact law of {} on {deck} cards; nothing was reported",
+            shuffle.label()
+        ))),
+        law => Ok(law),
+    }
+}
+
 fn run(config: RunConfig) -> Result<ExitCode, Failure> {
-    let mut out = open_output(&config.output)?;
+    let out = open_output(&config.output)?;
     let mut emitted = match &config.emit_permutations {
         None => None,
-        Some(path) => Some(File::create(path).map_err(|error| {
-            Failure::Message(format!(
-                "--emit-permutations {}: cannot create the file ({error}); check the directory \
-                 exists and is writable",
-                path.display()
-            ))
-        })?),
+        Some(target) => Some(Sink::open("--emit-permutations", target)?),
     };
     // The theory is computed before the long run, so that an impossible `--against model`
     // fails at once.
     let theory = match config.mode {
         TallyMode::Full => {
-            let law = exact_law(config.shuffle, config.deck, config.max_paths).map(Arc::new);
+            let law = exact_law_shown(config.shuffle, config.deck, config.max_paths, config.quiet)?
+                .map(Arc::new);
             if let (Against::Model, Err(error)) = (config.against, &law) {
                 return Err(Failure::Message(format!(
                     "--against model: no exact law for {} at {} cards: {error}; use --against \
@@ -149,7 +207,8 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             Theory::Full(Some(law))
         }
         TallyMode::Marginal => {
-            let theory = marginal_theory(config.shuffle, config.deck, config.max_paths);
+            let theory =
+                marginal_theory(config.shuffle, config.deck, config.max_paths, config.quiet)?;
             if config.against == Against::Model && theory.source.is_none() {
                 return Err(Failure::Message(format!(
                     "--against model: no exact law of {} is known at {} cards in marginal mode; \
@@ -171,39 +230,43 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         threads: config.threads,
     };
     let progress = Progress::new(config.trials, "shuffles", config.quiet);
-    let stop = stop_on_ctrl_c();
+    let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
     let (counted, tallied) = match config.mode {
         TallyMode::Full => {
-            let tally = simulate(&spec, &stop, &mut show);
+            let tally = simulate(&spec, stop, &mut show);
             let tallied = tally.trials;
             (Counted::Full(tally), tallied)
         }
         TallyMode::Marginal => {
-            let tally = simulate_marginal(&spec, &stop, &mut show);
+            let tally = simulate_marginal(&spec, stop, &mut show);
             let tallied = tally.trials;
             (Counted::Marginal(tally), tallied)
         }
     };
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
-    if let (Some(file), Some(path)) = (emitted.as_mut(), &config.emit_permutations) {
-        if tallied < spec.trials {
-            // The completed blocks need not be contiguous: write nothing rather than a file
-            // whose counts would not match the report.
-            let _ = std::fs::remove_file(path);
-            eprintln!(
-                "shuffle-bias: interrupted: {} was not written",
-                path.display()
-            );
-        } else {
-            emit_permutations(&spec, file).map_err(|error| {
-                Failure::Message(format!(
-                    "--emit-permutations {}: writing failed: {error}",
-                    path.display()
-                ))
+    let mut emit_interrupted = false;
+    if let (Some(mut sink), Some(target)) = (emitted.take(), &config.emit_permutations) {
+        let name = match target {
+            Target::Stdout => "stdout".to_string(),
+            Target::File(path) => path.display().to_string(),
+        };
+        // The completed shuffles need not be contiguous after a stop: write nothing rather than
+        // a file whose counts would not match the report.
+        let mut complete = tallied == spec.trials;
+        if complete {
+            sink.write_with("--emit-permutations", |writer| {
+                complete = emit_permutations(&spec, writer, stop)?;
+                Ok(())
             })?;
+        }
+        if complete {
+            sink.commit()?;
+        } else {
+            emit_interrupted = true;
+            eprintln!("shuffle-bias: interrupted: the permutations were not written to {name}");
         }
     }
 
@@ -228,7 +291,12 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
-    finish_run(&config.output, &report, &mut out)
+    let code = finish_run(&config.output, &report, out)?;
+    Ok(if emit_interrupted {
+        ExitCode::Interrupted
+    } else {
+        code
+    })
 }
 
 /// What a run compares its tally with: the exact law of every ordering, or what is known of
@@ -247,24 +315,30 @@ enum Counted {
 /// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
 /// on a deck small enough for one; the rising sequences of the riffle, from its closed form,
 /// on any deck; nothing otherwise.
-fn marginal_theory(shuffle: Shuffle, deck: usize, max_paths: u64) -> MarginalTheory {
+fn marginal_theory(
+    shuffle: Shuffle,
+    deck: usize,
+    max_paths: u64,
+    quiet: bool,
+) -> Result<MarginalTheory, Failure> {
     if deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law(shuffle, deck, max_paths)
+        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, quiet)?
     {
-        MarginalTheory::from_law(&law)
+        Ok(MarginalTheory::from_law(&law))
     } else if shuffle.algorithm == Algorithm::Riffle {
-        MarginalTheory::riffle(deck, shuffle.passes)
+        Ok(MarginalTheory::riffle(deck, shuffle.passes))
     } else {
-        MarginalTheory::default()
+        Ok(MarginalTheory::default())
     }
 }
 
 fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
-    let mut out = open_output(&config.output)?;
+    let out = open_output(&config.output)?;
     let settings = &config.settings;
+    // At most 2^53 in all (checked in the config).
     let total = settings.trials * config.algorithms.len() as u64;
     let progress = Progress::new(total, "shuffles", config.quiet);
-    let stop = stop_on_ctrl_c();
+    let stop = interrupt::flag();
     let started = Instant::now();
     let mut rows = Vec::with_capacity(config.algorithms.len());
     let mut not_run = Vec::new();
@@ -273,7 +347,13 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             not_run.push(algorithm.name());
             continue;
         }
-        let law = exact_law(algorithm, settings.deck, config.max_paths).map(Arc::new);
+        let law = match exact_law(algorithm, settings.deck, config.max_paths) {
+            Err(ExactError::Interrupted) => {
+                not_run.push(algorithm.name());
+                continue;
+            }
+            law => law.map(Arc::new),
+        };
         let spec = SimulationSpec {
             shuffle: Shuffle::from(algorithm),
             deck: settings.deck,
@@ -284,7 +364,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         };
         let offset = settings.trials * index as u64;
         let run_started = Instant::now();
-        let tally = simulate(&spec, &stop, &mut |done| progress.set(offset + done));
+        let tally = simulate(&spec, stop, &mut |done| progress.set(offset + done));
         let facts = RunFacts {
             command: "run",
             shuffle: Some(Shuffle::from(algorithm)),
@@ -321,7 +401,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
     }
-    write_report(&config.output, &Report::Compare(&report), &mut out)?;
+    write_report(&config.output, &Report::Compare(&report), out)?;
     Ok(if report.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {} of {} algorithms; the table covers those only",
@@ -340,7 +420,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
 fn finish_run(
     output: &OutputConfig,
     report: &RunReport,
-    out: &mut Destinations,
+    out: Destinations,
 ) -> Result<ExitCode, Failure> {
     let verdict = publish(output, report, out)?;
     Ok(if report.interrupted {
@@ -354,21 +434,12 @@ fn finish_run(
     })
 }
 
-/// A flag that Ctrl-C sets: the engines stop at their next block or buffer, and the report of
-/// what was done is still written. (A handler can be installed once per process; should that
-/// fail, Ctrl-C keeps its default effect.)
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let handler_stop = Arc::clone(&stop);
-    let _ = ctrlc::set_handler(move || handler_stop.store(true, Ordering::Relaxed));
-    stop
-}
-
-/// Warnings to stderr, the report to its destination, and the verdict's exit code.
+/// Warnings to stderr, the report to its destination, and the verdict's exit code (also when
+/// the reader of stdout went away before the end).
 fn publish(
     output: &OutputConfig,
     report: &RunReport,
-    out: &mut Destinations,
+    out: Destinations,
 ) -> Result<ExitCode, Failure> {
     for warning in &report.warnings {
         eprintln!("warning: {warning}");
@@ -382,17 +453,17 @@ fn publish(
 }
 
 fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
-    let mut out = open_output(&config.output)?;
+    let out = open_output(&config.output)?;
     let inputs = open_sources(&config.sources).map_err(|e| Failure::Message(e.to_string()))?;
     let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
-    let stop = stop_on_ctrl_c();
+    let stop = interrupt::flag();
     let started = Instant::now();
     let input = read_permutations(
         &config.sources,
         inputs,
         &config.reader,
-        &stop,
+        stop,
         &mut |lines| progress.set(lines),
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
@@ -409,12 +480,12 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let theory = match (&input.counts, model) {
         (InputCounts::Full(_), None) => Theory::Full(None),
         (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law(shuffle, input.deck, config.max_paths)
+            exact_law_shown(shuffle, input.deck, config.max_paths, config.quiet)?
                 .map_err(|error| no_law(shuffle, error.to_string()))?,
         )))),
         (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
         (InputCounts::Marginal(_), Some(shuffle)) => {
-            let theory = marginal_theory(shuffle, input.deck, config.max_paths);
+            let theory = marginal_theory(shuffle, input.deck, config.max_paths, config.quiet)?;
             if theory.source.is_none() {
                 return Err(no_law(
                     shuffle,
@@ -460,7 +531,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
-    let verdict = publish(&config.output, &report, &mut out)?;
+    let verdict = publish(&config.output, &report, out)?;
     Ok(if report.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {} permutations; the report covers those only",
@@ -473,54 +544,65 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
 }
 
 fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
-    let mut out = open_output(&config.output)?;
+    let out = open_output(&config.output)?;
     if let Some(range) = config.mixing {
+        let progress = Progress::phase(
+            &format!(
+                "computing the mixing curve of {} on {} cards",
+                config.shuffle.algorithm.name(),
+                config.deck
+            ),
+            false,
+        );
         let report = build_mixing_report(
             config.shuffle,
             config.deck,
             range.first,
             range.last,
             config.max_paths,
-        )
-        .map_err(|error| {
-            Failure::Message(format!(
+        );
+        progress.finish();
+        let report = report.map_err(|error| match error {
+            ExactError::Interrupted => Failure::Interrupted(
+                "while computing the mixing curve; nothing was reported".to_string(),
+            ),
+            error => Failure::Message(format!(
                 "--passes {}..{}: no mixing curve for {} at {} cards: {error}",
                 range.first,
                 range.last,
                 config.shuffle.algorithm.name(),
                 config.deck
-            ))
+            )),
         })?;
-        write_report(&config.output, &Report::Mixing(&report), &mut out)?;
+        write_report(&config.output, &Report::Mixing(&report), out)?;
         return Ok(ExitCode::NoBiasDetected);
     }
-    let law = exact_law(config.shuffle, config.deck, config.max_paths).map_err(|error| {
-        Failure::Message(format!(
-            "no exact law for {} at {} cards: {error}",
-            config.shuffle.label(),
-            config.deck
-        ))
-    })?;
+    let law = exact_law_shown(config.shuffle, config.deck, config.max_paths, false)?.map_err(
+        |error| {
+            Failure::Message(format!(
+                "no exact law for {} at {} cards: {error}",
+                config.shuffle.label(),
+                config.deck
+            ))
+        },
+    )?;
     let report = build_theory_report(config.shuffle, Arc::new(law), config.alpha);
-    write_report(&config.output, &Report::Theory(&report), &mut out)?;
+    write_report(&config.output, &Report::Theory(&report), out)?;
     Ok(ExitCode::NoBiasDetected)
 }
 
 fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
-    let output = OutputConfig {
-        format: args.output.format,
-        table: args.output.table,
-        path: args.output.output.clone(),
-        plot: None,
-        colour: false,
-    };
     if let Some(path) = &args.output.plot {
         return Err(Failure::Message(format!(
             "--plot {}: `list` has nothing to draw; use --plot with run, check, theory or compare",
             path.display()
         )));
     }
-    let mut out = open_output(&output)?;
-    write_report(&output, &Report::List(&Algorithm::ALL), &mut out)?;
+    let output = OutputConfig {
+        colour: false,
+        ..output_config(&args.output)?
+    };
+    let out = open_output(&output)?;
+    write_report(&output, &Report::List(&Algorithm::ALL), out)?;
     Ok(ExitCode::NoBiasDetected)
 }

@@ -12,6 +12,7 @@ use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::export::{CsvTable, Format};
 use crate::marginal::MAX_MARGINAL_DECK;
 use crate::mixing::max_mixing_deck;
+use crate::output_files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::permutation::{MAX_FULL_DECK, factorial};
 use crate::permutation_reader::{InputSource, ReaderOptions};
 use crate::random_source::RngKind;
@@ -56,6 +57,13 @@ pub fn memory_limit() -> u64 {
 /// The most worker threads accepted.
 pub const MAX_THREADS: usize = 256;
 
+/// The most shuffles one run (or one `compare`, all algorithms together) may ask for: 2^53, the
+/// largest count every statistic holds exactly in an f64 (and weeks of work at any speed).
+pub const MAX_TRIALS: u64 = 1 << 53;
+
+/// The most passes `run` and `check` accept, as `theory` (each pass is a whole shuffle).
+pub const MAX_PASSES: u32 = crate::cli::MAX_PASSES_RANGE;
+
 /// A usage error: the message names the flag and the fix.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageError(pub String);
@@ -73,12 +81,21 @@ pub struct OutputConfig {
     pub format: Format,
     /// The CSV table.
     pub table: CsvTable,
-    /// The file, or None for stdout.
-    pub path: Option<PathBuf>,
-    /// Where to draw the picture, if anywhere.
-    pub plot: Option<PathBuf>,
+    /// Where the report goes: `-o FILE`, or stdout (also `-o -`).
+    pub report: Target,
+    /// Where to draw the picture, if anywhere (`--plot -` is stdout).
+    pub plot: Option<Target>,
     /// Whether to colour the table (stdout is a terminal and NO_COLOR is not set).
     pub colour: bool,
+}
+
+impl OutputConfig {
+    /// The outputs with the flags that name them, for [`check_outputs`].
+    pub fn targets(&self) -> Vec<(&'static str, &Target)> {
+        let mut targets = vec![("-o", &self.report)];
+        targets.extend(self.plot.as_ref().map(|plot| ("--plot", plot)));
+        targets
+    }
 }
 
 /// A validated `run`.
@@ -105,7 +122,7 @@ pub struct RunConfig {
     /// Exact-law budget.
     pub max_paths: u64,
     /// Where to write every permutation, if anywhere.
-    pub emit_permutations: Option<PathBuf>,
+    pub emit_permutations: Option<Target>,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -226,6 +243,19 @@ impl CheckConfig {
                 "FILE: `-` (stdin) can be given only once".to_string(),
             ));
         }
+        let mut input_files: Vec<PathBuf> = sources
+            .iter()
+            .filter_map(|source| match source {
+                InputSource::File(path) => Some(path.clone()),
+                InputSource::Stdin => None,
+            })
+            .collect();
+        check_inputs(&input_files).map_err(UsageError)?;
+        if sources.contains(&InputSource::Stdin) {
+            input_files.extend(stdin_file());
+        }
+        let output = output_config(&args.output)?;
+        check_outputs(&output.targets(), &input_files).map_err(UsageError)?;
         // Auto: full up to 11 cards, marginal above; when the deck size is only known from the
         // first permutation, the reader decides then.
         let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
@@ -239,7 +269,7 @@ impl CheckConfig {
             },
         };
         if args.output.format == Format::Csv {
-            let table = args.output.table;
+            let table = args.output.table.unwrap_or_default();
             if mode == TallyMode::Marginal && table == CsvTable::Permutations {
                 return Err(UsageError(
                     "--table permutations: marginal mode does not tally orderings; use --table \
@@ -291,20 +321,46 @@ impl CheckConfig {
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
             quiet: args.quiet,
-            output: output_config(&args.output),
+            output,
         })
     }
 }
 
-fn output_config(args: &OutputArgs) -> OutputConfig {
-    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
-    OutputConfig {
-        format: args.format,
-        table: args.table,
-        path: args.output.clone(),
-        plot: args.plot.clone(),
-        colour: args.output.is_none() && std::io::stdout().is_terminal() && !no_color,
+/// The output flags, checked: `--table` only with `--format csv`, `--plot` only to an SVG file
+/// (or `-`).
+pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
+    if let Some(table) = args.table
+        && args.format != Format::Csv
+    {
+        return Err(UsageError(format!(
+            "--table {}: tables are chosen for --format csv only (the {} format holds every \
+             table); add --format csv or drop --table",
+            table.name(),
+            args.format.name()
+        )));
     }
+    if let Some(plot) = &args.plot
+        && plot.as_os_str() != "-"
+        && !plot
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(UsageError(format!(
+            "--plot {}: pictures are written as SVG; name the file with .svg (e.g. --plot \
+             {})",
+            plot.display(),
+            plot.with_extension("svg").display()
+        )));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let report = Target::or_stdout(args.output.as_deref());
+    Ok(OutputConfig {
+        format: args.format,
+        table: args.table.unwrap_or_default(),
+        colour: report == Target::Stdout && std::io::stdout().is_terminal() && !no_color,
+        report,
+        plot: args.plot.as_deref().map(Target::from_path),
+    })
 }
 
 fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
@@ -340,6 +396,12 @@ fn check_shuffle(
              seven riffles)"
                 .into(),
         ));
+    }
+    if passes > MAX_PASSES {
+        return Err(UsageError(format!(
+            "--passes {passes}: at most {MAX_PASSES} passes (each is a whole shuffle; seven \
+             riffles already mix 52 cards)"
+        )));
     }
     if let Some(p) = cut_probability
         && algorithm != Algorithm::Overhand
@@ -433,6 +495,14 @@ impl SimulationSettings {
                 "--trials 0: at least one shuffle is needed (e.g. --trials 1M)".into(),
             ));
         }
+        if let Some(trials) = trials
+            && trials > MAX_TRIALS
+        {
+            return Err(UsageError(format!(
+                "--trials {trials}: at most 2^53 = {MAX_TRIALS} shuffles (split larger \
+                 experiments into several runs with different seeds)"
+            )));
+        }
         let threads =
             threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         if threads == 0 || threads > MAX_THREADS {
@@ -499,22 +569,34 @@ impl RunConfig {
             args.generator.threads,
             args.generator.alpha,
         )?;
-        let output = output_config(&args.output);
+        let output = output_config(&args.output)?;
         if settings.mode == TallyMode::Marginal {
-            if args.output.format == Format::Csv && args.output.table == CsvTable::Permutations {
+            if args.output.format == Format::Csv
+                && args.output.table.unwrap_or_default() == CsvTable::Permutations
+            {
                 return Err(UsageError(
                     "--table permutations: marginal mode does not tally orderings; use --table \
                      summary, tests, positions or statistics (or --mode full for up to 11 cards)"
                         .into(),
                 ));
             }
-        } else if args.output.format == Format::Csv && args.output.table == CsvTable::Statistics {
+        } else if args.output.format == Format::Csv
+            && args.output.table.unwrap_or_default() == CsvTable::Statistics
+        {
             return Err(UsageError(
                 "--table statistics: the permutation statistics are tallied in marginal mode; \
                  add --mode marginal"
                     .into(),
             ));
         }
+        let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
+        let mut outputs = output.targets();
+        outputs.extend(
+            emit_permutations
+                .as_ref()
+                .map(|target| ("--emit-permutations", target)),
+        );
+        check_outputs(&outputs, &[]).map_err(UsageError)?;
         Ok(RunConfig {
             mode: settings.mode,
             shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
@@ -526,7 +608,7 @@ impl RunConfig {
             alpha: settings.alpha,
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
-            emit_permutations: args.emit_permutations.clone(),
+            emit_permutations,
             quiet: args.quiet,
             output,
         })
@@ -576,19 +658,36 @@ impl CompareConfig {
             args.generator.threads,
             args.generator.alpha,
         )?;
-        if args.output.format == Format::Csv && args.output.table != CsvTable::Summary {
+        if args.output.format == Format::Csv
+            && args.output.table.unwrap_or_default() != CsvTable::Summary
+        {
             return Err(UsageError(
                 "--table: `compare` writes one CSV table, a row per algorithm; use --table \
                  summary (the default)"
                     .into(),
             ));
         }
+        if settings
+            .trials
+            .checked_mul(algorithms.len() as u64)
+            .is_none_or(|total| total > MAX_TRIALS)
+        {
+            return Err(UsageError(format!(
+                "--trials {}: {} algorithms × {} shuffles is more than 2^53 shuffles in all; \
+                 use fewer --trials",
+                settings.trials,
+                algorithms.len(),
+                settings.trials
+            )));
+        }
+        let output = output_config(&args.output)?;
+        check_outputs(&output.targets(), &[]).map_err(UsageError)?;
         Ok(CompareConfig {
             algorithms,
             settings,
             max_paths: check_max_paths(args.max_paths)?,
             quiet: args.quiet,
-            output: output_config(&args.output),
+            output,
         })
     }
 }
@@ -623,7 +722,7 @@ impl TheoryConfig {
         }
         if mixing.is_some()
             && args.output.format == Format::Csv
-            && args.output.table != CsvTable::Summary
+            && args.output.table.unwrap_or_default() != CsvTable::Summary
         {
             return Err(UsageError(
                 "--table: a mixing curve is one CSV table, a row per number of passes; use \
@@ -632,25 +731,30 @@ impl TheoryConfig {
             ));
         }
         if args.output.format == Format::Csv
-            && matches!(args.output.table, CsvTable::Tests | CsvTable::Statistics)
+            && matches!(
+                args.output.table.unwrap_or_default(),
+                CsvTable::Tests | CsvTable::Statistics
+            )
         {
             return Err(UsageError(format!(
                 "--table {}: `theory` runs no tests and tallies no statistics; use --table \
                  summary, permutations or positions",
-                if args.output.table == CsvTable::Tests {
+                if args.output.table.unwrap_or_default() == CsvTable::Tests {
                     "tests"
                 } else {
                     "statistics"
                 }
             )));
         }
+        let output = output_config(&args.output)?;
+        check_outputs(&output.targets(), &[]).map_err(UsageError)?;
         Ok(TheoryConfig {
             shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
             mixing,
             deck,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
-            output: output_config(&args.output),
+            output,
         })
     }
 }

@@ -7,6 +7,7 @@
 //! the optimised tally against the simplest possible one.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
@@ -15,7 +16,13 @@ use crate::random_source::{BlockRng, FastSource, RngKind};
 use crate::simulate::{BLOCK_TRIALS, SimulationSpec};
 
 /// Write every permutation of the run described by `spec` to `out`, after a `#` header line.
-pub fn emit_permutations(spec: &SimulationSpec, out: &mut dyn Write) -> io::Result<()> {
+/// Setting `stop` ends the writing at the next block: the result is then `Ok(false)`, and what
+/// was written is not the whole run.
+pub fn emit_permutations(
+    spec: &SimulationSpec,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
     let shuffle = spec.shuffle;
     let mut flags = String::new();
     if let Some(p) = shuffle.cut_probability_used() {
@@ -35,12 +42,13 @@ pub fn emit_permutations(spec: &SimulationSpec, out: &mut dyn Write) -> io::Resu
         spec.rng.name()
     )?;
     let mut writer = io::BufWriter::with_capacity(1 << 20, out);
-    match spec.rng {
-        RngKind::Chacha8 => emit_with::<ChaCha8Rng>(spec, &mut writer)?,
-        RngKind::Chacha12 => emit_with::<ChaCha12Rng>(spec, &mut writer)?,
-        RngKind::Chacha20 => emit_with::<ChaCha20Rng>(spec, &mut writer)?,
-    }
-    writer.flush()
+    let complete = match spec.rng {
+        RngKind::Chacha8 => emit_with::<ChaCha8Rng>(spec, &mut writer, stop)?,
+        RngKind::Chacha12 => emit_with::<ChaCha12Rng>(spec, &mut writer, stop)?,
+        RngKind::Chacha20 => emit_with::<ChaCha20Rng>(spec, &mut writer, stop)?,
+    };
+    writer.flush()?;
+    Ok(complete)
 }
 
 /// Append the decimal digits of `value`.
@@ -51,13 +59,20 @@ fn push_decimal(line: &mut Vec<u8>, value: Card) {
     line.push(b'0' + (value % 10) as u8);
 }
 
-fn emit_with<R: BlockRng>(spec: &SimulationSpec, out: &mut dyn Write) -> io::Result<()> {
+fn emit_with<R: BlockRng>(
+    spec: &SimulationSpec,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
     let n = spec.deck;
     let identity: Vec<Card> = (0..n as Card).collect();
     let mut deck = identity.clone();
     let mut scratch = identity.clone();
     let mut line = Vec::with_capacity(3 * n + 1);
     for block in 0..spec.trials.div_ceil(BLOCK_TRIALS) {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(false);
+        }
         let length = BLOCK_TRIALS.min(spec.trials - block * BLOCK_TRIALS);
         let mut source = FastSource::new(R::for_block(spec.seed, block));
         for _ in 0..length {
@@ -74,5 +89,5 @@ fn emit_with<R: BlockRng>(spec: &SimulationSpec, out: &mut dyn Write) -> io::Res
             out.write_all(&line)?;
         }
     }
-    Ok(())
+    Ok(true)
 }

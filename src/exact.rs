@@ -28,6 +28,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::algorithms::{Card, Shuffle};
+use crate::interrupt;
 use crate::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 
@@ -37,6 +38,9 @@ pub const MAX_EXACT_DECK: usize = 10;
 
 /// The default budget of choice paths (`--max-paths`).
 pub const DEFAULT_MAX_PATHS: u64 = 100_000_000;
+
+/// The path walk looks for Ctrl-C once per this many paths (a few microseconds of work).
+const INTERRUPT_CHECK_PATHS: u64 = 1024;
 
 /// The exact law of one shuffle on one deck size.
 #[derive(Debug, Clone)]
@@ -98,6 +102,8 @@ pub enum ExactError {
         /// The budget (`--max-paths`).
         budget: u64,
     },
+    /// Ctrl-C was pressed while the law was being computed ([`crate::interrupt`]).
+    Interrupted,
 }
 
 impl std::fmt::Display for ExactError {
@@ -122,6 +128,9 @@ impl std::fmt::Display for ExactError {
                  permutations, more than the budget of {budget} (raise it with --max-paths, or \
                  ask for fewer --passes)"
             ),
+            ExactError::Interrupted => {
+                write!(f, "interrupted (Ctrl-C) while computing the exact law")
+            }
         }
     }
 }
@@ -311,7 +320,7 @@ pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Resul
                     });
                 }
             }
-            return Ok(propagate_steps(shuffle, n, &bounds));
+            return propagate_steps(shuffle, n, &bounds);
         }
     }
     if passes <= 1 {
@@ -364,6 +373,9 @@ pub fn walk_paths(
         deck.copy_from_slice(&identity);
         shuffle.apply(&mut deck, &mut scratch, &mut walker);
         paths += 1;
+        if paths.is_multiple_of(INTERRUPT_CHECK_PATHS) && interrupt::requested() {
+            return Err(ExactError::Interrupted);
+        }
         if paths > max_paths {
             return Err(ExactError::TooManyPaths {
                 estimated: estimated.max(paths as f64),
@@ -454,7 +466,11 @@ fn inverse(a: &[Card]) -> Vec<Card> {
 /// algorithm and a sweep over n! orderings per choice, instead of Π b_i paths (9^9 for naive at
 /// 9 cards). All paths being equally likely, the numerators are path counts over Π b_i (or, if
 /// that does not fit in 128 bits, f64 probabilities).
-pub fn propagate_steps(shuffle: impl Into<Shuffle>, n: usize, bounds: &[usize]) -> Law {
+pub fn propagate_steps(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    bounds: &[usize],
+) -> Result<Law, ExactError> {
     let operator = PassOperator::steps(shuffle.into(), n, bounds);
     let start = Weights::Exact {
         numerators: point_mass(n, 0),
@@ -463,9 +479,9 @@ pub fn propagate_steps(shuffle: impl Into<Shuffle>, n: usize, bounds: &[usize]) 
     let paths = bounds
         .iter()
         .fold(1u64, |acc, &bound| acc.saturating_mul(bound as u64));
-    operator
-        .apply(start, n)
-        .into_law(n, paths, "step-propagation")
+    Ok(operator
+        .apply(start, n)?
+        .into_law(n, paths, "step-propagation"))
 }
 
 /// The exact law of `passes` passes of a shuffle whose one-pass law is `one_pass`, by convolution:
@@ -498,7 +514,7 @@ pub fn convolve_passes(one_pass: &Law, passes: u32, max_work: u64) -> Result<Law
     }
     let mut weights = Weights::of_law(one_pass);
     for _ in 1..passes {
-        weights = operator.apply(weights, n);
+        weights = operator.apply(weights, n)?;
     }
     let paths = (1..passes).fold(one_pass.paths, |acc, _| acc.saturating_mul(one_pass.paths));
     Ok(weights.into_law(n, paths, "convolution"))
@@ -538,7 +554,7 @@ pub fn mixing_curve(
     let mut curve = vec![law.tv_distance_from_uniform()];
     let mut weights = Weights::of_law(&law);
     for _ in 1..steps {
-        weights = operator.apply(weights, n);
+        weights = operator.apply(weights, n)?;
         curve.push(weights.tv_distance_from_uniform());
     }
     Ok(curve)
@@ -717,10 +733,15 @@ impl PassOperator {
         factorial(n) as f64 * self.stages.iter().map(|s| s.moves.len()).sum::<usize>() as f64
     }
 
-    fn apply(&self, weights: Weights, n: usize) -> Weights {
-        self.stages
-            .iter()
-            .fold(weights, |weights, stage| push_through(weights, stage, n))
+    /// Carry `weights` through every stage; stopped by Ctrl-C between stages (one stage is
+    /// one sweep of n! orderings, a fraction of a second at 10 cards).
+    fn apply(&self, weights: Weights, n: usize) -> Result<Weights, ExactError> {
+        self.stages.iter().try_fold(weights, |weights, stage| {
+            if interrupt::requested() {
+                return Err(ExactError::Interrupted);
+            }
+            Ok(push_through(weights, stage, n))
+        })
     }
 }
 

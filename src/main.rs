@@ -9,10 +9,13 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     match execute(cli) {
         Ok(code) => code.into(),
-        Err(Failure::BrokenPipe) => ExitCode::NoBiasDetected.into(),
         Err(Failure::Message(message)) => {
             eprintln!("shuffle-bias: error: {message}");
             ExitCode::Error.into()
+        }
+        Err(Failure::Interrupted(doing)) => {
+            eprintln!("shuffle-bias: interrupted {doing}");
+            ExitCode::Interrupted.into()
         }
     }
 }

@@ -53,6 +53,21 @@ impl Progress {
         Progress { bar: Some(bar) }
     }
 
+    /// A spinner with the time spent, for a phase of unknown length that has nothing to count
+    /// (computing an exact law), or nothing when quiet or off a terminal.
+    pub fn phase(message: &str, quiet: bool) -> Self {
+        if quiet || !std::io::stderr().is_terminal() {
+            return Progress { bar: None };
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        if let Ok(style) = ProgressStyle::with_template("{spinner} {msg} · {elapsed}") {
+            bar.set_style(style);
+        }
+        bar.set_message(message.to_string());
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Progress { bar: Some(bar) }
+    }
+
     /// Set the number of units done.
     pub fn set(&self, done: u64) {
         if let Some(bar) = &self.bar {

@@ -37,6 +37,17 @@ pub struct SimulationSpec {
     pub threads: usize,
 }
 
+impl SimulationSpec {
+    /// Shuffles between two looks at the stop flag inside a block: a whole block for one pass
+    /// over a small deck (the hot loop is unchanged), fewer when a trial is costly (many passes,
+    /// a large deck), so that Ctrl-C is answered within milliseconds whatever the shuffle.
+    pub(crate) fn chunk_trials(&self) -> u64 {
+        // Roughly the card moves of one trial; 2^20 of them take about a millisecond.
+        let work = u64::from(self.shuffle.passes) * self.deck as u64;
+        ((1u64 << 20) / work.max(1)).clamp(1, BLOCK_TRIALS)
+    }
+}
+
 /// The result of a simulation: how often each ordering (indexed by lexicographic rank) came out.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Tally {
@@ -319,6 +330,7 @@ where
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     let mut tallied = 0;
     let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
+    let chunk = spec.chunk_trials();
     while let Some((block, length)) = queue.take(stop) {
         if in_narrow + length > u64::from(u32::MAX) {
             let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
@@ -328,20 +340,30 @@ where
             in_narrow = 0;
         }
         let mut source = FastSource::new(R::for_block(spec.seed, block));
-        if prefetch {
-            tally_block_prefetched::<R, S, N>(
-                &mut narrow,
-                length,
-                &mut source,
-                &mut scratch,
-                shuffle,
-            );
-        } else {
-            tally_block::<R, S, N>(&mut narrow, length, &mut source, &mut scratch, shuffle);
+        // A block is done in chunks with a look at `stop` between them; after a stop the
+        // shuffles of the chunks done are kept.
+        let mut done = 0;
+        while done < length {
+            let part = chunk.min(length - done);
+            if prefetch {
+                tally_block_prefetched::<R, S, N>(
+                    &mut narrow,
+                    part,
+                    &mut source,
+                    &mut scratch,
+                    shuffle,
+                );
+            } else {
+                tally_block::<R, S, N>(&mut narrow, part, &mut source, &mut scratch, shuffle);
+            }
+            done += part;
+            if done < length && stop.load(Ordering::Relaxed) {
+                break;
+            }
         }
-        in_narrow += length;
-        tallied += length;
-        queue.finished(length);
+        in_narrow += done;
+        tallied += done;
+        queue.finished(done);
     }
     PartialTally {
         narrow,

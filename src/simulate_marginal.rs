@@ -6,7 +6,7 @@
 //! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
 //! generator; the deck size is a run-time value.
 
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
@@ -59,14 +59,20 @@ where
         let mut deck = identity.clone();
         let mut scratch = identity.clone();
         let mut tally = MarginalTally::new(n);
+        let chunk = spec.chunk_trials();
         while let Some((block, length)) = queue.take(stop) {
             let mut source = FastSource::new(R::for_block(spec.seed, block));
-            for _ in 0..length {
+            let mut done = 0;
+            for trial in 1..=length {
                 deck.copy_from_slice(&identity);
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
+                done = trial;
+                if trial.is_multiple_of(chunk) && trial < length && stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
-            queue.finished(length);
+            queue.finished(done);
         }
         tally
     };

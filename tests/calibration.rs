@@ -163,7 +163,7 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
     for seed in 0..CHECK_RUNS {
         let s = spec(Algorithm::FisherYates, 4, 2000, 7_000_000 + seed);
         let mut text = Vec::new();
-        emit_permutations(&s, &mut text).unwrap();
+        emit_permutations(&s, &mut text, &std::sync::atomic::AtomicBool::new(false)).unwrap();
         let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(text))];
         let input = read_permutations(
             &[InputSource::Stdin],

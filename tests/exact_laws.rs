@@ -258,7 +258,7 @@ fn step_propagation_agrees_exactly_with_the_path_walk_for_position_shuffles() {
         for n in 2..=7 {
             let walked = walk_paths(algorithm, n, u64::MAX, 0.0).unwrap();
             let (bounds, _) = first_path(algorithm, n);
-            let propagated = propagate_steps(algorithm, n, &bounds);
+            let propagated = propagate_steps(algorithm, n, &bounds).unwrap();
             let (a, b) = (walked.exact.unwrap(), propagated.exact.unwrap());
             for (x, y) in a.numerators.iter().zip(&b.numerators) {
                 assert_eq!(x * b.denominator, y * a.denominator, "{algorithm:?} n={n}");
@@ -415,7 +415,7 @@ fn step_propagation_of_several_passes_agrees_with_convolution_for_swap_shuffles(
             let one_pass = exact_law(algorithm, n, 1_000_000).unwrap();
             let shuffle = Shuffle::once(algorithm).with_passes(3);
             let (bounds, _) = first_path(shuffle, n);
-            let law = propagate_steps(shuffle, n, &bounds);
+            let law = propagate_steps(shuffle, n, &bounds).unwrap();
             if n == 5 {
                 // Walking 3 passes would take (5!)^3 or more paths: the engine propagates.
                 let chosen = exact_law(shuffle, n, 100_000_000).unwrap();

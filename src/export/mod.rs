@@ -33,9 +33,10 @@ pub enum Report<'a> {
 }
 
 /// Which table a CSV export writes (CSV holds one table per file).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum CsvTable {
     /// One row of every headline figure.
+    #[default]
     Summary,
     /// The family of tests.
     Tests,
@@ -58,6 +59,20 @@ pub enum Format {
     Json,
     /// The tables as GitHub-flavoured Markdown.
     Markdown,
+}
+
+impl CsvTable {
+    /// The name on the command line.
+    pub fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self).map_or_else(String::new, |v| v.get_name().into())
+    }
+}
+
+impl Format {
+    /// The name on the command line.
+    pub fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self).map_or_else(String::new, |v| v.get_name().into())
+    }
 }
 
 /// Turns a report into bytes.

@@ -1,0 +1,406 @@
+//! Outputs that never destroy anything.
+//!
+//! Every file a command writes (`-o`, `--plot`, `--emit-permutations`) is checked before any
+//! work starts and written so that nothing is lost on the way:
+//! - `-` means stdout, and at most one output may go there;
+//! - an output may not be one of the inputs, nor the same file as another output (compared by
+//!   device and inode where the file exists, by normalised path where it does not);
+//! - a regular file is written to a temporary file beside it and renamed into place only when
+//!   the command succeeds (or was interrupted with a report to write), so a failed run leaves
+//!   an existing file as it was; the new file gets the old one's permissions, or those a plain
+//!   `create` would give;
+//! - a special file (`/dev/null`, a FIFO, a terminal) is written directly: it cannot be
+//!   replaced by a rename, and there is nothing in it to lose.
+//!
+//! The input side of the same checks: a file given twice to `check` (`a.txt ./a.txt`) would be
+//! counted twice, so it is refused too.
+
+use std::fs::{self, File, OpenOptions, Permissions};
+use std::io::{self, Write};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use tempfile::NamedTempFile;
+
+use crate::interrupt;
+
+/// Where one output goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// Standard output (`-`).
+    Stdout,
+    /// A file.
+    File(PathBuf),
+}
+
+impl Target {
+    /// `-` is stdout; anything else is a file.
+    pub fn from_path(path: &Path) -> Self {
+        if path.as_os_str() == "-" {
+            Target::Stdout
+        } else {
+            Target::File(path.to_path_buf())
+        }
+    }
+
+    /// The target of an optional `-o FILE`: stdout when absent.
+    pub fn or_stdout(path: Option<&Path>) -> Self {
+        path.map_or(Target::Stdout, Target::from_path)
+    }
+
+    /// The file, if this is one.
+    pub fn file(&self) -> Option<&Path> {
+        match self {
+            Target::Stdout => None,
+            Target::File(path) => Some(path),
+        }
+    }
+}
+
+/// What identifies a file on disk: (device, inode) when it exists.
+fn file_id(path: &Path) -> Option<(u64, u64)> {
+    fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The path made absolute through its existing directory, for files that do not exist yet.
+fn normalised(path: &Path) -> PathBuf {
+    let parent = match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => parent,
+        _ => Path::new("."),
+    };
+    let directory = fs::canonicalize(parent).unwrap_or_else(|_| parent.to_path_buf());
+    match path.file_name() {
+        Some(name) => directory.join(name),
+        None => directory,
+    }
+}
+
+/// Whether the two paths name one file (by inode where both exist, else by normalised path).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    match (file_id(a), file_id(b)) {
+        (Some(a), Some(b)) => a == b,
+        (None, None) => normalised(a) == normalised(b),
+        _ => false,
+    }
+}
+
+/// Whether writing to `path` twice, or reading it while writing it, is harmless: a special file
+/// such as `/dev/null` (not a regular file, not a directory, and existing).
+fn is_special(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| !m.is_file() && !m.is_dir())
+}
+
+/// The regular file behind standard input, if stdin was redirected from one.
+pub fn stdin_file() -> Option<PathBuf> {
+    let path = PathBuf::from("/dev/stdin");
+    fs::metadata(&path)
+        .ok()
+        .filter(|m| m.is_file())
+        .map(|_| path)
+}
+
+/// Check a command's outputs against each other and against its inputs, before anything is
+/// created. `outputs` pairs each flag (`-o`, `--plot`, …) with its target; `inputs` are the
+/// files read (stdin's file included, if stdin was redirected from one). The message names the
+/// flags and says how to fix it.
+pub fn check_outputs(outputs: &[(&str, &Target)], inputs: &[PathBuf]) -> Result<(), String> {
+    let to_stdout: Vec<&str> = outputs
+        .iter()
+        .filter(|(_, target)| **target == Target::Stdout)
+        .map(|(flag, _)| *flag)
+        .collect();
+    if to_stdout.len() > 1 {
+        return Err(format!(
+            "{} would {} write to stdout; send all but one to a file (e.g. -o report.txt)",
+            to_stdout.join(" and "),
+            if to_stdout.len() == 2 { "both" } else { "all" }
+        ));
+    }
+    let files: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|(flag, target)| target.file().map(|path| (*flag, path)))
+        .collect();
+    for (i, &(flag, path)) in files.iter().enumerate() {
+        if path.is_dir() {
+            return Err(format!(
+                "{flag} {}: this is a directory; name a file in it",
+                path.display()
+            ));
+        }
+        if is_special(path) {
+            continue;
+        }
+        for &(other_flag, other) in &files[..i] {
+            if same_file(path, other) {
+                return Err(format!(
+                    "{other_flag} {} and {flag} {} name the same file; give each output its own \
+                     file",
+                    other.display(),
+                    path.display()
+                ));
+            }
+        }
+        for input in inputs {
+            if same_file(path, input) {
+                return Err(format!(
+                    "{flag} {}: this file is also an input ({}); writing it would destroy what \
+                     is read — name another file",
+                    path.display(),
+                    if input.as_os_str() == "/dev/stdin" {
+                        "stdin is redirected from it".to_string()
+                    } else {
+                        input.display().to_string()
+                    }
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Refuse an input file given twice (under any name): it would be counted twice.
+pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), String> {
+    for (i, path) in inputs.iter().enumerate() {
+        if is_special(path) {
+            continue;
+        }
+        if let Some(first) = inputs[..i].iter().find(|other| same_file(path, other)) {
+            return Err(format!(
+                "FILE {} and {} are the same file, which would be counted twice; give each \
+                 input once",
+                first.display(),
+                path.display()
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A file being written: a temporary file beside its target, renamed into place by
+/// [`OutputFile::commit`]; dropped without a commit, it is removed and the target is untouched.
+pub struct OutputFile {
+    flag: &'static str,
+    path: PathBuf,
+    /// Always present, until [`OutputFile::commit`] takes it.
+    sink: Option<Sink>,
+}
+
+enum Sink {
+    /// A regular file (or a new one): written aside, renamed on commit.
+    Temporary(io::BufWriter<NamedTempFile>),
+    /// A special file: written in place.
+    Direct(io::BufWriter<File>),
+}
+
+impl OutputFile {
+    /// Start writing `path` for `flag`; fails at once if the file cannot be created.
+    pub fn create(flag: &'static str, path: &Path) -> Result<Self, String> {
+        let cannot = |error: io::Error| {
+            format!(
+                "{flag} {}: cannot create the file ({error}); check the directory exists and is \
+                 writable",
+                path.display()
+            )
+        };
+        if is_special(path) {
+            let file = OpenOptions::new().write(true).open(path).map_err(cannot)?;
+            return Ok(OutputFile {
+                flag,
+                path: path.to_path_buf(),
+                sink: Some(Sink::Direct(io::BufWriter::new(file))),
+            });
+        }
+        let directory = match path.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent,
+            _ => Path::new("."),
+        };
+        // The replaced file keeps its permissions; a new one gets what `create` would give.
+        let permissions = fs::metadata(path)
+            .map(|m| m.permissions())
+            .unwrap_or_else(|_| Permissions::from_mode(0o666));
+        let name = path
+            .file_name()
+            .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
+        let temporary = tempfile::Builder::new()
+            .prefix(&format!(".{name}."))
+            .suffix(".partial")
+            .permissions(permissions)
+            .tempfile_in(directory)
+            .map_err(cannot)?;
+        interrupt::register_pending(temporary.path().to_path_buf());
+        Ok(OutputFile {
+            flag,
+            path: path.to_path_buf(),
+            sink: Some(Sink::Temporary(io::BufWriter::with_capacity(
+                1 << 16,
+                temporary,
+            ))),
+        })
+    }
+
+    /// The target's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Put the finished file in place of its target.
+    pub fn commit(mut self) -> Result<(), String> {
+        let failed = |error: &dyn std::fmt::Display| {
+            format!(
+                "{} {}: writing failed: {error}",
+                self.flag,
+                self.path.display()
+            )
+        };
+        match self.sink.take() {
+            None => Ok(()),
+            Some(Sink::Direct(mut writer)) => writer.flush().map_err(|e| failed(&e)),
+            Some(Sink::Temporary(writer)) => {
+                let temporary = writer.into_inner().map_err(|e| failed(e.error()))?;
+                let temporary_path = temporary.path().to_path_buf();
+                let result = temporary.persist(&self.path).map(drop);
+                interrupt::forget_pending(&temporary_path);
+                result.map_err(|e| failed(&e.error))
+            }
+        }
+    }
+}
+
+impl Drop for OutputFile {
+    fn drop(&mut self) {
+        if let Some(Sink::Temporary(writer)) = &self.sink {
+            interrupt::forget_pending(writer.get_ref().path());
+        }
+    }
+}
+
+impl OutputFile {
+    fn writer(&mut self) -> &mut dyn Write {
+        match &mut self.sink {
+            Some(Sink::Temporary(writer)) => writer,
+            Some(Sink::Direct(writer)) => writer,
+            None => unreachable!("an OutputFile is written only before its commit"),
+        }
+    }
+}
+
+impl Write for OutputFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.writer().write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> io::Result<()> {
+        self.writer().write_all(buf)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.writer().flush()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::fs::FileTypeExt;
+
+    #[test]
+    fn a_committed_file_replaces_the_target_and_an_abandoned_one_leaves_it_untouched() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.txt");
+        fs::write(&path, "old report").unwrap();
+        {
+            let mut file = OutputFile::create("-o", &path).unwrap();
+            file.write_all(b"half a report").unwrap();
+            // Dropped without a commit: as when a run fails.
+        }
+        assert_eq!(fs::read_to_string(&path).unwrap(), "old report");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no stray file"
+        );
+        let mut file = OutputFile::create("-o", &path).unwrap();
+        file.write_all(b"new report").unwrap();
+        file.commit().unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new report");
+        assert_eq!(
+            fs::read_dir(dir.path()).unwrap().count(),
+            1,
+            "no stray file"
+        );
+    }
+
+    #[test]
+    fn a_replaced_file_keeps_its_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("report.txt");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, Permissions::from_mode(0o640)).unwrap();
+        let mut file = OutputFile::create("-o", &path).unwrap();
+        file.write_all(b"new").unwrap();
+        file.commit().unwrap();
+        let mode = fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o640);
+    }
+
+    #[test]
+    fn special_files_are_written_in_place_and_may_be_named_twice() {
+        let null = Target::File(PathBuf::from("/dev/null"));
+        assert_eq!(
+            check_outputs(&[("-o", &null), ("--plot", &null)], &[]),
+            Ok(())
+        );
+        let mut file = OutputFile::create("-o", Path::new("/dev/null")).unwrap();
+        file.write_all(b"nothing").unwrap();
+        file.commit().unwrap();
+        assert!(
+            fs::metadata("/dev/null")
+                .unwrap()
+                .file_type()
+                .is_char_device()
+        );
+    }
+
+    #[test]
+    fn an_output_that_is_an_input_under_another_name_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let input = dir.path().join("deals.txt");
+        fs::write(&input, "0 1 2\n").unwrap();
+        let other_name = dir.path().join(".").join("deals.txt");
+        let target = Target::File(other_name);
+        let error = check_outputs(&[("-o", &target)], std::slice::from_ref(&input)).unwrap_err();
+        assert!(error.contains("also an input"), "{error}");
+    }
+
+    #[test]
+    fn two_outputs_naming_one_new_file_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = Target::File(dir.path().join("out.svg"));
+        let b = Target::File(dir.path().join("./out.svg"));
+        let error = check_outputs(&[("-o", &a), ("--plot", &b)], &[]).unwrap_err();
+        assert!(error.contains("same file"), "{error}");
+    }
+
+    #[test]
+    fn only_one_output_may_go_to_stdout() {
+        let error = check_outputs(
+            &[
+                ("-o", &Target::Stdout),
+                ("--emit-permutations", &Target::Stdout),
+            ],
+            &[],
+        )
+        .unwrap_err();
+        assert!(error.contains("stdout"), "{error}");
+    }
+
+    #[test]
+    fn an_input_given_twice_under_two_names_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.txt");
+        fs::write(&a, "0 1\n").unwrap();
+        let b = dir.path().join(".").join("a.txt");
+        assert!(check_inputs(&[a.clone(), b]).is_err());
+        assert!(check_inputs(&[a]).is_ok());
+    }
+}
