@@ -174,6 +174,11 @@ pub struct CheckArgs {
     /// Family-wise significance level of the verdict.
     #[arg(long, default_value_t = 0.001)]
     pub alpha: f64,
+    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
+    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
+    /// million), and the most and least frequent are always given.
+    #[arg(long)]
+    pub all_orderings: bool,
     /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
@@ -258,6 +263,11 @@ pub struct RunArgs {
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
+    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
+    /// million), and the most and least frequent are always given.
+    #[arg(long)]
+    pub all_orderings: bool,
     /// Also write every shuffle's permutation to FILE (`-` is stdout, with the report sent
     /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
     #[arg(long, value_name = "FILE")]
@@ -286,6 +296,11 @@ pub struct TheoryArgs {
     /// mixing curve.
     #[arg(short = 'n', long, default_value_t = 4)]
     pub deck: usize,
+    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
+    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
+    /// million), and the most and least likely are always given.
+    #[arg(long)]
+    pub all_orderings: bool,
     /// Significance level the "trials for 99% power" figure refers to.
     #[arg(long, default_value_t = 0.001)]
     pub alpha: f64,

@@ -19,7 +19,8 @@ use crate::exact::MAX_EXACT_DECK;
 use crate::exact::{ExactError, Law, exact_law};
 use crate::exit_code::ExitCode;
 use crate::export::svg::SvgExporter;
-use crate::export::{Exporter, Report, exporter};
+use crate::export::table::plural;
+use crate::export::{Exporter, Report, Terminal, exporter};
 use crate::interrupt;
 use crate::marginal::MarginalTally;
 use crate::mixing::build_mixing_report;
@@ -150,7 +151,7 @@ fn write_report(
         plot.write_with("--plot", |writer| SvgExporter.export(report, writer))?;
     }
     out.report.write_with("-o", |writer| {
-        exporter(output.format, output.table, output.colour).export(report, writer)
+        exporter(output.format, output.table, output.terminal).export(report, writer)
     })?;
     if let Some(plot) = out.plot {
         plot.commit()?;
@@ -283,6 +284,7 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         interrupted: tallied < config.trials,
         alpha: config.alpha,
         against: config.against,
+        all_orderings: config.all_orderings,
     };
     let report = match (counted, theory) {
         (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
@@ -378,6 +380,7 @@ fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             interrupted: tally.trials < settings.trials,
             alpha: settings.alpha,
             against: Against::Uniform,
+            all_orderings: false,
         };
         // The row keeps what the table shows; the tally and the law are dropped here.
         rows.push(CompareRow::from_run(&build_run_report(
@@ -516,6 +519,7 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         } else {
             Against::Uniform
         },
+        all_orderings: config.all_orderings,
     };
     let report = match (input.counts, theory) {
         (InputCounts::Full(counts), Theory::Full(law)) => {
@@ -534,8 +538,8 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.interrupted {
         eprintln!(
-            "shuffle-bias: interrupted after {} permutations; the report covers those only",
-            report.trials
+            "shuffle-bias: interrupted after {}; the report covers those only",
+            plural(report.trials, "permutation")
         );
         ExitCode::Interrupted
     } else {
@@ -586,7 +590,12 @@ fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
             ))
         },
     )?;
-    let report = build_theory_report(config.shuffle, Arc::new(law), config.alpha);
+    let report = build_theory_report(
+        config.shuffle,
+        Arc::new(law),
+        config.alpha,
+        config.all_orderings,
+    );
     write_report(&config.output, &Report::Theory(&report), out)?;
     Ok(ExitCode::NoBiasDetected)
 }
@@ -599,7 +608,7 @@ fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
         )));
     }
     let output = OutputConfig {
-        colour: false,
+        terminal: Terminal::default(),
         ..output_config(&args.output)?
     };
     let out = open_output(&output)?;

@@ -9,7 +9,7 @@ use crate::cli::{
     CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, PassesRange, RunArgs, TheoryArgs,
 };
 use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
-use crate::export::{CsvTable, Format};
+use crate::export::{CsvTable, Format, Terminal};
 use crate::marginal::MAX_MARGINAL_DECK;
 use crate::mixing::max_mixing_deck;
 use crate::output_files::{Target, check_inputs, check_outputs, stdin_file};
@@ -85,8 +85,9 @@ pub struct OutputConfig {
     pub report: Target,
     /// Where to draw the picture, if anywhere (`--plot -` is stdout).
     pub plot: Option<Target>,
-    /// Whether to colour the table (stdout is a terminal and NO_COLOR is not set).
-    pub colour: bool,
+    /// Colour (the report goes to a terminal and NO_COLOR is not set) and the terminal's
+    /// width, for the table format.
+    pub terminal: Terminal,
 }
 
 impl OutputConfig {
@@ -123,6 +124,8 @@ pub struct RunConfig {
     pub max_paths: u64,
     /// Where to write every permutation, if anywhere.
     pub emit_permutations: Option<Target>,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -140,6 +143,8 @@ pub struct TheoryConfig {
     pub deck: usize,
     /// Level for the power figures.
     pub alpha: f64,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
     /// Exact-law budget.
     pub max_paths: u64,
     /// Output.
@@ -157,6 +162,8 @@ pub struct CheckConfig {
     pub against: CheckAgainst,
     /// With `--against ALGORITHM`: that algorithm as a shuffle (passes, cut probability).
     pub model: Option<Shuffle>,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
     /// Family-wise level.
     pub alpha: f64,
     /// Exact-law budget.
@@ -318,6 +325,7 @@ impl CheckConfig {
             },
             against: args.against,
             model,
+            all_orderings: args.all_orderings,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
             quiet: args.quiet,
@@ -354,10 +362,17 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let report = Target::or_stdout(args.output.as_deref());
+    let on_terminal = report == Target::Stdout && std::io::stdout().is_terminal();
     Ok(OutputConfig {
         format: args.format,
         table: args.table.unwrap_or_default(),
-        colour: report == Target::Stdout && std::io::stdout().is_terminal() && !no_color,
+        terminal: Terminal {
+            colour: on_terminal && !no_color,
+            width: on_terminal
+                .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+                .flatten()
+                .map(|(terminal_size::Width(width), _)| width),
+        },
         report,
         plot: args.plot.as_deref().map(Target::from_path),
     })
@@ -609,6 +624,7 @@ impl RunConfig {
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
             emit_permutations,
+            all_orderings: args.all_orderings,
             quiet: args.quiet,
             output,
         })
@@ -753,6 +769,7 @@ impl TheoryConfig {
             mixing,
             deck,
             alpha: check_alpha(args.alpha)?,
+            all_orderings: args.all_orderings,
             max_paths: check_max_paths(args.max_paths)?,
             output,
         })

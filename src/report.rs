@@ -159,6 +159,20 @@ pub struct PermutationRow {
     pub theory_fraction: Option<String>,
 }
 
+/// The largest deck whose orderings JSON and CSV list one by one unless `--all-orderings` asks
+/// for every deck: 8! = 40,320 rows (a few MB); 9! is 362,880 rows and 11! about 40 million
+/// (15 GB of JSON).
+pub const MAX_LISTED_DECK: usize = 8;
+
+/// The note a report carries when its orderings are not listed one by one.
+fn unlisted_orderings_note(deck: usize) -> String {
+    format!(
+        "the {} orderings of {deck} cards are not listed one by one in JSON and CSV (more than \
+         {MAX_LISTED_DECK} cards); add --all-orderings to list every one",
+        factorial(deck)
+    )
+}
+
 /// Every permutation's row, produced on demand (n! rows can be tens of millions, so they are
 /// never all held in memory: exporters stream them).
 #[derive(Debug, Clone)]
@@ -167,6 +181,9 @@ pub struct PermutationTable {
     trials: u64,
     counts: Arc<Vec<u64>>,
     law: Option<Arc<Law>>,
+    /// Whether the rows are listed (JSON `permutations` is null, and CSV refuses the table,
+    /// when they are not: see [`MAX_LISTED_DECK`]).
+    listed: bool,
 }
 
 impl PermutationTable {
@@ -212,6 +229,11 @@ impl PermutationTable {
     pub fn is_empty(&self) -> bool {
         self.counts.is_empty()
     }
+
+    /// Whether every row is to be listed in JSON and CSV.
+    pub fn listed(&self) -> bool {
+        self.listed
+    }
 }
 
 /// Serialise rows produced on demand as one sequence, without collecting them.
@@ -229,6 +251,9 @@ fn serialize_rows<S: serde::Serializer, R: Serialize>(
 
 impl Serialize for PermutationTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.listed {
+            return serializer.serialize_none();
+        }
         serialize_rows(serializer, self.len(), self.rows())
     }
 }
@@ -405,6 +430,8 @@ pub struct RunFacts {
     pub alpha: f64,
     /// Hypothesis.
     pub against: Against,
+    /// List every ordering in JSON and CSV whatever the deck (`--all-orderings`).
+    pub all_orderings: bool,
 }
 
 impl RunFacts {
@@ -700,6 +727,7 @@ pub fn build_run_report(
         trials,
         counts: counts.clone(),
         law: model.cloned(),
+        listed: facts.all_orderings || n <= MAX_LISTED_DECK,
     };
     let (most_frequent, least_frequent) = extremes(&counts, &table);
 
@@ -725,6 +753,9 @@ pub fn build_run_report(
         ));
     }
     notes.extend(facts.skipped_lines_note());
+    if !table.listed {
+        notes.push(unlisted_orderings_note(n));
+    }
     let smallest_expected = match hypothesis {
         None => uniform_p * trials_f,
         Some(law) => {
@@ -958,9 +989,16 @@ pub struct LawRow {
 #[derive(Debug, Clone)]
 pub struct LawTable {
     law: Arc<Law>,
+    /// As [`PermutationTable`]'s: whether JSON and CSV list every row.
+    listed: bool,
 }
 
 impl LawTable {
+    /// Whether every row is to be listed in JSON and CSV.
+    pub fn listed(&self) -> bool {
+        self.listed
+    }
+
     /// The probabilities in rank order.
     pub fn probabilities(&self) -> &[f64] {
         &self.law.probabilities
@@ -988,6 +1026,9 @@ impl LawTable {
 
 impl Serialize for LawTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.listed {
+            return serializer.serialize_none();
+        }
         serialize_rows(serializer, self.law.probabilities.len(), self.rows())
     }
 }
@@ -1049,12 +1090,21 @@ pub struct TheoryReport {
     pub most_likely: Vec<LawRow>,
     /// The least likely orderings.
     pub least_likely: Vec<LawRow>,
-    /// Every ordering.
+    /// Every ordering (null above [`MAX_LISTED_DECK`] cards unless `--all-orderings`).
     pub permutations: LawTable,
+    /// Remarks on the report (left out of JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
-/// Build the report of `theory`.
-pub fn build_theory_report(shuffle: impl Into<Shuffle>, law: Arc<Law>, alpha: f64) -> TheoryReport {
+/// Build the report of `theory`; `all_orderings` lists every ordering in JSON and CSV whatever
+/// the deck (see [`MAX_LISTED_DECK`]).
+pub fn build_theory_report(
+    shuffle: impl Into<Shuffle>,
+    law: Arc<Law>,
+    alpha: f64,
+    all_orderings: bool,
+) -> TheoryReport {
     let shuffle = shuffle.into();
     let algorithm = shuffle.algorithm;
     let n = law.deck;
@@ -1062,7 +1112,15 @@ pub fn build_theory_report(shuffle: impl Into<Shuffle>, law: Arc<Law>, alpha: f6
     let probabilities = &law.probabilities;
     let max_probability = probabilities.iter().copied().fold(0.0, f64::max);
     let min_probability = probabilities.iter().copied().fold(f64::INFINITY, f64::min);
-    let table = LawTable { law: law.clone() };
+    let table = LawTable {
+        law: law.clone(),
+        listed: all_orderings || n <= MAX_LISTED_DECK,
+    };
+    let notes = if table.listed {
+        Vec::new()
+    } else {
+        vec![unlisted_orderings_note(n)]
+    };
     // Rank by probability; the exact numerators break float ties consistently.
     let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
     ranks.sort_by(|&a, &b| {
@@ -1106,6 +1164,7 @@ pub fn build_theory_report(shuffle: impl Into<Shuffle>, law: Arc<Law>, alpha: f6
         most_likely,
         least_likely,
         permutations: table,
+        notes,
     }
 }
 
@@ -1451,6 +1510,7 @@ pub fn build_marginal_report(
             trials,
             counts: Arc::new(Vec::new()),
             law: None,
+            listed: true,
         },
         statistics,
     }

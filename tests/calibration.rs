@@ -53,6 +53,7 @@ fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> Run
         interrupted: false,
         alpha,
         against: Against::Uniform,
+        all_orderings: false,
     };
     build_run_report(&facts, tally, Some(Ok(Arc::clone(law))))
 }

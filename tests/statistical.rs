@@ -52,6 +52,7 @@ fn report(
         interrupted: false,
         alpha: ALPHA,
         against,
+        all_orderings: false,
     };
     build_run_report(&facts, tally, Some(law))
 }

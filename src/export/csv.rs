@@ -7,8 +7,8 @@ use std::io::{self, Write};
 
 use super::{CsvTable, Exporter, Report, entries};
 use crate::comparison::CompareReport;
-use crate::permutation::format_permutation;
-use crate::report::{RunReport, TallyMode, TheoryReport};
+use crate::permutation::{factorial, format_permutation};
+use crate::report::{MAX_LISTED_DECK, RunReport, TallyMode, TheoryReport};
 
 /// Writes the chosen table.
 pub struct CsvExporter {
@@ -21,6 +21,18 @@ fn opt<T: ToString>(value: Option<T>) -> String {
 }
 
 /// A CSV error as the I/O error it wraps, so that a closed pipe is still recognised as one.
+/// The refusal of `--table permutations` for a deck whose orderings are not listed.
+fn unlisted(deck: usize) -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "--table permutations: {deck} cards have {} orderings, more rows than are written \
+             by default (up to {MAX_LISTED_DECK} cards); add --all-orderings to write every one",
+            factorial(deck)
+        ),
+    )
+}
+
 fn into_io(error: csv::Error) -> io::Error {
     match error.into_kind() {
         csv::ErrorKind::Io(error) => error,
@@ -256,6 +268,9 @@ fn write_run<W: Write>(
             )
             .into());
         }
+        CsvTable::Permutations if !run.permutations.listed() => {
+            return Err(unlisted(run.deck).into());
+        }
         CsvTable::Permutations => {
             writer.write_record([
                 "rank",
@@ -362,6 +377,9 @@ fn write_theory<W: Write>(
                  permutations or positions",
             )
             .into());
+        }
+        CsvTable::Permutations if !theory.permutations.listed() => {
+            return Err(unlisted(theory.deck).into());
         }
         CsvTable::Permutations => {
             writer.write_record([

@@ -59,6 +59,35 @@ impl TableBlock {
         self.width = width;
     }
 
+    /// The width the table takes on a terminal when nothing is wrapped (colour codes do not
+    /// count).
+    pub fn natural_width(&self) -> usize {
+        let mut wide = self.clone();
+        wide.width = u16::MAX;
+        wide.to_terminal()
+            .column_max_content_widths()
+            .iter()
+            .map(|&width| usize::from(width) + 3)
+            .sum::<usize>()
+            + 1
+    }
+
+    /// The table of the columns `keep` only (in that order), aligned as they were.
+    pub fn columns(&self, keep: &[usize]) -> TableBlock {
+        let pick = |cells: &[String]| keep.iter().map(|&i| cells[i].clone()).collect();
+        let right = keep
+            .iter()
+            .position(|&i| self.right_aligned(i))
+            .unwrap_or(keep.len());
+        TableBlock {
+            header: pick(&self.header),
+            rows: self.rows.iter().map(|row| pick(row)).collect(),
+            right_from: right,
+            right_until: None,
+            width: self.width,
+        }
+    }
+
     fn right_aligned(&self, column: usize) -> bool {
         column >= self.right_from && self.right_until.is_none_or(|until| column < until)
     }

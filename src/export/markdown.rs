@@ -7,14 +7,17 @@
 use std::io::{self, Write};
 
 use super::table::TableExporter;
-use super::{Exporter, Report};
+use super::{Exporter, Report, Terminal};
 
 /// Writes GitHub-flavoured Markdown.
 pub struct MarkdownExporter;
 
 impl Exporter for MarkdownExporter {
     fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
-        let document = TableExporter { colour: false }.document(report);
+        let document = TableExporter {
+            terminal: Terminal::default(),
+        }
+        .document(report);
         out.write_all(document.to_markdown().as_bytes())?;
         out.flush()
     }

@@ -81,10 +81,20 @@ pub trait Exporter {
     fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()>;
 }
 
-/// The exporter for a format; `colour` only affects the table format.
-pub fn exporter(format: Format, table: CsvTable, colour: bool) -> Box<dyn Exporter> {
+/// How the table format meets a terminal: colour, and the terminal's width (None off a
+/// terminal). Other formats ignore it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Terminal {
+    /// Whether to colour the verdicts.
+    pub colour: bool,
+    /// The terminal's width in columns, when the report is shown on one.
+    pub width: Option<u16>,
+}
+
+/// The exporter for a format; `terminal` only affects the table format.
+pub fn exporter(format: Format, table: CsvTable, terminal: Terminal) -> Box<dyn Exporter> {
     match format {
-        Format::Table => Box::new(table::TableExporter { colour }),
+        Format::Table => Box::new(table::TableExporter { terminal }),
         Format::Csv => Box::new(csv::CsvExporter { table }),
         Format::Json => Box::new(json::JsonExporter),
         Format::Markdown => Box::new(markdown::MarkdownExporter),

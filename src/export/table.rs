@@ -7,7 +7,7 @@
 use std::io::{self, Write};
 
 use super::document::{Document, TableBlock};
-use super::{Exporter, Report, entries};
+use super::{Exporter, Report, Terminal, entries};
 use crate::algorithms::shuffle_label;
 use crate::comparison::CompareReport;
 use crate::mixing::MixingReport;
@@ -25,8 +25,8 @@ const FULL_LISTING: usize = 24;
 
 /// Writes the tables.
 pub struct TableExporter {
-    /// Whether to colour the verdict.
-    pub colour: bool,
+    /// Colour and width of the terminal shown on, if any.
+    pub terminal: Terminal,
 }
 
 impl Exporter for TableExporter {
@@ -80,6 +80,16 @@ pub fn group(value: u64) -> String {
         out.push(digit);
     }
     out
+}
+
+/// `count` grouped, with `noun` in the singular for one and the plural (`noun` + s) otherwise:
+/// `1 permutation`, `1,000 permutations`.
+pub fn plural(count: u64, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", group(count))
+    }
 }
 
 /// Word-wrap `text` to `width` columns; lines after the first start with `indent`.
@@ -189,7 +199,7 @@ fn permutation_rows(rows: &[PermutationRow], with_theory: bool) -> TableBlock {
 
 impl TableExporter {
     fn paint(&self, text: &str, biased: bool) -> String {
-        if self.colour {
+        if self.terminal.colour {
             let code = if biased { "1;31" } else { "1;32" };
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
@@ -201,16 +211,16 @@ impl TableExporter {
         let mut doc = Document::default();
         let theory_available = run.model.available;
         let algorithm = run.algorithm.unwrap_or("none");
-        let interrupted = if run.interrupted {
-            format!(" (interrupted after {} trials)", group(run.trials))
-        } else {
-            String::new()
+        let interrupted = match (run.interrupted, &run.input) {
+            (false, _) => String::new(),
+            (true, None) => format!(" (interrupted after {} trials)", group(run.trials)),
+            (true, Some(_)) => " (interrupted: the input was not read to its end)".to_string(),
         };
         match (&run.input, run.seed, run.rng, run.threads) {
             (Some(input), ..) => {
                 doc.title(format!(
-                    "shuffle-bias check: {} permutations of {} cards ({}) from {}",
-                    group(input.permutations),
+                    "shuffle-bias check: {} of {} cards ({}) from {}{interrupted}",
+                    plural(input.permutations, "permutation"),
                     run.deck,
                     match input.numbering {
                         Numbering::ZeroBased => "cards 0..n-1",
@@ -228,14 +238,15 @@ impl TableExporter {
             }
             (None, Some(seed), Some(rng), Some(threads)) => {
                 doc.title(format!(
-                    "shuffle-bias run: {} · {} cards · {} shuffles{interrupted}",
+                    "shuffle-bias run: {} · {} cards · {}{interrupted}",
                     run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
                     run.deck,
-                    group(run.trials),
+                    plural(run.trials, "shuffle"),
                 ));
                 doc.line(format!(
-                    "seed {seed} · {} · {threads} threads · {:.2} s · {} shuffles/s",
+                    "seed {seed} · {} · {} · {:.2} s · {} shuffles/s",
                     rng.name(),
+                    plural(threads as u64, "thread"),
                     run.elapsed_seconds,
                     rate(run.shuffles_per_second)
                 ));
@@ -466,21 +477,19 @@ impl TableExporter {
     fn compare(&self, compare: &CompareReport) -> Document {
         let mut doc = Document::default();
         doc.title(format!(
-            "shuffle-bias compare: {} algorithm{} · {} cards · {} shuffles each",
-            compare.rows.len() + compare.not_run.len(),
-            if compare.rows.len() + compare.not_run.len() == 1 {
-                ""
-            } else {
-                "s"
-            },
+            "shuffle-bias compare: {} · {} cards · {} each",
+            plural(
+                (compare.rows.len() + compare.not_run.len()) as u64,
+                "algorithm"
+            ),
             compare.deck,
-            group(compare.trials_requested)
+            plural(compare.trials_requested, "shuffle")
         ));
         doc.line(format!(
-            "seed {} · {} · {} threads · {:.2} s",
+            "seed {} · {} · {} · {:.2} s",
             compare.seed,
             compare.rng.name(),
-            compare.threads,
+            plural(compare.threads as u64, "thread"),
             compare.elapsed_seconds
         ));
         doc.blank();
@@ -493,7 +502,8 @@ impl TableExporter {
         doc.text(&compare.verdict, "  ");
         doc.blank();
 
-        // Eight columns of figures do not fit in 80: this table is allowed 120.
+        // Eight columns of figures do not fit in 80: this table is allowed 120 (and comes in
+        // two halves on a narrower terminal, below).
         let mut table = new_table(&[
             "algorithm",
             "p (χ²)",
@@ -563,7 +573,15 @@ impl TableExporter {
             String::new(),
         ]);
         align_right_from(&mut table, 1);
-        doc.table(table);
+        match self.terminal.width {
+            // On a terminal too narrow for it, the table comes in two halves that each fit:
+            // the tests and the verdict, then the other figures.
+            Some(width) if table.natural_width() > usize::from(width) => {
+                doc.table(table.columns(&[0, 1, 2, 3, 7]));
+                doc.table(table.columns(&[0, 4, 5, 6]));
+            }
+            _ => doc.table(table),
+        }
         doc.text(
             "(exact theory in parentheses; worst cell: the card → final position furthest \
              from 1/n, in percentage points; 99% power: trials at which the permutations test \
@@ -910,6 +928,118 @@ fn theory_document(theory: &TheoryReport) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A compare report of every algorithm on 4 cards, 2,000 shuffles each.
+    fn compare_of_every_algorithm() -> CompareReport {
+        use crate::algorithms::{Algorithm, Shuffle};
+        use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
+        use crate::exact::exact_law;
+        use crate::random_source::RngKind;
+        use crate::report::{Against, Origin, RunFacts, build_run_report};
+        use crate::simulate::{SimulationSpec, simulate};
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let rows = Algorithm::ALL
+            .iter()
+            .map(|&algorithm| {
+                let spec = SimulationSpec {
+                    shuffle: Shuffle::from(algorithm),
+                    deck: 4,
+                    trials: 2000,
+                    seed: 1,
+                    rng: RngKind::Chacha8,
+                    threads: 1,
+                };
+                let tally = simulate(&spec, &AtomicBool::new(false), &mut |_| {});
+                let facts = RunFacts {
+                    command: "run",
+                    shuffle: Some(spec.shuffle),
+                    origin: Origin::Simulation {
+                        seed: 1,
+                        rng: RngKind::Chacha8,
+                        threads: 1,
+                    },
+                    trials_requested: 2000,
+                    elapsed_seconds: 0.0,
+                    interrupted: false,
+                    alpha: 0.001,
+                    against: Against::Uniform,
+                    all_orderings: false,
+                };
+                let law = exact_law(algorithm, 4, 1_000_000).map(Arc::new);
+                CompareRow::from_run(&build_run_report(&facts, tally, Some(law)))
+            })
+            .collect();
+        let facts = CompareFacts {
+            deck: 4,
+            trials_requested: 2000,
+            seed: 1,
+            rng: RngKind::Chacha8,
+            threads: 1,
+            alpha: 0.001,
+            elapsed_seconds: 0.0,
+            not_run: Vec::new(),
+        };
+        build_compare_report(facts, rows)
+    }
+
+    /// The widths of the lines of `text` as a terminal shows them (colour codes take none).
+    fn shown_widths(text: &str) -> Vec<usize> {
+        text.lines()
+            .map(|line| {
+                let mut width = 0;
+                let mut in_code = false;
+                for c in line.chars() {
+                    match (in_code, c) {
+                        (false, '\x1b') => in_code = true,
+                        (true, 'm') => in_code = false,
+                        (true, _) => {}
+                        (false, _) => width += 1,
+                    }
+                }
+                width
+            })
+            .collect()
+    }
+
+    #[test]
+    fn coloured_compare_tables_keep_their_borders_aligned() {
+        // Colour codes counted as text once pushed the right border 11 columns out.
+        let report = compare_of_every_algorithm();
+        let exporter = TableExporter {
+            terminal: Terminal {
+                colour: true,
+                width: Some(200),
+            },
+        };
+        let text = exporter.document(&Report::Compare(&report)).to_terminal();
+        assert!(text.contains("\x1b[1;32m"), "the verdicts are coloured");
+        let table_lines: Vec<&str> = text.lines().filter(|l| l.starts_with(['│', '╭'])).collect();
+        let widths = shown_widths(&table_lines.join("\n"));
+        assert!(widths.windows(2).all(|w| w[0] == w[1]), "{widths:?}");
+    }
+
+    #[test]
+    fn compare_fits_an_80_column_terminal_in_two_tables() {
+        let report = compare_of_every_algorithm();
+        let wide = TableExporter {
+            terminal: Terminal::default(),
+        };
+        let narrow = TableExporter {
+            terminal: Terminal {
+                colour: true,
+                width: Some(80),
+            },
+        };
+        let wide_text = wide.document(&Report::Compare(&report)).to_terminal();
+        assert!(shown_widths(&wide_text).iter().any(|&w| w > 80));
+        let text = narrow.document(&Report::Compare(&report)).to_terminal();
+        assert!(shown_widths(&text).iter().all(|&w| w <= 80), "{text}");
+        assert_eq!(text.matches('╭').count(), 2, "two tables: {text}");
+        for header in ["p (χ²)", "TV distance", "99% power", "verdict"] {
+            assert!(text.contains(header), "{header}");
+        }
+    }
 
     #[test]
     fn long_sentences_wrap_at_the_width_with_an_indent() {
