@@ -609,8 +609,8 @@ fn outside_mode_test(name: &str, observed: &[u64], law: &ValueLaw, trials: u64) 
             binomial_two_sided_at(outside, trials, p0),
             format!(
                 "no two cells can be expected at least {MIN_EXPECTED_COUNT} times each, so χ² \
-                 does not apply: exact binomial test of the {outside} shuffle{} outside the likeliest value \
-                 {mode} (probability {} under the hypothesis)",
+                 does not apply: exact binomial test of the {outside} shuffle{} outside the \
+                 likeliest value {mode} (probability {} under the hypothesis)",
                 if outside == 1 { "" } else { "s" },
                 format_probability(p0)
             ),
