@@ -56,6 +56,7 @@ use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
 use crate::algorithms::Card;
+use crate::stats::probability::Probability;
 
 /// A permutation statistic whose law under a uniform shuffle is known exactly.
 #[derive(
@@ -161,11 +162,14 @@ impl Statistic {
     /// The law under a uniform shuffle: `law[v]` = P(value = v) for v in 0..=max, each the
     /// correctly rounded f64 of exact_counts(n)[v] / n!. Panics if n = 0.
     pub fn uniform_law(self, n: usize) -> Vec<f64> {
-        let total = big_factorial(n);
-        self.exact_counts(n)
-            .iter()
-            .map(|count| ratio_to_f64(count, &total))
-            .collect()
+        self.uniform_value_law(n).probabilities
+    }
+
+    /// The same law with each probability's natural logarithm beside it, finite wherever the
+    /// value is possible (P(1 rising sequence) = 1/1000! is 0 as an f64, not as a log).
+    /// Panics if n = 0.
+    pub fn uniform_value_law(self, n: usize) -> ValueLaw {
+        ValueLaw::from_counts(&self.exact_counts(n), &big_factorial(n))
     }
 }
 
@@ -379,6 +383,79 @@ fn adjacent_pair_counts(n: usize) -> Vec<BigUint> {
         .collect()
 }
 
+/// The law of a statistic over its values 0..=max under some hypothesis, each probability kept
+/// twice: as the nearest f64 (what reports show and χ² uses) and as its natural logarithm, which
+/// stays finite where the f64 underflows, so that "impossible" (ln = −∞, an exact zero) is
+/// never confused with "below 1e−308".
+#[derive(Debug, Clone, PartialEq)]
+pub struct ValueLaw {
+    /// `probabilities[v]` = P(value = v), the nearest f64 (0.0 when it underflows).
+    pub probabilities: Vec<f64>,
+    /// `ln_probabilities[v]` = ln P(value = v); −∞ exactly where the value is impossible.
+    pub ln_probabilities: Vec<f64>,
+}
+
+impl ValueLaw {
+    /// From exact counts out of `total` (e.g. permutations with each value, out of n!).
+    pub fn from_counts(counts: &[BigUint], total: &BigUint) -> Self {
+        ValueLaw {
+            probabilities: counts.iter().map(|c| ratio_to_f64(c, total)).collect(),
+            ln_probabilities: counts.iter().map(|c| ratio_to_ln(c, total)).collect(),
+        }
+    }
+
+    /// From f64 probabilities that did not underflow (e.g. sums of an exact law's f64
+    /// probabilities on at most 11 cards), so that 0.0 means impossible.
+    pub fn from_probabilities(probabilities: Vec<f64>) -> Self {
+        let ln_probabilities = probabilities
+            .iter()
+            .map(|&p| Probability::from_p(p).ln)
+            .collect();
+        ValueLaw {
+            probabilities,
+            ln_probabilities,
+        }
+    }
+
+    /// P(value = v); values past the end are impossible.
+    pub fn get(&self, value: usize) -> Probability {
+        match (
+            self.probabilities.get(value),
+            self.ln_probabilities.get(value),
+        ) {
+            (Some(&p), Some(&ln)) => Probability::from_parts(p, ln),
+            _ => Probability::ZERO,
+        }
+    }
+
+    /// How many values the law lists.
+    pub fn len(&self) -> usize {
+        self.probabilities.len()
+    }
+
+    /// Whether the law lists no value.
+    pub fn is_empty(&self) -> bool {
+        self.probabilities.is_empty()
+    }
+}
+
+/// ln(`numerator / denominator`) for any size of the operands (−∞ for a zero numerator): each
+/// operand's top 64 bits as an f64, plus the bits shifted out times ln 2. Absolute error about
+/// 1e−16 per operand plus the rounding of (bits shifted)·ln 2, ~1e−12 at 10^5 bits. Panics on a
+/// zero denominator.
+pub fn ratio_to_ln(numerator: &BigUint, denominator: &BigUint) -> f64 {
+    assert!(!denominator.is_zero(), "division by zero");
+    if numerator.is_zero() {
+        return f64::NEG_INFINITY;
+    }
+    let ln = |x: &BigUint| {
+        let shift = x.bits().saturating_sub(64);
+        let top = (x >> shift).to_f64().expect("64 bits fit an f64");
+        top.ln() + shift as f64 * std::f64::consts::LN_2
+    };
+    ln(numerator) - ln(denominator)
+}
+
 /// The f64 nearest to `numerator / denominator` (ties to even), correct for any size of the
 /// operands: subnormal results are rounded on the subnormal grid, anything below 2^−1075 is
 /// 0 and anything from 2^1024 up (after rounding) is +∞. Panics on a zero denominator.
@@ -443,7 +520,9 @@ fn power_of_two(exponent: i64) -> f64 {
 /// remainder joining the last cell. Cells of probability zero (values outside the support) are
 /// thus absorbed into a neighbour. The result is deterministic and partitions
 /// `0..expected_counts.len()`. When fewer than two pooled cells can reach `min_expected`, the
-/// result is the single cell `0..len` (the caller then has nothing to test). Expected counts must
+/// result is the single cell `0..len` (the caller then needs another test than χ²; and since
+/// pooling hides which value was seen, values of probability zero must be checked before it).
+/// Expected counts must
 /// be finite and non-negative; the comparisons use the sums accumulated cell by cell, so a
 /// pooled cell may fall short of `min_expected` by rounding (a few ulps) at most.
 pub fn pool_bins(expected_counts: &[f64], min_expected: f64) -> Vec<Range<usize>> {
@@ -528,15 +607,23 @@ fn riffle_ways(n: usize, passes: u32) -> Vec<BigUint> {
 /// Indexed like [`Statistic::RisingSequences`]`.uniform_law(n)`, to which it tends as K grows.
 /// Panics if n = 0.
 pub fn riffle_rising_law(n: usize, passes: u32) -> Vec<f64> {
+    riffle_rising_value_law(n, passes).probabilities
+}
+
+/// [`riffle_rising_law`] with the logarithms beside the probabilities: P(R = 1), the identity,
+/// is C(2^K + n − 1, n)/2^(Kn), below f64's range for 200 cards and 7 riffles, yet its log is
+/// exact; values with A(n, r) = 0 or r > 2^K are impossible (ln = −∞). Panics if n = 0.
+pub fn riffle_rising_value_law(n: usize, passes: u32) -> ValueLaw {
     assert!(n >= 1, "a deck needs at least one card");
     let counts = rising_sequence_counts(n);
     let ways = riffle_ways(n, passes);
     let denominator = BigUint::one() << (u64::from(passes) * n as u64);
-    counts
+    let numerators: Vec<BigUint> = counts
         .iter()
         .zip(&ways)
-        .map(|(count, ways)| ratio_to_f64(&(count * ways), &denominator))
-        .collect()
+        .map(|(count, ways)| count * ways)
+        .collect();
+    ValueLaw::from_counts(&numerators, &denominator)
 }
 
 /// The total variation distance to uniform after K riffles, as an exact fraction
@@ -875,6 +962,62 @@ mod tests {
         let rising = Statistic::RisingSequences.uniform_law(1000);
         assert_eq!(rising[1], 0.0);
         assert!(rising.iter().any(|&p| p > 0.0 && p < 1e-300));
+    }
+
+    #[test]
+    fn value_laws_keep_the_logarithm_where_the_f64_underflows() {
+        // P(1 rising sequence) = 1/1000!: 0 as an f64, −ln 1000! as a log (summed here term by
+        // term, independently of the big-integer route); no permutation has 0 rising sequences.
+        let law = Statistic::RisingSequences.uniform_value_law(1000);
+        let ln_factorial: f64 = (2..=1000).map(|i| (i as f64).ln()).sum();
+        assert_eq!(law.probabilities[1], 0.0);
+        assert!((law.ln_probabilities[1] + ln_factorial).abs() < 1e-9);
+        assert!(law.get(0).is_impossible());
+        assert!(!law.get(1).is_impossible());
+        assert!(law.get(1001).is_impossible(), "past the end is impossible");
+        // Fixed points: n − 1 is impossible, n (the identity) merely tiny.
+        let fixed = Statistic::FixedPoints.uniform_value_law(52);
+        assert!(fixed.get(51).is_impossible());
+        let ln_52: f64 = (2..=52).map(|i| (i as f64).ln()).sum();
+        assert!((fixed.ln_probabilities[52] + ln_52).abs() < 1e-12);
+        assert_eq!(fixed.probabilities, Statistic::FixedPoints.uniform_law(52));
+        // Where nothing underflows the log is the log of the f64.
+        for (p, ln) in fixed.probabilities.iter().zip(&fixed.ln_probabilities) {
+            if *p > 1e-300 {
+                assert!((p.ln() - ln).abs() < 1e-12 * ln.abs().max(1.0), "{p} {ln}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_identity_after_seven_riffles_of_200_cards_keeps_its_logarithm() {
+        // P(identity) = P(R = 1) = C(2^7 + 199, 200)/2^1400 (Bayer & Diaconis 1992), and
+        // ln C(327, 200) = Σ_{i=1..127} ln((200 + i)/i), summed independently: about
+        // 10^−327.9, below f64's range.
+        let law = riffle_rising_value_law(200, 7);
+        let ln_choose: f64 = (1..=127).map(|i| ((200 + i) as f64 / i as f64).ln()).sum();
+        let expected = ln_choose - 1400.0 * std::f64::consts::LN_2;
+        assert!(expected < -700.0);
+        assert!(law.probabilities[1] < f64::MIN_POSITIVE);
+        assert!((law.ln_probabilities[1] - expected).abs() < 1e-9);
+        // An a-shuffle has at most a = 128 rising sequences: 129 and up are impossible.
+        assert!(!law.get(128).is_impossible());
+        assert!(law.get(129).is_impossible());
+        assert_eq!(law.probabilities, riffle_rising_law(200, 7));
+    }
+
+    #[test]
+    fn ratio_to_ln_matches_the_log_of_the_f64_ratio() {
+        let third = ratio_to_ln(&BigUint::from(1u8), &BigUint::from(3u8));
+        assert!((third + 3f64.ln()).abs() < 1e-15);
+        // 2^300 / 3^150: both beyond 64 bits.
+        let (a, b) = (BigUint::one() << 300u32, BigUint::from(3u8).pow(150));
+        let expected = 300.0 * std::f64::consts::LN_2 - 150.0 * 3f64.ln();
+        assert!((ratio_to_ln(&a, &b) - expected).abs() < 1e-12);
+        assert_eq!(
+            ratio_to_ln(&BigUint::zero(), &BigUint::from(7u8)),
+            f64::NEG_INFINITY
+        );
     }
 
     #[test]

@@ -19,14 +19,16 @@ use crate::mixing::riffle_note;
 use crate::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::permutation_reader::{InvalidLine, Numbering};
 use crate::permutation_statistics::{
-    Statistic, StatisticValues, big_factorial, pool_bins, ratio_to_f64, riffle_rising_law,
+    Statistic, StatisticValues, ValueLaw, big_factorial, pool_bins, ratio_to_f64, ratio_to_ln,
+    riffle_rising_value_law,
 };
 use crate::random_source::RngKind;
 use crate::simulate::Tally;
-use crate::stats::binomial::binomial_two_sided;
+use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::holm::holm_adjust;
 use crate::stats::power::{detection_power, trials_for_power};
+use crate::stats::probability::{Probability, ln_sum};
 use crate::stats::pvalue::PValue;
 
 /// How many most- and least-frequent permutations the report lists.
@@ -72,9 +74,12 @@ pub enum Against {
 pub struct TestResult {
     /// `permutations`, `identity` or `position K`.
     pub name: String,
-    /// The method: `pearson-chi-square` or `exact-binomial-two-sided`.
+    /// The method: `pearson-chi-square`, `exact-binomial-two-sided` (the identity), or
+    /// `exact-binomial-outside-mode` (a statistic whose cells cannot be pooled into two
+    /// expected at least 5 times: the exact two-sided binomial test of the number of shuffles
+    /// outside the statistic's likeliest value, whose probability is 1 − P(that value)).
     pub method: &'static str,
-    /// χ² statistic, or the observed count for the binomial test.
+    /// χ² statistic, or the observed count for the binomial tests.
     pub statistic: f64,
     /// Degrees of freedom (χ² tests only).
     pub df: Option<f64>,
@@ -99,9 +104,11 @@ pub struct Identity {
     pub count: u64,
     /// count / trials.
     pub frequency: f64,
-    /// 1/n!, the uniform expectation.
+    /// 1/n!, the uniform expectation (0 from 178 cards on, where it is below f64's range; the
+    /// identity test uses its logarithm).
     pub expected_frequency: f64,
-    /// The algorithm's exact probability of the identity (null when the law is unavailable).
+    /// The algorithm's exact probability of the identity (null when the law is unavailable; 0
+    /// when below f64's range, as for 7 riffles of 200 cards).
     pub theory_frequency: Option<f64>,
     /// The same as an exact fraction, e.g. `5/128`.
     pub theory_fraction: Option<String>,
@@ -550,6 +557,139 @@ fn goodness_of_fit(name: String, cells: impl Iterator<Item = (u64, f64)>, trials
     }
 }
 
+/// The test of one permutation statistic's histogram `observed` (indexed by value) against
+/// its law under the hypothesis, with `bins` the cells pooled to an expected count of at least
+/// [`MIN_EXPECTED_COUNT`] by [`pool_bins`].
+///
+/// * Values the law makes impossible (probability exactly 0; a probability that merely
+///   underflows f64 is not 0) reject outright when seen, p = 0, as impossible orderings do in
+///   full mode: pooling would otherwise hide them in a neighbouring cell, or in the single cell
+///   that leaves nothing to test.
+/// * With two cells or more, Pearson's χ² over the pooled cells (Cochran 1954 for the ≥ 5 rule).
+/// * With one cell (few trials, or a law concentrated on one value), χ² has nothing to compare,
+///   yet the data may sit on values the law makes rare. Then the exact two-sided binomial test
+///   of K, the number of shuffles outside the likeliest value m: under the hypothesis
+///   K ~ Bin(trials, 1 − P(m)) exactly, so the test keeps its level at any trial count
+///   (doubling rule, Fay 2010), and data concentrated away from m makes K far exceed its mean.
+///   1 − P(m) is summed from the other values' logarithms, so it is right even when tiny.
+fn statistic_test(
+    name: &str,
+    observed: &[u64],
+    law: &ValueLaw,
+    bins: &[std::ops::Range<usize>],
+    trials: u64,
+) -> Draft {
+    let mut draft = if bins.len() >= 2 {
+        goodness_of_fit(
+            name.to_string(),
+            bins.iter().map(|bin| {
+                (
+                    observed[bin.clone()].iter().sum::<u64>(),
+                    law.probabilities[bin.clone()].iter().sum::<f64>(),
+                )
+            }),
+            trials,
+        )
+    } else {
+        outside_mode_test(name, observed, law, trials)
+    };
+    let impossible: Vec<usize> = (0..observed.len())
+        .filter(|&value| observed[value] > 0 && law.get(value).is_impossible())
+        .collect();
+    if !impossible.is_empty() {
+        let seen: u64 = impossible.iter().map(|&value| observed[value]).sum();
+        draft.p = PValue::ZERO;
+        draft.note = Some(format!(
+            "{} impossible under the hypothesis but {} seen {seen} time{}",
+            match impossible.len() {
+                1 => format!("the value {} is", impossible[0]),
+                _ => format!("the values {} are", value_list(&impossible)),
+            },
+            if impossible.len() == 1 { "was" } else { "were" },
+            if seen == 1 { "" } else { "s" }
+        ));
+    }
+    draft
+}
+
+/// The exact binomial test of the shuffles outside the likeliest value (see [`statistic_test`]).
+fn outside_mode_test(name: &str, observed: &[u64], law: &ValueLaw, trials: u64) -> Draft {
+    // The first of the likeliest values, by logarithm so that a law below f64's range still
+    // has a mode.
+    let mode = (0..law.len())
+        .rev()
+        .max_by(|&a, &b| law.ln_probabilities[a].total_cmp(&law.ln_probabilities[b]))
+        .unwrap_or(0);
+    let at_mode = observed.get(mode).copied().unwrap_or(0);
+    let outside = trials - at_mode;
+    let p0 = Probability::from_ln(ln_sum(
+        law.ln_probabilities
+            .iter()
+            .enumerate()
+            .filter(|&(value, _)| value != mode)
+            .map(|(_, &ln)| ln),
+    ));
+    let (p, note) = if trials == 0 {
+        (PValue::ONE, "no trials".to_string())
+    } else {
+        (
+            binomial_two_sided_at(outside, trials, p0),
+            format!(
+                "no two cells can be expected at least {MIN_EXPECTED_COUNT} times each, so χ² \
+                 does not apply: exact binomial test of the {outside} shuffle{} outside the \
+                 likeliest value {mode} (probability {} under the hypothesis)",
+                if outside == 1 { "" } else { "s" },
+                format_probability(p0)
+            ),
+        )
+    };
+    Draft {
+        name: name.to_string(),
+        method: "exact-binomial-outside-mode",
+        statistic: outside as f64,
+        df: None,
+        p,
+        note: Some(note),
+    }
+}
+
+/// A probability for a note: `0.0312`, `3.1e-12`, `10^-1085.3`.
+fn format_probability(p: Probability) -> String {
+    if p.p >= 1e-4 {
+        format!("{:.4}", p.p)
+    } else if p.log10() >= -300.0 {
+        format!("{:.2e}", p.p)
+    } else {
+        format!("10^{:.1}", p.log10())
+    }
+}
+
+/// Increasing values as runs, e.g. `3, 19–34`, the first eight runs then `and N more`.
+fn value_list(values: &[usize]) -> String {
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for &value in values {
+        match runs.last_mut() {
+            Some((_, end)) if *end + 1 == value => *end = value,
+            _ => runs.push((value, value)),
+        }
+    }
+    const SHOWN: usize = 8;
+    let text: Vec<String> = runs
+        .iter()
+        .take(SHOWN)
+        .map(|&(start, end)| match end - start {
+            0 => start.to_string(),
+            1 => format!("{start}, {end}"),
+            _ => format!("{start}–{end}"),
+        })
+        .collect();
+    let more: usize = runs.iter().skip(SHOWN).map(|(s, e)| e - s + 1).sum();
+    match more {
+        0 => text.join(", "),
+        _ => format!("{} and {more} more", text.join(", ")),
+    }
+}
+
 /// A test before Holm's adjustment.
 struct Draft {
     name: String,
@@ -687,7 +827,11 @@ pub fn build_run_report(
     ));
     let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
     let identity_count = counts[0];
-    drafts.push(identity_test(identity_count, trials, identity_p0));
+    drafts.push(identity_test(
+        identity_count,
+        trials,
+        Probability::from_p(identity_p0),
+    ));
     let positions = position_counts(n, &counts);
     let theory_matrix = model.map(|law| law.position_matrix());
     for position in 0..n {
@@ -837,9 +981,11 @@ pub fn build_run_report(
     }
 }
 
-/// The identity test: two-sided exact binomial test of the identity count.
-fn identity_test(count: u64, trials: u64, p0: f64) -> Draft {
-    let (p, note) = if p0 == 0.0 && count > 0 {
+/// The identity test: two-sided exact binomial test of the identity count, from the
+/// hypothesis' probability of the identity with its logarithm (1/n! is below f64's range from
+/// 171 cards on, yet the identity is possible: only an exact 0 makes it impossible).
+fn identity_test(count: u64, trials: u64, p0: Probability) -> Draft {
+    let (p, note) = if p0.is_impossible() && count > 0 {
         (
             PValue::ZERO,
             Some(format!(
@@ -850,7 +996,7 @@ fn identity_test(count: u64, trials: u64, p0: f64) -> Draft {
     } else if trials == 0 {
         (PValue::ONE, Some("no trials".to_string()))
     } else {
-        (binomial_two_sided(count, trials, p0), None)
+        (binomial_two_sided_at(count, trials, p0), None)
     };
     Draft {
         name: "identity".to_string(),
@@ -1189,11 +1335,13 @@ pub struct StatisticResult {
     /// Mean under the hypothesis tested.
     pub mean_expected: f64,
     /// The pooled cells of the χ² test, `[start, end)` value ranges, each expected ≥ 5 times
-    /// (the last may run past `observed`).
+    /// (the last may run past `observed`). A single cell means that χ² could not be used and
+    /// the test is `exact-binomial-outside-mode` (see `tests`).
     pub bins: Vec<[usize; 2]>,
-    /// The χ² statistic over the pooled cells.
+    /// The χ² statistic over the pooled cells; for `exact-binomial-outside-mode`, the number of
+    /// shuffles outside the likeliest value.
     pub chi_square: f64,
-    /// Its degrees of freedom (cells − 1).
+    /// Its degrees of freedom (cells − 1; 0 for `exact-binomial-outside-mode`).
     pub df: f64,
     /// Its p-value (null below 1e-300; see the test of the same name in `tests`).
     pub p_value: Option<f64>,
@@ -1206,10 +1354,11 @@ pub struct StatisticResult {
 pub struct MarginalTheory {
     /// The algorithm's position matrix `[card][position]`.
     pub positions: Option<Vec<Vec<f64>>>,
-    /// The probability that the deck comes back unchanged.
-    pub identity: Option<f64>,
+    /// The probability that the deck comes back unchanged (with its logarithm: it can be below
+    /// f64's range).
+    pub identity: Option<Probability>,
     /// The law of each statistic (in `Statistic::ALL` order), when known.
-    pub statistics: Vec<Option<Vec<f64>>>,
+    pub statistics: Vec<Option<ValueLaw>>,
     /// Where these laws come from, for the notes (e.g. "the exact law", "Bayer & Diaconis").
     pub source: Option<String>,
 }
@@ -1235,8 +1384,11 @@ impl MarginalTheory {
         });
         MarginalTheory {
             positions: Some(law.position_matrix()),
-            identity: Some(law.probabilities[0]),
-            statistics: statistics.into_iter().map(Some).collect(),
+            identity: Some(Probability::from_p(law.probabilities[0])),
+            statistics: statistics
+                .into_iter()
+                .map(|law| Some(ValueLaw::from_probabilities(law)))
+                .collect(),
             source: Some("the exact law".to_string()),
         }
     }
@@ -1245,10 +1397,10 @@ impl MarginalTheory {
     /// cards (Bayer & Diaconis 1992): the law of the rising sequences, and the identity (the one
     /// ordering with a single rising sequence).
     pub fn riffle(n: usize, passes: u32) -> Self {
-        let rising = riffle_rising_law(n, passes);
+        let rising = riffle_rising_value_law(n, passes);
         MarginalTheory {
             positions: None,
-            identity: rising.get(1).copied(),
+            identity: Some(rising.get(1)),
             statistics: Statistic::ALL
                 .iter()
                 .map(|&s| (s == Statistic::RisingSequences).then(|| rising.clone()))
@@ -1257,14 +1409,16 @@ impl MarginalTheory {
         }
     }
 
-    fn statistic(&self, index: usize) -> Option<&Vec<f64>> {
+    fn statistic(&self, index: usize) -> Option<&ValueLaw> {
         self.statistics.get(index).and_then(Option::as_ref)
     }
 }
 
-/// 1/n! as the nearest f64 (0 from n = 171 on, where it is below the f64 range).
-fn uniform_ordering_probability(n: usize) -> f64 {
-    ratio_to_f64(&BigUint::from(1u8), &big_factorial(n))
+/// 1/n! as the nearest f64 (subnormal from n = 171 on and 0 from 178 on, below the f64 range)
+/// with its logarithm −ln n!, which the identity test uses.
+fn uniform_ordering_probability(n: usize) -> Probability {
+    let (one, total) = (BigUint::from(1u8), big_factorial(n));
+    Probability::from_parts(ratio_to_f64(&one, &total), ratio_to_ln(&one, &total))
 }
 
 fn mean(probabilities: impl Iterator<Item = f64>) -> f64 {
@@ -1274,9 +1428,12 @@ fn mean(probabilities: impl Iterator<Item = f64>) -> f64 {
 /// Build the report of a run or check in marginal mode.
 ///
 /// The family: one χ² test per final position (the cards found there, against 1/n or the
-/// theory's column), the exact binomial test of the identity, and one χ² test per statistic
-/// over cells pooled to an expected count of at least 5. Against the model, a test whose law
-/// the model does not give is left out (and a note says so).
+/// theory's column), the exact binomial test of the identity (from the log of its probability,
+/// which may be below f64's range), and one test per statistic ([`statistic_test`]): χ² over
+/// cells pooled to an expected count of at least 5, the exact binomial test outside the
+/// likeliest value when fewer than two such cells exist, and an outright rejection when a
+/// value of probability zero is seen. Against the model, a test whose law the model does not
+/// give is left out (and a note says so).
 pub fn build_marginal_report(
     facts: &RunFacts,
     tally: MarginalTally,
@@ -1322,40 +1479,23 @@ pub fn build_marginal_report(
     // The statistics: their drafts go into the family, their tables into the report.
     let mut statistics = Vec::new();
     for (index, &statistic) in Statistic::ALL.iter().enumerate() {
-        let uniform = statistic.uniform_law(n);
+        let uniform_law = statistic.uniform_value_law(n);
         let model = theory.statistic(index);
-        let expected = match (against_model, model) {
+        let law = match (against_model, model) {
             (true, None) => {
                 left_out.push(statistic.name().to_string());
                 continue;
             }
-            (true, Some(model)) => model.clone(),
-            (false, _) => uniform.clone(),
+            (true, Some(model)) => model,
+            (false, _) => &uniform_law,
         };
+        let uniform = &uniform_law.probabilities;
+        let model = model.map(|m| &m.probabilities);
+        let expected = &law.probabilities;
         let observed = tally.histogram(statistic);
         let expected_counts: Vec<f64> = expected.iter().map(|p| p * trials_f).collect();
         let bins = pool_bins(&expected_counts, MIN_EXPECTED_COUNT);
-        let cells = bins.iter().map(|bin| {
-            (
-                observed[bin.clone()].iter().sum::<u64>(),
-                expected[bin.clone()].iter().sum::<f64>(),
-            )
-        });
-        let draft = if bins.len() < 2 {
-            Draft {
-                name: statistic.name().to_string(),
-                method: "pearson-chi-square",
-                statistic: 0.0,
-                df: Some(0.0),
-                p: PValue::ONE,
-                note: Some(format!(
-                    "too few trials to form two cells expected at least {MIN_EXPECTED_COUNT} times: \
-                     nothing to test"
-                )),
-            }
-        } else {
-            goodness_of_fit(statistic.name().to_string(), cells, trials)
-        };
+        let draft = statistic_test(statistic.name(), observed, law, &bins, trials);
         let significant = |p: &f64| *p >= 1e-12;
         let shown = observed
             .iter()
@@ -1486,8 +1626,8 @@ pub fn build_marginal_report(
         identity: Identity {
             count: tally.identity,
             frequency: ratio(tally.identity as f64, trials_f),
-            expected_frequency: uniform_identity,
-            theory_frequency: theory.identity,
+            expected_frequency: uniform_identity.p,
+            theory_frequency: theory.identity.map(|p0| p0.p),
             theory_fraction: None,
         },
         max_min_ratio: None,
@@ -1536,5 +1676,119 @@ impl TheoryReport {
     /// The shuffle as headers name it (`riffle · 3 passes`).
     pub fn shuffle_label(&self) -> String {
         shuffle_label(self.algorithm, self.cut_probability, self.passes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn law(probabilities: &[f64]) -> ValueLaw {
+        ValueLaw::from_probabilities(probabilities.to_vec())
+    }
+
+    fn bins(law: &ValueLaw, trials: u64) -> Vec<std::ops::Range<usize>> {
+        let expected: Vec<f64> = law
+            .probabilities
+            .iter()
+            .map(|p| p * trials as f64)
+            .collect();
+        pool_bins(&expected, MIN_EXPECTED_COUNT)
+    }
+
+    #[test]
+    fn one_pooled_cell_falls_back_to_the_binomial_test_outside_the_likeliest_value() {
+        // Values 0..4 with P = 0, 0.998, 0.001, 0.001; 4 trials expect 3.992 at value 1 and
+        // 0.008 elsewhere, so pooling gives one cell. All 4 shuffles at value 2, outside the
+        // likeliest value 1: K ~ Bin(4, 0.002) under the hypothesis, P(K ≥ 4) = 0.002^4,
+        // and the doubled tail is 2·0.002^4 = 3.2e−11.
+        let law = law(&[0.0, 0.998, 0.001, 0.001]);
+        assert_eq!(bins(&law, 4), vec![0..4]);
+        let draft = statistic_test("s", &[0, 0, 4, 0], &law, &bins(&law, 4), 4);
+        assert_eq!(draft.method, "exact-binomial-outside-mode");
+        assert_eq!(draft.statistic, 4.0);
+        assert_relative_eq!(draft.p.p, 2.0 * 0.002f64.powi(4), max_relative = 1e-9);
+        assert!(
+            draft
+                .note
+                .unwrap()
+                .contains("outside the likeliest value 1")
+        );
+        // All at the likeliest value: K = 0, P(K ≤ 0) = 0.998^4 > ½, so p = 1.
+        let fair = statistic_test("s", &[0, 4, 0, 0], &law, &bins(&law, 4), 4);
+        assert_eq!(fair.p, PValue::ONE);
+        // One shuffle off the mode: P(K ≥ 1) = 1 − 0.998^4, doubled.
+        let one = statistic_test("s", &[0, 3, 1, 0], &law, &bins(&law, 4), 4);
+        assert_relative_eq!(one.p.p, 2.0 * (1.0 - 0.998f64.powi(4)), max_relative = 1e-9);
+        // No trials: nothing to test.
+        assert_eq!(
+            statistic_test("s", &[0, 0, 0, 0], &law, &bins(&law, 0), 0).p,
+            PValue::ONE
+        );
+    }
+
+    #[test]
+    fn a_value_of_probability_zero_rejects_even_when_pooled_into_a_neighbour() {
+        // P = ½, ½, 0 over 100 trials: pooling folds value 2 into the cell [1, 3), where its one
+        // observation would vanish into χ² = 0.01.
+        let law = law(&[0.5, 0.5, 0.0]);
+        let pooled = bins(&law, 100);
+        assert_eq!(pooled, vec![0..1, 1..3]);
+        let draft = statistic_test("s", &[50, 49, 1], &law, &pooled, 100);
+        assert_eq!(draft.p, PValue::ZERO);
+        assert_eq!(draft.method, "pearson-chi-square");
+        assert_eq!(
+            draft.note.as_deref(),
+            Some("the value 2 is impossible under the hypothesis but was seen 1 time")
+        );
+        // Without it, the same law fits.
+        let fine = statistic_test("s", &[50, 50, 0], &law, &pooled, 100);
+        assert_eq!(fine.p, PValue::ONE);
+    }
+
+    #[test]
+    fn a_probability_below_the_f64_range_is_rare_not_impossible() {
+        // P(value 1) = e^−1000 is 0 as an f64 yet possible: seeing it once in 10 trials is
+        // tested (log10 p = log10 2 + log10 10 − 1000·log10 e), not declared impossible.
+        let law = ValueLaw {
+            probabilities: vec![1.0, 0.0],
+            ln_probabilities: vec![0.0, -1000.0],
+        };
+        let pooled = bins(&law, 10);
+        let draft = statistic_test("s", &[9, 1], &law, &pooled, 10);
+        assert_eq!(draft.method, "exact-binomial-outside-mode");
+        assert_relative_eq!(
+            draft.p.log10,
+            2f64.log10() + 1.0 - 1000.0 * std::f64::consts::LOG10_E,
+            max_relative = 1e-12
+        );
+        assert!(!draft.note.unwrap().contains("impossible"));
+    }
+
+    #[test]
+    fn impossible_values_are_listed_as_runs() {
+        assert_eq!(value_list(&[3, 19, 20, 21, 22, 40, 41]), "3, 19–22, 40, 41");
+        assert_eq!(
+            value_list(&[0, 2, 4, 6, 8, 10, 12, 14, 16, 17, 18, 30]),
+            "0, 2, 4, 6, 8, 10, 12, 14 and 4 more"
+        );
+    }
+
+    #[test]
+    fn the_uniform_identity_of_200_cards_is_possible() {
+        // 1/200! is 0 as an f64; its log is −ln 200! (log10 200! = 374.8968886400402524).
+        let p0 = uniform_ordering_probability(200);
+        assert_eq!(p0.p, 0.0);
+        assert_relative_eq!(p0.log10(), -374.896_888_640_040_25, max_relative = 1e-13);
+        let seen_once = identity_test(1, 1000, p0);
+        assert!(seen_once.note.is_none());
+        assert_relative_eq!(
+            seen_once.p.log10,
+            2f64.log10() + 3.0 - 374.896_888_640_040_25,
+            max_relative = 1e-12
+        );
+        assert_eq!(identity_test(0, 1000, p0).p, PValue::ONE);
+        assert_eq!(identity_test(1, 1000, Probability::ZERO).p, PValue::ZERO);
     }
 }

@@ -350,3 +350,185 @@ fn a_permutations_table_of_a_deck_found_to_be_large_is_refused_with_exit_two() {
     let stderr = String::from_utf8(output.stderr).unwrap();
     assert!(stderr.contains("--table permutations"), "{stderr}");
 }
+
+/// A scratch directory for one test, named after it and the process.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("shuffle-bias-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn test_named<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}"))
+}
+
+#[test]
+fn fisher_yates_deals_checked_against_one_riffle_are_rejected_not_passed() {
+    // Regression: one riffle of 52 cards has 1 or 2 rising sequences (Bayer & Diaconis 1992),
+    // so pooling its law gave a single cell and the test of 2,000 uniform deals (mean 26.5
+    // rising sequences) said "nothing to test" and the check passed with exit 0.
+    let dir = scratch("false-pass");
+    let file = dir.join("d.txt");
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "2000",
+            "--seed",
+            "1",
+        ])
+        .args(["-q", "-o", "/dev/null", "--emit-permutations"])
+        .arg(&file)
+        .assert()
+        .success();
+    let (report, code) = json(&["check", file.to_str().unwrap(), "-q", "--against", "riffle"]);
+    assert_eq!(code, 1, "{}", report["verdict"]);
+    let rising = test_named(&report, "rising-sequences");
+    assert_eq!(rising["rejected"], true);
+    assert_eq!(rising["log10_p_value"], Value::Null, "p = 0 exactly");
+    let note = rising["note"].as_str().unwrap();
+    assert!(
+        note.contains("impossible under the hypothesis but were seen 2000 times"),
+        "{note}"
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn one_riffle_against_its_own_law_passes_when_pooling_leaves_one_cell() {
+    // One riffle of 52 cards: P(R = 1) = C(53, 52)/2^52 = 53/2^52 ≈ 1.18e−14, P(R = 2) the
+    // rest, so 2,000 trials expect 2.4e−11 shuffles at R = 1 and pooling leaves one cell: the
+    // rising-sequences test is the exact binomial test of K, the shuffles outside R = 2.
+    // Under the riffle's own law K ~ Bin(2000, 53/2^52). K = 0 gives p = 1; only K ≥ 1 can
+    // reject, which happens with probability at most 2000·53/2^52 ≈ 2.4e−11 per seed (the
+    // identity test is the same event, R = 1 being the identity). So these fixed seeds cannot
+    // fail by luck beyond 1e−10 together, while the test is live (the regression test above
+    // rejects through it).
+    for seed in ["1", "2", "3"] {
+        let (report, code) = json(&[
+            "run",
+            "riffle",
+            "-n",
+            "52",
+            "-t",
+            "2000",
+            "--seed",
+            seed,
+            "-q",
+            "--against",
+            "model",
+        ]);
+        assert_eq!(code, 0, "seed {seed}: {}", report["verdict"]);
+        let rising = test_named(&report, "rising-sequences");
+        assert_eq!(rising["method"], "exact-binomial-outside-mode");
+        assert_eq!(rising["statistic"], 0.0);
+        assert_eq!(rising["p_value"], 1.0);
+        let statistic = &report["statistics"][0];
+        assert_eq!(statistic["name"], "rising-sequences");
+        assert_eq!(statistic["bins"].as_array().unwrap().len(), 1);
+    }
+}
+
+/// 2,000 lines of `n`-card deals: 1,999 from the run `args` (seed 3), then the identity.
+fn deals_ending_in_the_identity(dir: &std::path::Path, args: &[&str], n: usize) -> String {
+    let file = dir.join("deals.txt");
+    shuffle_bias()
+        .args(args)
+        .args(["-n", &n.to_string(), "-t", "1999", "--seed", "3"])
+        .args(["-q", "-o", "/dev/null", "--emit-permutations"])
+        .arg(&file)
+        .assert()
+        .code(predicates::ord::lt(2)); // 0 or 1: a riffle is biased against uniform
+    let identity: Vec<String> = (0..n).map(|card| card.to_string()).collect();
+    let mut text = std::fs::read_to_string(&file).unwrap();
+    text.push_str(&identity.join(" "));
+    text.push('\n');
+    std::fs::write(&file, text).unwrap();
+    file.to_str().unwrap().to_string()
+}
+
+#[test]
+fn the_identity_of_200_cards_is_rare_not_impossible() {
+    // 1/200! is 0 as an f64, and the identity test used to call the deck's starting order
+    // impossible. A uniform run sees no identity: p = 1.
+    let (run, code) = json(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "200",
+        "-t",
+        "1000",
+        "--seed",
+        "3",
+        "-q",
+    ]);
+    assert_eq!(code, 0, "{}", run["verdict"]);
+    let identity = test_named(&run, "identity");
+    assert_eq!(identity["rejected"], false);
+    assert_eq!(identity["p_value"], 1.0);
+    assert_eq!(identity["note"], Value::Null);
+    // Seen once in N = 2000 deals, the identity is overwhelming evidence, with a real p-value:
+    // P(X ≥ 1) = 1 − (1 − 1/200!)^N = N/200!·(1 − O(N/200!)), doubled for the two-sided test,
+    // so log10 p = log10 2 + log10 2000 − log10 200! (log10 200! = 374.8968886400402524,
+    // mpmath), which the JSON writes exactly.
+    let dir = scratch("identity-200");
+    let file = deals_ending_in_the_identity(&dir, &["run", "fisher-yates"], 200);
+    let (check, _) = json(&["check", &file, "-q"]);
+    let identity = test_named(&check, "identity");
+    assert_eq!(identity["note"], Value::Null, "not impossible");
+    let log10_p = identity["log10_p_value"].as_f64().unwrap();
+    let expected = 2f64.log10() + 2000f64.log10() - 374.896_888_640_040_25;
+    assert!((log10_p - expected).abs() < 1e-9, "{log10_p} vs {expected}");
+    assert_eq!(identity["rejected"], true);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn seven_riffles_of_200_cards_keep_a_sane_identity_test_against_their_law() {
+    // P(identity) after 7 riffles of 200 cards is C(327, 200)/2^1400 ≈ 10^−327.9 (Bayer &
+    // Diaconis 1992), 0 as an f64. Against the model, 1000 riffles see no identity: p = 1.
+    let (run, code) = json(&[
+        "run",
+        "riffle",
+        "-n",
+        "200",
+        "--passes",
+        "7",
+        "-t",
+        "1000",
+        "--seed",
+        "3",
+        "-q",
+        "--against",
+        "model",
+    ]);
+    assert_eq!(code, 0, "{}", run["verdict"]);
+    let identity = test_named(&run, "identity");
+    assert_eq!(identity["p_value"], 1.0);
+    assert_eq!(identity["note"], Value::Null);
+    // Once in 2000 riffled deals: log10 p = log10 2 + log10 2000 + log10 C(327, 200) − 1400
+    // log10 2, the binomial coefficient summed here term by term; R = 1 is possible under the
+    // riffle, so rising sequences do not reject outright either.
+    let dir = scratch("riffle-200");
+    let file = deals_ending_in_the_identity(&dir, &["run", "riffle", "--passes", "7"], 200);
+    let (check, _) = json(&["check", &file, "-q", "--against", "riffle", "--passes", "7"]);
+    let identity = test_named(&check, "identity");
+    assert_eq!(identity["note"], Value::Null, "not impossible");
+    let log10_choose: f64 = (1..=127)
+        .map(|i| ((200 + i) as f64 / i as f64).log10())
+        .sum();
+    let expected = 2f64.log10() + 2000f64.log10() + log10_choose - 1400.0 * 2f64.log10();
+    let log10_p = identity["log10_p_value"].as_f64().unwrap();
+    assert!((log10_p - expected).abs() < 1e-9, "{log10_p} vs {expected}");
+    let rising = test_named(&check, "rising-sequences");
+    assert_ne!(rising["log10_p_value"], Value::Null, "R = 1 is possible");
+    std::fs::remove_dir_all(&dir).unwrap();
+}

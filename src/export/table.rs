@@ -288,7 +288,7 @@ impl TableExporter {
             }
             tests.add_row(vec![
                 test.name.clone(),
-                if test.method == "exact-binomial-two-sided" {
+                if test.method.starts_with("exact-binomial") {
                     format!("{} seen", group(test.statistic as u64))
                 } else {
                     statistic_text(test.statistic)
@@ -743,12 +743,23 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
     );
     for statistic in &run.statistics {
         doc.blank();
+        // One pooled cell: the test is the exact binomial one (exact-binomial-outside-mode).
+        let test = if statistic.bins.len() < 2 {
+            format!(
+                "exact binomial, {} outside the likeliest value",
+                group(statistic.chi_square as u64)
+            )
+        } else {
+            format!(
+                "χ² {}, df {}",
+                statistic_text(statistic.chi_square),
+                statistic.df
+            )
+        };
         doc.heading(format!(
-            "{}: {} (χ² {}, df {}, p {})",
+            "{}: {} ({test}, p {})",
             statistic.name,
             statistic.definition,
-            statistic_text(statistic.chi_square),
-            statistic.df,
             format_p(statistic.log10_p_value)
         ));
         doc.table(statistic_table(statistic, algorithm));

@@ -3,6 +3,7 @@
 //! probabilities come from the binomial law itself, in log space, so a p-value
 //! such as (23/24)^240000 ≈ 10^−4436 is reported as log10 p = −4436.x, never 0.
 
+use super::probability::Probability;
 use super::pvalue::PValue;
 use super::special::{LN_2PI, gauss_legendre, ln_gamma_star, log1pmx};
 use std::f64::consts::LN_2;
@@ -63,6 +64,59 @@ pub fn binomial_two_sided(k: u64, n: u64, p0: f64) -> PValue {
         Binomial::failures(n, p0).ln_upper_tail(n - k, -excess)
     };
     PValue::from_ln(ln_tail + LN_2)
+}
+
+/// [`binomial_two_sided`] for a success probability given with its logarithm, so that p0
+/// below f64's range (1/n! from n = 171 on) is tested as what it is, not as 0.
+///
+/// When n·p0 < 1e−20 (the only case in which p0 can have underflowed, since n < 2^64) the
+/// test is computed in log space:
+/// * k = 0: P(X ≤ 0) = (1 − p0)^n ≥ 1 − n·p0, doubled above 1, so p = 1;
+/// * k ≥ 1 > n·p0: P(X ≤ k) ≥ P(X = 0) > ½, so by the doubling rule p = min(1, 2·P(X ≥ k)),
+///   and P(X ≥ k) = pmf(k)·(1 + r_k + r_k·r_{k+1} + …) with term ratios
+///   r_j = (n − j)·p0 / ((j + 1)(1 − p0)) ≤ n·p0/(1 − p0) < 1.1e−20, so
+///   ln P(X ≥ k) = ln C(n, k) + k·ln p0 + (n − k)·ln(1 − p0) to a relative error below
+///   2e−20 (far under f64's rounding).
+///
+/// Otherwise p0 is an ordinary f64 (n·p0 ≥ 1e−20 gives p0 ≥ 5e−40) and `p0.p` is passed to
+/// [`binomial_two_sided`] unchanged, so an f64 probability gives exactly the p-value it gave
+/// before. An impossible p0 (ln = −∞) gives ZERO for k ≥ 1 and ONE for k = 0.
+pub fn binomial_two_sided_at(k: u64, n: u64, p0: Probability) -> PValue {
+    if k > n {
+        return PValue::ZERO;
+    }
+    if n == 0 || p0.is_impossible() || p0.ln.is_nan() {
+        return binomial_two_sided(k, n, p0.p);
+    }
+    if p0.ln + (n as f64).ln() >= TINY_MEAN.ln() {
+        return binomial_two_sided(k, n, p0.p);
+    }
+    if k == 0 {
+        return PValue::ONE;
+    }
+    let ln_tail = ln_choose(n, k) + k as f64 * p0.ln + (n - k) as f64 * (-p0.p).ln_1p();
+    PValue::from_ln(ln_tail + LN_2)
+}
+
+/// Below this expected count n·p0, [`binomial_two_sided_at`] works in log space.
+const TINY_MEAN: f64 = 1e-20;
+
+/// ln C(n, k) for 0 ≤ k ≤ n, by Stirling's series with its exact remainder δ (as in Loader
+/// 2000): with m = n − k,
+/// ln C(n, k) = k·ln(1 + m/k) + m·ln(1 + k/m) + ½·ln(n / (2π·k·m)) + δ(n) − δ(k) − δ(m);
+/// the first two terms are positive and their arguments exact ratios of integers, so nothing
+/// cancels.
+fn ln_choose(n: u64, k: u64) -> f64 {
+    if k == 0 || k == n {
+        return 0.0;
+    }
+    let (nf, kf, mf) = (n as f64, k as f64, (n - k) as f64);
+    kf * (mf / kf).ln_1p()
+        + mf * (kf / mf).ln_1p()
+        + 0.5 * (nf.ln() - LN_2PI - kf.ln() - mf.ln())
+        + ln_gamma_star(nf)
+        - ln_gamma_star(kf)
+        - ln_gamma_star(mf)
 }
 
 /// k − n·p exactly to about one ulp of the result, via Dekker's two-product and
@@ -287,6 +341,7 @@ fn bd0(k: f64, m: f64, d: f64) -> f64 {
 mod tests {
     use super::*;
     use approx::{assert_abs_diff_eq, assert_relative_eq};
+    use std::f64::consts::LN_10;
 
     /// Relative error of p below 1e−11 where p ≥ 1e−300, else log10 p within
     /// max(1e−8, 1e−14·|log10 p|).
@@ -416,6 +471,102 @@ mod tests {
         assert_eq!(binomial_two_sided(0, 0, 0.5), PValue::ONE);
         assert_eq!(binomial_two_sided(1, 10, f64::NAN), PValue::ONE);
         assert_eq!(binomial_two_sided(1, 10, 7.0), PValue::ZERO);
+    }
+
+    /// log10 n! summed term by term, independently of the Stirling series in `ln_choose`.
+    fn log10_factorial(n: u64) -> f64 {
+        (2..=n).map(|i| (i as f64).log10()).sum()
+    }
+
+    #[test]
+    fn identity_seen_once_among_171_card_shuffles_is_tested_in_log_space() {
+        // p0 = 1/171!, below f64's normal range (log10 171! = 309.0937781052204740, mpmath): as
+        // an f64 it is subnormal, with 11 significant bits, and 0 from 178 cards on. One
+        // identity in N = 1000 shuffles: P(X ≥ 1) = 1 − (1 − p0)^N = N·p0·(1 − O(N·p0)), and
+        // N·p0 ≈ 1e−306, so log10 P(X ≥ 1) = log10 N − log10 171! to every digit f64 holds;
+        // the doubling rule adds log10 2 (P(X ≤ 1) ≈ 1 is the larger tail).
+        let log10_factorial_171 = log10_factorial(171);
+        assert_abs_diff_eq!(log10_factorial_171, 309.093_778_105_220_47, epsilon = 1e-9);
+        let p0 = Probability::from_ln(-log10_factorial_171 * LN_10);
+        assert!(p0.p < f64::MIN_POSITIVE, "1/171! is subnormal");
+        let once = binomial_two_sided_at(1, 1000, p0);
+        assert_abs_diff_eq!(
+            once.log10,
+            2f64.log10() + 1000f64.log10() - log10_factorial_171,
+            epsilon = 1e-9
+        );
+        // Twice: P(X ≥ 2) = C(N, 2)·p0²·(1 + O(N·p0)); mpmath gives log10 of the doubled
+        // tail −612.18799072221496575.
+        assert_abs_diff_eq!(
+            binomial_two_sided_at(2, 1000, p0).log10,
+            -612.187_990_722_214_97,
+            epsilon = 1e-9
+        );
+        // Never: the likeliest outcome, p = 1.
+        assert_eq!(binomial_two_sided_at(0, 1000, p0), PValue::ONE);
+    }
+
+    #[test]
+    fn identity_seen_once_among_1000_card_shuffles_is_tested_in_log_space() {
+        // The same derivation at 1000 cards (log10 1000! = 2567.6046442221328488, mpmath) and
+        // N = 10^9 shuffles: log10 p = log10 2 + 9 − log10 1000!.
+        let log10_factorial_1000 = log10_factorial(1000);
+        assert_abs_diff_eq!(log10_factorial_1000, 2_567.604_644_222_133, epsilon = 1e-8);
+        let p0 = Probability::from_ln(-log10_factorial_1000 * LN_10);
+        assert_abs_diff_eq!(
+            binomial_two_sided_at(1, 1_000_000_000, p0).log10,
+            2f64.log10() + 9.0 - log10_factorial_1000,
+            epsilon = 1e-8
+        );
+    }
+
+    #[test]
+    fn log_space_path_agrees_with_the_f64_path_where_both_apply() {
+        // p0 = 1e−25 is an ordinary f64 but n·p0 < 1e−20 sends it down the log-space path;
+        // the f64 path (Loader's pmf and the summed tail) must give the same p-value.
+        for &(k, n) in &[(1u64, 10u64), (3, 1000), (2, 100_000)] {
+            let p0 = 1e-25;
+            let direct = binomial_two_sided(k, n, p0);
+            let logged = binomial_two_sided_at(k, n, Probability::from_p(p0));
+            assert_relative_eq!(logged.log10, direct.log10, max_relative = 1e-12);
+        }
+        // Above the threshold the f64 is used as given: bit-for-bit the same p-value.
+        let p0 = 1.0 / 3628800.0;
+        assert_eq!(
+            binomial_two_sided_at(12, 10_000_000, Probability::from_p(p0)),
+            binomial_two_sided(12, 10_000_000, p0)
+        );
+        assert_eq!(
+            binomial_two_sided_at(1, 10, Probability::ZERO),
+            PValue::ZERO
+        );
+        assert_eq!(binomial_two_sided_at(0, 10, Probability::ZERO), PValue::ONE);
+        assert_eq!(
+            binomial_two_sided_at(11, 10, Probability::from_ln(-800.0)),
+            PValue::ZERO
+        );
+    }
+
+    #[test]
+    fn ln_choose_matches_a_term_by_term_sum() {
+        for &(n, k) in &[
+            (10u64, 3u64),
+            (52, 5),
+            (1000, 1),
+            (1000, 500),
+            (1_000_000, 999_999),
+            (123_456, 7_890),
+        ] {
+            // ln C(n, k) = Σ_{i=1..k} ln((n − k + i)/i), summed independently.
+            let k_small = k.min(n - k);
+            let sum: f64 = (1..=k_small)
+                .map(|i| ((n - k_small + i) as f64 / i as f64).ln())
+                .sum();
+            assert_relative_eq!(ln_choose(n, k), sum, max_relative = 1e-11);
+        }
+        assert_eq!(ln_choose(7, 0), 0.0);
+        assert_eq!(ln_choose(7, 7), 0.0);
+        assert_relative_eq!(ln_choose(10, 3), 120f64.ln(), max_relative = 1e-14);
     }
 
     #[test]
