@@ -89,7 +89,7 @@ pub struct CompareArgs {
     #[arg(long)]
     pub all: bool,
     /// Number of cards, 2 to 11 (all n! orderings are tallied).
-    #[arg(short = 'n', long, default_value_t = 4)]
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
     /// Shuffles per algorithm: 240000, 240k, 10M, 1e6, 1_000_000. Default: the larger of 1M
     /// and 20·n!.
@@ -112,16 +112,16 @@ pub struct CompareArgs {
 pub struct GeneratorArgs {
     /// Seed, 0 to 2^64−1 (same seed, same counts, whatever --threads). Default: drawn from the
     /// OS and printed in the report.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_seed)]
     pub seed: Option<u64>,
     /// Random number generator.
     #[arg(long, value_enum, default_value_t = RngKind::Chacha8)]
     pub rng: RngKind,
     /// Worker threads. Default: the number of CPUs.
-    #[arg(long)]
+    #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Family-wise significance level of the verdict (of each algorithm's, for `compare`).
-    #[arg(long, default_value_t = 0.001)]
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
 }
 
@@ -159,7 +159,7 @@ pub struct CheckArgs {
     pub files: Vec<PathBuf>,
     /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode
     /// (default: read off the first permutation).
-    #[arg(short = 'n', long)]
+    #[arg(short = 'n', long, value_parser = parse_deck)]
     pub deck: Option<usize>,
     /// What to tally: every ordering (full), or positions and statistics (marginal); auto is
     /// full up to 11 cards, marginal above.
@@ -172,7 +172,7 @@ pub struct CheckArgs {
     #[arg(long, value_parser = parse_check_against, default_value = "uniform", value_name = "uniform|ALGORITHM")]
     pub against: CheckAgainst,
     /// Family-wise significance level of the verdict.
-    #[arg(long, default_value_t = 0.001)]
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
     /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
     /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
@@ -246,7 +246,7 @@ pub struct RunArgs {
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
     /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
-    #[arg(short = 'n', long, default_value_t = 4)]
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
     /// What to tally: every ordering (full), or positions and statistics (marginal).
     #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
@@ -294,7 +294,7 @@ pub struct TheoryArgs {
     pub cut_probability: Option<CutProbability>,
     /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the riffle's
     /// mixing curve.
-    #[arg(short = 'n', long, default_value_t = 4)]
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
     /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
     /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
@@ -302,7 +302,7 @@ pub struct TheoryArgs {
     #[arg(long)]
     pub all_orderings: bool,
     /// Significance level the "trials for 99% power" figure refers to.
-    #[arg(long, default_value_t = 0.001)]
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
@@ -360,6 +360,51 @@ pub struct ListArgs {
 /// Parse `--cut-probability`: a decimal or a fraction strictly between 0 and 1, kept exact.
 pub fn parse_cut_probability(text: &str) -> Result<CutProbability, String> {
     CutProbability::parse(text)
+}
+
+/// Parse `--seed`: any whole number from 0 to 2^64 − 1, written as a count is (`42`, `1e3`,
+/// `1_000`, `10k`).
+pub fn parse_seed(text: &str) -> Result<u64, String> {
+    let cleaned: String = text.trim().chars().filter(|&c| c != '_').collect();
+    if !cleaned.is_empty() && cleaned.bytes().all(|b| b.is_ascii_digit()) {
+        return cleaned
+            .parse()
+            .map_err(|_| format!("'{text}' is larger than 2^64 − 1, the largest seed"));
+    }
+    parse_count(text).map_err(|_| {
+        format!("'{text}' is not a seed; write a whole number from 0 to 2^64 − 1 (e.g. 42)")
+    })
+}
+
+/// Parse `--alpha`: a probability strictly between 0 and 1, echoed as written when it is not
+/// (`1e-400` is below the smallest double and is refused, not read as 0).
+pub fn parse_alpha(text: &str) -> Result<f64, String> {
+    let refuse = || {
+        format!(
+            "'{text}' is not a significance level; write a number strictly between 0 and 1 \
+             (e.g. 0.001 or 1e-6)"
+        )
+    };
+    let alpha: f64 = text.trim().parse().map_err(|_| refuse())?;
+    if alpha > f64::MIN_POSITIVE && alpha < 1.0 {
+        Ok(alpha)
+    } else {
+        Err(refuse())
+    }
+}
+
+/// Parse `--deck`: a whole number of cards (the command checks the range).
+pub fn parse_deck(text: &str) -> Result<usize, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of cards; write it like 4 or 52"))
+}
+
+/// Parse `--threads`: a whole number of worker threads (the command checks the range).
+pub fn parse_threads(text: &str) -> Result<usize, String> {
+    text.trim().parse().map_err(|_| {
+        format!("'{text}' is not a number of threads; write it like 2, or leave it out")
+    })
 }
 
 /// Parse a count such as `240000`, `240k`, `10M`, `2.5G`, `1e6` or `1_000_000`.
@@ -420,6 +465,39 @@ mod tests {
         assert_eq!(parse_count("1_000_000"), Ok(1_000_000));
         assert_eq!(parse_count("2.5G"), Ok(2_500_000_000));
         assert_eq!(parse_count("9223372036854775808"), Ok(1 << 63));
+    }
+
+    #[test]
+    fn seeds_take_every_u64_and_the_count_notation() {
+        assert_eq!(parse_seed("42"), Ok(42));
+        assert_eq!(parse_seed("1e3"), Ok(1000));
+        assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
+        assert!(parse_seed("18446744073709551616").is_err());
+        assert!(parse_seed("-1").is_err());
+        assert!(
+            parse_seed("seven")
+                .unwrap_err()
+                .contains("'seven' is not a seed")
+        );
+    }
+
+    #[test]
+    fn alpha_outside_the_open_unit_interval_is_echoed_as_written() {
+        assert_eq!(parse_alpha("0.001"), Ok(0.001));
+        for text in ["1e-400", "0", "1", "1.5", "-0.1", "NaN", "inf", "high"] {
+            let error = parse_alpha(text).unwrap_err();
+            assert!(error.starts_with(&format!("'{text}' ")), "{error}");
+        }
+    }
+
+    #[test]
+    fn a_deck_that_is_not_a_number_says_so_in_words() {
+        assert_eq!(parse_deck("52"), Ok(52));
+        assert_eq!(
+            parse_deck("abc").unwrap_err(),
+            "'abc' is not a number of cards; write it like 4 or 52"
+        );
+        assert!(parse_threads("two").unwrap_err().contains("threads"));
     }
 
     #[test]

@@ -6,7 +6,10 @@ use shuffle_bias::commands::{Failure, execute};
 use shuffle_bias::exit_code::ExitCode;
 
 fn main() -> std::process::ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => return usage_error(&error),
+    };
     match execute(cli) {
         Ok(code) => code.into(),
         Err(Failure::Message(message)) => {
@@ -18,4 +21,23 @@ fn main() -> std::process::ExitCode {
             ExitCode::Interrupted.into()
         }
     }
+}
+
+/// Help and version go to stdout with exit 0, as clap prints them; a flag error goes to stderr
+/// with exit 2 and the same `shuffle-bias: error:` prefix as every other error.
+fn usage_error(error: &clap::Error) -> std::process::ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = error.print();
+        return std::process::ExitCode::from(error.exit_code() as u8);
+    }
+    let text = error.render().to_string();
+    let text = text.strip_prefix("error: ").unwrap_or(&text);
+    eprint!("shuffle-bias: error: {text}");
+    ExitCode::Error.into()
 }
