@@ -1,9 +1,11 @@
 //! Reading permutations that another program produced: one per line, streamed, tallied.
 //!
-//! Each line holds the deck after one shuffle: n tokens separated by spaces, tabs or commas —
-//! integers 0..n−1 or 1..n, or labels given with `--labels` (their order is the starting order).
-//! Blank lines and lines starting with `#` are skipped; CRLF is accepted, and so is a UTF-8
-//! byte-order mark at the very start of each source. Every line is checked (count, range, duplicates, numbering); a bad line is an error naming `FILE:LINE` and
+//! Each line holds the deck after one shuffle: n tokens separated by runs of spaces and tabs
+//! holding at most one comma — integers 0..n−1 or 1..n, or labels given with `--labels` (their
+//! order is the starting order). An empty field (two commas with only blanks between them, or a
+//! comma at either end) is an error. Blank lines and lines starting with `#` are skipped; CRLF is
+//! accepted, and so is a UTF-8 byte-order mark at the very start of each source. Every line is
+//! checked (count, range, duplicates, numbering); a bad line is an error naming `FILE:LINE` and
 //! the offending token, or, with `--skip-invalid`, a counted and sampled rejection.
 //!
 //! Memory is the tally, not the input. A reading thread opens the sources one at a time, in
@@ -417,8 +419,9 @@ const PLAIN_DIGITS: u32 = 4;
 
 /// The fast path for the common line: exactly `n` integers separated by single spaces, tabs or
 /// commas, each `offset..n + offset`, none repeated. Writes them (shifted to 0-based) into
-/// `deck[..n]`; false for anything else (labels, comments, blank lines, errors), which the
-/// careful parser then handles with its exact messages.
+/// `deck[..n]`; false for anything else (labels, comments, blank lines, two separators in a row
+/// — which may be an empty field —, errors), which the careful parser then handles with its
+/// exact messages.
 #[inline(always)]
 fn parse_plain(
     line: &[u8],
@@ -596,23 +599,50 @@ impl<'a> Reader<'a> {
         if memchr::memchr(0, content).is_some() {
             return Err("binary data (a NUL byte): expected text, one permutation per line".into());
         }
-        let tokens = content
-            .split(|&b| matches!(b, b' ' | b'\t' | b','))
-            .filter(|token| !token.is_empty());
         let largest = self.options.largest();
         let expected = self.deck;
         self.values.clear();
-        for token in tokens {
-            let found = self.values.len();
-            if found == largest + 1 || expected.is_some_and(|n| found == n) {
-                return Err(format!(
-                    "too many cards: expected {}, found more (extra token '{}')",
-                    expected.unwrap_or(largest),
-                    shown(token)
-                ));
+        // Commas cut the line into fields, each holding one or more blank-separated tokens: so
+        // a separator is a run of blanks with at most one comma, and a field with no token is
+        // empty.
+        let mut fields = content.split(|&b| b == b',').peekable();
+        let mut previous: &[u8] = &[];
+        while let Some(field) = fields.next() {
+            let mut empty = true;
+            for token in field
+                .split(|&b| matches!(b, b' ' | b'\t'))
+                .filter(|token| !token.is_empty())
+            {
+                empty = false;
+                let found = self.values.len();
+                if found == largest + 1 || expected.is_some_and(|n| found == n) {
+                    return Err(format!(
+                        "too many cards: expected {}, found more (extra token '{}')",
+                        expected.unwrap_or(largest),
+                        shown(token)
+                    ));
+                }
+                let value = self.value_of(token)?;
+                self.values.push(value);
+                previous = token;
             }
-            let value = self.value_of(token)?;
-            self.values.push(value);
+            if empty {
+                // The line starts with a token, so only a comma makes an empty field.
+                let number = self.values.len() + 1;
+                return Err(if number == 1 {
+                    "empty field 1: the line starts with a comma".to_string()
+                } else if fields.peek().is_none() {
+                    format!(
+                        "empty field {number}: the line ends with a comma after '{}'",
+                        shown(previous)
+                    )
+                } else {
+                    format!(
+                        "empty field {number}: nothing between two commas after '{}'",
+                        shown(previous)
+                    )
+                });
+            }
         }
         let found = self.values.len();
         let n = match expected {
@@ -1574,5 +1604,91 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(message.starts_with("deals.txt:1:"), "{message}");
+    }
+
+    #[test]
+    fn an_empty_field_between_commas_is_rejected_by_number_on_any_line() {
+        // Regression: `0,,1,2,3` was read as `0 1 2 3`, since empty tokens were dropped.
+        let cases = [
+            (
+                "0,,1,2,3\n",
+                "deals.txt:1: empty field 2: nothing between two commas after '0'",
+            ),
+            (
+                "0,1,2,3\n0,,1,2,3\n",
+                "deals.txt:2: empty field 2: nothing between two commas after '0'",
+            ),
+            (
+                "0,1,2,3\n0, 1 ,\t, 2,3\n",
+                "deals.txt:2: empty field 3: nothing between two commas after '1'",
+            ),
+            (
+                "0 1 2 3\n,0 1 2 3\n",
+                "deals.txt:2: empty field 1: the line starts with a comma",
+            ),
+            (
+                "0 1 2 3\n  , 0 1 2 3\n",
+                "deals.txt:2: empty field 1: the line starts with a comma",
+            ),
+            (
+                "0 1 2 3\n0 1 2 3,\n",
+                "deals.txt:2: empty field 5: the line ends with a comma after '3'",
+            ),
+            (
+                "0 1 2 3\n0 1 2 3 , \r\n",
+                "deals.txt:2: empty field 5: the line ends with a comma after '3'",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = error(text);
+            assert!(message.starts_with(expected), "{text:?}: {message}");
+        }
+        let options = ReaderOptions {
+            labels: Some(vec!["A".into(), "K".into(), "Q".into()]),
+            ..Default::default()
+        };
+        let message = tally("A K Q\nA,,K,Q\n", &options).unwrap_err().to_string();
+        assert!(
+            message.starts_with("deals.txt:2: empty field 2: nothing between two commas after 'A'"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn runs_of_blanks_around_at_most_one_comma_are_one_separator() {
+        let t = tally(
+            "0 1 2 3\n0  1\t\t2 3\n0 , 1\t,\t2,3\n0,1 2 ,3 \n",
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.permutations, 4);
+        assert_eq!(t.counts.full().unwrap()[0], 4);
+    }
+
+    #[test]
+    fn the_fast_paths_leave_empty_fields_to_the_careful_parser() {
+        let labels = ["A", "K", "Q"].map(String::from);
+        let index = LabelIndex::new(&labels);
+        for line in ["0,,1,2", ",0,1,2", "0,1,2,", "0,1,2,,"] {
+            let mut deck = [0; MAX_FULL_DECK];
+            assert!(
+                !parse_plain(line.as_bytes(), 3, 0, &mut deck, &mut CardBits(0)),
+                "{line}"
+            );
+            let labelled = line.replace('0', "A").replace('1', "K").replace('2', "Q");
+            assert!(
+                !parse_labelled(labelled.as_bytes(), 3, &index, &mut deck, &mut CardBits(0)),
+                "{labelled}"
+            );
+        }
+        let mut deck = [0; MAX_FULL_DECK];
+        assert!(parse_plain(b"0,1,2", 3, 0, &mut deck, &mut CardBits(0)));
+        assert!(parse_labelled(
+            b"A,K,Q",
+            3,
+            &index,
+            &mut deck,
+            &mut CardBits(0)
+        ));
     }
 }

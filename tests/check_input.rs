@@ -1,7 +1,7 @@
 //! `shuffle-bias check` and the inputs that once broke its promises: Ctrl-C while it waits on a
 //! FIFO nobody writes to or on a stdin that never closes (exit 130, with the report of what was
 //! read), a thousand files (opened one at a time), a missing file (refused before any reading),
-//! an endless line (rejected at the cap, memory bounded), a byte-order mark.
+//! an endless line (rejected at the cap, memory bounded), a byte-order mark, an empty field.
 
 mod common;
 
@@ -229,4 +229,17 @@ fn a_byte_order_mark_at_the_start_of_a_file_or_of_stdin_is_accepted() {
         panic!("{}", String::from_utf8_lossy(&output.stderr));
     });
     assert_eq!(json["input"]["permutations"], 2);
+}
+
+#[test]
+fn an_empty_field_between_commas_fails_with_exit_2_at_its_line() {
+    // Regression: `0,,1,2,3` was accepted as `0 1 2 3`.
+    let path = fixture("bad-empty-field.txt");
+    common::shuffle_bias()
+        .args(["check", "--quiet", &path])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(format!(
+            "{path}:3: empty field 2: nothing between two commas after '0'"
+        )));
 }
