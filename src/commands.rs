@@ -469,8 +469,9 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let verdict = publish(&config.output, &report, &mut out)?;
     Ok(if report.interrupted {
         eprintln!(
-            "shuffle-bias: interrupted after {} permutations; the report covers those only",
-            report.trials
+            "shuffle-bias: interrupted after {} permutation{}; the report covers those only",
+            report.trials,
+            if report.trials == 1 { "" } else { "s" }
         );
         ExitCode::Interrupted
     } else {

@@ -259,6 +259,14 @@ impl std::fmt::Display for InputError {
     }
 }
 
+/// "1 card", "52 cards": a number of cards in a message.
+fn cards(n: usize) -> String {
+    match n {
+        1 => "1 card".to_string(),
+        n => format!("{n} cards"),
+    }
+}
+
 /// A token shown in a message: at most 40 characters, invalid UTF-8 escaped.
 fn shown(token: &[u8]) -> String {
     let text = String::from_utf8_lossy(token);
@@ -653,8 +661,9 @@ impl<'a> Reader<'a> {
             None => {
                 if !(2..=largest).contains(&found) {
                     return Err(format!(
-                        "the first permutation has {found} cards; decks of 2 to {largest} \
-                         cards can be tallied"
+                        "the first permutation has {}; decks of 2 to {largest} cards can be \
+                         tallied",
+                        cards(found)
                     ));
                 }
                 self.deck = Some(found);
@@ -1114,7 +1123,10 @@ pub fn read_permutations(
     {
         return Err(InputError::new(
             names.join(", "),
-            format!("decks of {n} cards cannot be tallied in this mode; give 2 to {largest} cards"),
+            format!(
+                "decks of {} cannot be tallied in this mode; give 2 to {largest} cards",
+                cards(n)
+            ),
         ));
     }
     let mut reader = Reader::new(options, deck);
@@ -1132,10 +1144,12 @@ pub fn read_permutations(
         } else if reader.invalid > 0 {
             InputError::new(
                 names.join(", "),
-                format!(
-                    "no valid permutation: all {} non-blank lines were rejected",
-                    reader.invalid
-                ),
+                match reader.invalid {
+                    1 => "no valid permutation: the only non-blank line was rejected".to_string(),
+                    invalid => {
+                        format!("no valid permutation: all {invalid} non-blank lines were rejected")
+                    }
+                },
             )
         } else {
             InputError::new(
@@ -1690,5 +1704,24 @@ mod tests {
             &mut deck,
             &mut CardBits(0)
         ));
+    }
+
+    #[test]
+    fn messages_about_one_card_or_one_rejected_line_are_singular() {
+        assert!(error("0\n").starts_with("deals.txt:1: the first permutation has 1 card;"));
+        let options = ReaderOptions {
+            skip_invalid: true,
+            ..Default::default()
+        };
+        let message = tally("# deals\n0 1 1\n", &options).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "deals.txt: no valid permutation: the only non-blank line was rejected"
+        );
+        let message = tally("0 1 1\n0 0 1\n", &options).unwrap_err().to_string();
+        assert!(
+            message.ends_with("all 2 non-blank lines were rejected"),
+            "{message}"
+        );
     }
 }

@@ -90,7 +90,7 @@ fn ctrl_c_after_some_lines_of_an_open_stdin_reports_those_lines_and_exits_130() 
     assert_eq!(json["interrupted"], true);
     assert_eq!(json["input"]["permutations"], 1);
     assert!(
-        stderr.contains("interrupted after 1 permutation"),
+        stderr.contains("interrupted after 1 permutation; the report covers those only"),
         "{stderr}"
     );
 }
@@ -242,4 +242,15 @@ fn an_empty_field_between_commas_fails_with_exit_2_at_its_line() {
         .stderr(predicate::str::contains(format!(
             "{path}:3: empty field 2: nothing between two commas after '0'"
         )));
+}
+
+#[test]
+fn a_single_label_is_refused_in_the_singular() {
+    common::shuffle_bias()
+        .args(["check", "--quiet", "--labels", "A", &fixture("labels.txt")])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--labels A: 1 label given; give 2 to",
+        ));
 }

@@ -435,7 +435,7 @@ fn decks_up_to_1000_cards_are_read_and_larger_ones_are_refused() {
     assert!(
         error
             .to_string()
-            .starts_with("deals.txt:1: the first permutation has 1 cards"),
+            .starts_with("deals.txt:1: the first permutation has 1 card;"),
         "{error}"
     );
 }
