@@ -862,11 +862,7 @@ impl<'a> Reader<'a> {
         // Enough bytes for the 40 characters that a message shows.
         let begun = &begun[..begun.len().min(4 * 41)];
         self.reject(
-            format!(
-                "line longer than {MAX_LINE} bytes: '{}' (is this a file of permutations, one \
-                 per line?)",
-                shown(begun)
-            ),
+            format!("line longer than {MAX_LINE} bytes: '{}'", shown(begun)),
             format!("{name}:{number}"),
         )
     }
