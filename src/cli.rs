@@ -50,7 +50,9 @@ pub enum Command {
 const CHECK_HELP: &str = "\
 Input: one permutation per line — the deck after one shuffle — as integers 0..n-1 or 1..n (the
 numbering is detected; a mix is an error) or as labels given with --labels; tokens separated by
-spaces, tabs or commas; blank lines and lines starting with # are skipped; CRLF is accepted.
+spaces, tabs or one comma (an empty field, as in 0,,1, is an error); blank lines and lines
+starting with # are skipped; CRLF and a UTF-8 byte-order mark are accepted; a line holds at most
+1 MiB. Files are opened one at a time; Ctrl-C reports what was read so far.
 
 Examples:
   python3 my_shuffle.py | shuffle-bias check --deck 5

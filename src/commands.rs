@@ -471,7 +471,13 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
-    let input = input.map_err(|e| Failure::Message(e.to_string()))?;
+    let input = match input {
+        Err(error) if error.interrupted => {
+            eprintln!("shuffle-bias: {error}");
+            return Ok(ExitCode::Interrupted);
+        }
+        input => input.map_err(|e| Failure::Message(e.to_string()))?,
+    };
     // The theory can only be computed once the deck size is known (possibly from the input).
     let no_law = |shuffle: Shuffle, error: String| {
         Failure::Message(format!(

@@ -204,8 +204,9 @@ impl CheckConfig {
                 }
                 if !(2..=largest).contains(&labels.len()) {
                     return Err(UsageError(format!(
-                        "--labels {text}: {} labels given; give 2 to {largest}",
-                        labels.len()
+                        "--labels {text}: {} label{} given; give 2 to {largest}",
+                        labels.len(),
+                        if labels.len() == 1 { "" } else { "s" }
                     )));
                 }
                 if let Some(repeated) = labels

@@ -1,12 +1,20 @@
 //! Reading permutations that another program produced: one per line, streamed, tallied.
 //!
-//! Each line holds the deck after one shuffle: n tokens separated by spaces, tabs or commas —
-//! integers 0..n−1 or 1..n, or labels given with `--labels` (their order is the starting order).
-//! Blank lines and lines starting with `#` are skipped; CRLF is accepted. Every line is checked
-//! (count, range, duplicates, numbering); a bad line is an error naming `FILE:LINE` and the
-//! offending token, or, with `--skip-invalid`, a counted and sampled rejection. Memory is the
-//! tally, not the input: lines are read one at a time from a large buffer, and the buffers a
-//! line is parsed into are the reader's own, reused from line to line.
+//! Each line holds the deck after one shuffle: n tokens separated by runs of spaces and tabs
+//! holding at most one comma — integers 0..n−1 or 1..n, or labels given with `--labels` (their
+//! order is the starting order). An empty field (two commas with only blanks between them, or a
+//! comma at either end) is an error. Blank lines and lines starting with `#` are skipped; CRLF is
+//! accepted, and so is a UTF-8 byte-order mark at the very start of each source. Every line is
+//! checked (count, range, duplicates, numbering); a bad line is an error naming `FILE:LINE` and
+//! the offending token, or, with `--skip-invalid`, a counted and sampled rejection.
+//!
+//! Memory is the tally, not the input. A reading thread opens the sources one at a time, in
+//! order, and reads raw chunks into a few reusable buffers that it hands to the parser and gets
+//! back; a line longer than [`MAX_LINE`] is rejected as soon as it passes the cap, so at most a
+//! few MiB are held whatever the input. The parser waits for chunks with a timeout and looks at
+//! the stop flag (Ctrl-C) in between, so a stop takes effect even while the reading thread is
+//! blocked — opening a FIFO that nobody writes to, or waiting on a terminal — and the tally of
+//! what was read is returned.
 //!
 //! Two tallies can be fed ([`TallyMode`]): every one of the n! orderings counted (n ≤
 //! [`MAX_FULL_DECK`]), or the [`MarginalTally`] of decks of up to [`MAX_MARGINAL_DECK`] cards
@@ -16,9 +24,12 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, Read};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
+use std::thread;
+use std::time::Duration;
 
 use serde::Serialize;
 
@@ -28,6 +39,25 @@ use crate::permutation::{MAX_FULL_DECK, factorial, rank};
 
 /// How many rejected lines `--skip-invalid` keeps as examples.
 pub const INVALID_EXAMPLES: usize = 5;
+
+/// The longest line accepted, in bytes without its newline: 1 MiB. The longest legal line names
+/// 1000 cards: written as numbers that is under 5 KB; written with labels it is about as long as
+/// the `--labels` argument, which the operating system caps below this (128 KiB for one argument
+/// on Linux, 1 MiB for all of them together on macOS). A longer line is rejected as soon as it
+/// passes the cap, and the rest of it is skipped without being stored.
+pub const MAX_LINE: usize = 1 << 20;
+
+/// The size of one chunk that the reading thread reads.
+const CHUNK: usize = 1 << 20;
+
+/// The chunk buffers shared by the reading thread and the parser (reused, never more).
+const CHUNKS: usize = 4;
+
+/// How often the parser, while it waits for input, looks at the stop flag.
+const POLL: Duration = Duration::from_millis(50);
+
+/// The UTF-8 byte-order mark, accepted at the very start of a source.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 
 /// Where permutations come from.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -207,11 +237,33 @@ pub struct InputError {
     pub location: String,
     /// What is wrong and how to fix it.
     pub message: String,
+    /// True when the reading was stopped (Ctrl-C) before any permutation was read: nothing is
+    /// wrong with the input, there is just nothing to report.
+    pub interrupted: bool,
+}
+
+impl InputError {
+    /// A failure of the input at `location`.
+    fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
+        InputError {
+            location: location.into(),
+            message: message.into(),
+            interrupted: false,
+        }
+    }
 }
 
 impl std::fmt::Display for InputError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}: {}", self.location, self.message)
+    }
+}
+
+/// "1 card", "52 cards": a number of cards in a message.
+fn cards(n: usize) -> String {
+    match n {
+        1 => "1 card".to_string(),
+        n => format!("{n} cards"),
     }
 }
 
@@ -375,8 +427,9 @@ const PLAIN_DIGITS: u32 = 4;
 
 /// The fast path for the common line: exactly `n` integers separated by single spaces, tabs or
 /// commas, each `offset..n + offset`, none repeated. Writes them (shifted to 0-based) into
-/// `deck[..n]`; false for anything else (labels, comments, blank lines, errors), which the
-/// careful parser then handles with its exact messages.
+/// `deck[..n]`; false for anything else (labels, comments, blank lines, two separators in a row
+/// — which may be an empty field —, errors), which the careful parser then handles with its
+/// exact messages.
 #[inline(always)]
 fn parse_plain(
     line: &[u8],
@@ -554,23 +607,50 @@ impl<'a> Reader<'a> {
         if memchr::memchr(0, content).is_some() {
             return Err("binary data (a NUL byte): expected text, one permutation per line".into());
         }
-        let tokens = content
-            .split(|&b| matches!(b, b' ' | b'\t' | b','))
-            .filter(|token| !token.is_empty());
         let largest = self.options.largest();
         let expected = self.deck;
         self.values.clear();
-        for token in tokens {
-            let found = self.values.len();
-            if found == largest + 1 || expected.is_some_and(|n| found == n) {
-                return Err(format!(
-                    "too many cards: expected {}, found more (extra token '{}')",
-                    expected.unwrap_or(largest),
-                    shown(token)
-                ));
+        // Commas cut the line into fields, each holding one or more blank-separated tokens: so
+        // a separator is a run of blanks with at most one comma, and a field with no token is
+        // empty.
+        let mut fields = content.split(|&b| b == b',').peekable();
+        let mut previous: &[u8] = &[];
+        while let Some(field) = fields.next() {
+            let mut empty = true;
+            for token in field
+                .split(|&b| matches!(b, b' ' | b'\t'))
+                .filter(|token| !token.is_empty())
+            {
+                empty = false;
+                let found = self.values.len();
+                if found == largest + 1 || expected.is_some_and(|n| found == n) {
+                    return Err(format!(
+                        "too many cards: expected {}, found more (extra token '{}')",
+                        expected.unwrap_or(largest),
+                        shown(token)
+                    ));
+                }
+                let value = self.value_of(token)?;
+                self.values.push(value);
+                previous = token;
             }
-            let value = self.value_of(token)?;
-            self.values.push(value);
+            if empty {
+                // The line starts with a token, so only a comma makes an empty field.
+                let number = self.values.len() + 1;
+                return Err(if number == 1 {
+                    "empty field 1: the line starts with a comma".to_string()
+                } else if fields.peek().is_none() {
+                    format!(
+                        "empty field {number}: the line ends with a comma after '{}'",
+                        shown(previous)
+                    )
+                } else {
+                    format!(
+                        "empty field {number}: nothing between two commas after '{}'",
+                        shown(previous)
+                    )
+                });
+            }
         }
         let found = self.values.len();
         let n = match expected {
@@ -581,8 +661,9 @@ impl<'a> Reader<'a> {
             None => {
                 if !(2..=largest).contains(&found) {
                     return Err(format!(
-                        "the first permutation has {found} cards; decks of 2 to {largest} \
-                         cards can be tallied"
+                        "the first permutation has {}; decks of 2 to {largest} cards can be \
+                         tallied",
+                        cards(found)
                     ));
                 }
                 self.deck = Some(found);
@@ -689,62 +770,71 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Read one source: scan its buffer for newlines in place (a line that straddles two
-    /// buffer fills is copied once into `carry`).
-    fn read(
-        &mut self,
-        name: &str,
-        input: &mut dyn BufRead,
-        stop: &AtomicBool,
-        progress: &mut dyn FnMut(u64),
-    ) -> Result<(), InputError> {
-        let mut carry: Vec<u8> = Vec::new();
-        let mut number = 0u64;
-        loop {
-            if stop.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let buffer = match input.fill_buf() {
-                Ok(buffer) => buffer,
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => {
-                    return Err(InputError {
-                        location: name.to_string(),
-                        message: format!("cannot read: {error}"),
-                    });
-                }
-            };
-            if buffer.is_empty() {
-                if !carry.is_empty() {
-                    number += 1;
-                    self.line(&carry, name, number)?;
-                }
-                progress(self.lines);
-                return Ok(());
-            }
-            let mut start = 0;
-            for end in memchr::memchr_iter(b'\n', buffer) {
-                number += 1;
-                if carry.is_empty() {
-                    self.line(&buffer[start..end], name, number)?;
+    /// Tally the lines of one chunk of a source: complete lines are parsed in place, and the
+    /// start of a line that goes on in the next chunk is kept in `lines.carry` (at most
+    /// [`MAX_LINE`] bytes: a longer line is rejected once it passes the cap, and its rest is
+    /// skipped up to its newline).
+    fn chunk(&mut self, lines: &mut Lines, chunk: &[u8]) -> Result<(), InputError> {
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', chunk) {
+            lines.number += 1;
+            let piece = &chunk[start..end];
+            start = end + 1;
+            if lines.skipping {
+                lines.skipping = false;
+            } else if lines.carry.is_empty() {
+                if piece.len() > MAX_LINE {
+                    self.too_long(piece, &lines.name, lines.number)?;
                 } else {
-                    carry.extend_from_slice(&buffer[start..end]);
-                    self.line(&carry, name, number)?;
-                    carry.clear();
+                    self.line(piece, &lines.name, lines.number)?;
                 }
-                start = end + 1;
+            } else if lines.carry.len() + piece.len() > MAX_LINE {
+                self.too_long(&lines.carry, &lines.name, lines.number)?;
+                lines.carry.clear();
+            } else {
+                lines.carry.extend_from_slice(piece);
+                self.line(&lines.carry, &lines.name, lines.number)?;
+                lines.carry.clear();
             }
-            carry.extend_from_slice(&buffer[start..]);
-            let length = buffer.len();
-            input.consume(length);
-            progress(self.lines);
         }
+        let rest = &chunk[start..];
+        if lines.skipping || rest.is_empty() {
+            return Ok(());
+        }
+        if lines.carry.len() + rest.len() > MAX_LINE {
+            let begun = if lines.carry.is_empty() {
+                rest
+            } else {
+                &lines.carry
+            };
+            self.too_long(begun, &lines.name, lines.number + 1)?;
+            lines.carry = Vec::new();
+            lines.skipping = true;
+        } else {
+            lines.carry.extend_from_slice(rest);
+        }
+        Ok(())
+    }
+
+    /// The end of a source: its last line, if it has no newline.
+    fn end(&mut self, lines: &mut Lines) -> Result<(), InputError> {
+        if !lines.skipping && !lines.carry.is_empty() {
+            lines.number += 1;
+            self.line(&lines.carry, &lines.name, lines.number)?;
+        }
+        lines.carry = Vec::new();
+        Ok(())
     }
 
     /// Tally one line (without its newline), or reject it.
     #[inline]
     fn line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         self.lines += 1;
+        let content = if number == 1 {
+            content.strip_prefix(BYTE_ORDER_MARK).unwrap_or(content)
+        } else {
+            content
+        };
         if self.tally_fast(content) {
             return Ok(());
         }
@@ -759,52 +849,261 @@ impl<'a> Reader<'a> {
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..n]);
                 self.permutations += 1;
+                Ok(())
             }
-            Ok(false) => {}
-            Err(problem) if self.options.skip_invalid => {
-                self.invalid += 1;
-                if self.invalid_examples.len() < INVALID_EXAMPLES {
-                    self.invalid_examples.push(InvalidLine {
-                        location: location(),
-                        problem,
-                    });
-                }
-            }
-            Err(problem) => {
-                return Err(InputError {
-                    location: location(),
-                    message: format!(
-                        "{problem} (fix the line, or pass --skip-invalid to count and skip bad \
-                         lines)"
-                    ),
-                });
-            }
+            Ok(false) => Ok(()),
+            Err(problem) => self.reject(problem, location()),
+        }
+    }
+
+    /// Reject a line longer than [`MAX_LINE`], of which `begun` is the start.
+    fn too_long(&mut self, begun: &[u8], name: &str, number: u64) -> Result<(), InputError> {
+        self.lines += 1;
+        // Enough bytes for the 40 characters that a message shows.
+        let begun = &begun[..begun.len().min(4 * 41)];
+        self.reject(
+            format!("line longer than {MAX_LINE} bytes: '{}'", shown(begun)),
+            format!("{name}:{number}"),
+        )
+    }
+
+    /// Count and sample a bad line under `--skip-invalid`; otherwise the error that stops the
+    /// reading.
+    fn reject(&mut self, problem: String, location: String) -> Result<(), InputError> {
+        if !self.options.skip_invalid {
+            return Err(InputError::new(
+                location,
+                format!(
+                    "{problem} (fix the line, or pass --skip-invalid to count and skip bad lines)"
+                ),
+            ));
+        }
+        self.invalid += 1;
+        if self.invalid_examples.len() < INVALID_EXAMPLES {
+            self.invalid_examples
+                .push(InvalidLine { location, problem });
         }
         Ok(())
     }
+
+    /// Read every source in order: a reading thread opens each in turn and sends its chunks,
+    /// which are tallied here. Ok(false) when `stop` ended the reading early; the reading
+    /// thread is then left behind (it may be blocked in an open or a read that never returns)
+    /// and ends at its next send, or with the process.
+    fn read_all(
+        &mut self,
+        inputs: Vec<(String, Input)>,
+        stop: &AtomicBool,
+        progress: &mut dyn FnMut(u64),
+    ) -> Result<bool, InputError> {
+        let names: Vec<String> = inputs.iter().map(|(name, _)| name.clone()).collect();
+        let Some(first) = names.first() else {
+            return Ok(true);
+        };
+        let (chunks, received) = mpsc::sync_channel(CHUNKS);
+        let (spent, reusable) = mpsc::channel();
+        let reading = thread::Builder::new()
+            .name("shuffle-bias input".to_string())
+            .spawn(move || feed(inputs, &chunks, &reusable))
+            .map_err(|error| {
+                InputError::new(first.clone(), format!("cannot start reading: {error}"))
+            })?;
+        let mut source = 0;
+        let mut lines = Lines::new(first);
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(false);
+            }
+            match received.recv_timeout(POLL) {
+                Ok(Delivery::Chunk(buffer, length)) => {
+                    let tallied = self.chunk(&mut lines, &buffer[..length]);
+                    // The reading thread may have ended already: then the buffer is dropped.
+                    let _ = spent.send(buffer);
+                    tallied?;
+                    progress(self.lines);
+                }
+                Ok(Delivery::End) => {
+                    self.end(&mut lines)?;
+                    progress(self.lines);
+                    source += 1;
+                    match names.get(source) {
+                        Some(name) => lines = Lines::new(name),
+                        None => {
+                            // It has sent its last message and is ending.
+                            let _ = reading.join();
+                            return Ok(true);
+                        }
+                    }
+                }
+                Ok(Delivery::Failed(error)) => return Err(error),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(InputError::new(
+                        names[source].clone(),
+                        "cannot read: the reading thread failed",
+                    ));
+                }
+            }
+        }
+    }
 }
 
-/// Open every source before reading any, so that a missing file fails at once.
-pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Box<dyn Read>>, InputError> {
+/// One source's lines, assembled from the chunks it arrives in.
+struct Lines {
+    /// The source's name in messages.
+    name: String,
+    /// The start of a line that goes on in the next chunk (at most [`MAX_LINE`] bytes).
+    carry: Vec<u8>,
+    /// The number of lines ended so far.
+    number: u64,
+    /// The line being read passed [`MAX_LINE`] and was rejected: skip to its newline.
+    skipping: bool,
+}
+
+impl Lines {
+    fn new(name: &str) -> Self {
+        Lines {
+            name: name.to_string(),
+            carry: Vec::new(),
+            number: 0,
+            skipping: false,
+        }
+    }
+}
+
+/// What the reading thread sends to the parser, in order.
+enum Delivery {
+    /// The next bytes of the current source: `buffer[..length]` (the buffer is sent back).
+    Chunk(Vec<u8>, usize),
+    /// The current source is read to its end; the next one follows.
+    End,
+    /// The current source could not be opened or read; nothing follows.
+    Failed(InputError),
+}
+
+/// The reading thread: open each input in turn, read it in chunks into the buffers that the
+/// parser sends back (at most [`CHUNKS`] of them exist), and send them in order. It ends after
+/// the last input, at the first failure, or as soon as the parser has gone.
+fn feed(inputs: Vec<(String, Input)>, chunks: &SyncSender<Delivery>, reusable: &Receiver<Vec<u8>>) {
+    let mut made = 0;
+    let mut spare: Option<Vec<u8>> = None;
+    for (name, input) in inputs {
+        let mut source = match input.open(&name) {
+            Ok(source) => source,
+            Err(error) => {
+                let _ = chunks.send(Delivery::Failed(error));
+                return;
+            }
+        };
+        loop {
+            let mut buffer = match spare.take().or_else(|| reusable.try_recv().ok()) {
+                Some(buffer) => buffer,
+                None if made < CHUNKS => {
+                    made += 1;
+                    vec![0; CHUNK]
+                }
+                None => match reusable.recv() {
+                    Ok(buffer) => buffer,
+                    Err(_) => return,
+                },
+            };
+            let delivery = match source.read(&mut buffer) {
+                Ok(0) => {
+                    spare = Some(buffer);
+                    Delivery::End
+                }
+                Ok(length) => Delivery::Chunk(buffer, length),
+                Err(error) if error.kind() == io::ErrorKind::Interrupted => {
+                    spare = Some(buffer);
+                    continue;
+                }
+                Err(error) => Delivery::Failed(InputError::new(
+                    name.clone(),
+                    format!("cannot read: {error}"),
+                )),
+            };
+            let last = !matches!(delivery, Delivery::Chunk(..));
+            let failed = matches!(delivery, Delivery::Failed(_));
+            if chunks.send(delivery).is_err() || failed {
+                return;
+            }
+            if last {
+                break;
+            }
+        }
+    }
+}
+
+/// One source of permutations, opened only when the reading reaches it, so that one file is
+/// open at a time however many are given.
+pub struct Input(Opening);
+
+/// How an [`Input`] is opened.
+enum Opening {
+    Stdin,
+    File(PathBuf),
+    Reader(Box<dyn Read + Send>),
+}
+
+impl Input {
+    /// Bytes at hand (a test's text, say), read as one source.
+    pub fn from_reader(reader: impl Read + Send + 'static) -> Self {
+        Input(Opening::Reader(Box::new(reader)))
+    }
+
+    /// Open the source, in the reading thread (this may block, on a FIFO say).
+    fn open(self, name: &str) -> Result<Box<dyn Read>, InputError> {
+        match self.0 {
+            Opening::Stdin => Ok(Box::new(io::stdin().lock())),
+            Opening::File(path) => File::open(&path)
+                .map(|file| Box::new(file) as Box<dyn Read>)
+                .map_err(|error| cannot_open(name, &error)),
+            Opening::Reader(reader) => Ok(reader),
+        }
+    }
+}
+
+/// The error of a file that cannot be opened.
+fn cannot_open(name: &str, error: &io::Error) -> InputError {
+    InputError::new(
+        name,
+        format!("cannot open the file ({error}); check the path"),
+    )
+}
+
+/// Check every source before reading any, so that a missing or unreadable file fails at once,
+/// and return them to be opened one at a time as the reading reaches them. A regular file is
+/// opened and closed again here; a FIFO or a device is only looked at, since opening it may
+/// block until something writes to it.
+pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Input>, InputError> {
     sources
         .iter()
         .map(|source| match source {
-            InputSource::Stdin => Ok(Box::new(io::stdin()) as Box<dyn Read>),
-            InputSource::File(path) => File::open(path)
-                .map(|file| Box::new(file) as Box<dyn Read>)
-                .map_err(|error| InputError {
-                    location: path.display().to_string(),
-                    message: format!("cannot open the file ({error}); check the path"),
-                }),
+            InputSource::Stdin => Ok(Input(Opening::Stdin)),
+            InputSource::File(path) => {
+                let name = source.name();
+                let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&name, &e))?;
+                if metadata.is_dir() {
+                    return Err(InputError::new(
+                        name,
+                        "this is a directory; give files of permutations (or - for stdin)",
+                    ));
+                }
+                if metadata.is_file() {
+                    File::open(path).map_err(|e| cannot_open(&name, &e))?;
+                }
+                Ok(Input(Opening::File(path.clone())))
+            }
         })
         .collect()
 }
 
-/// Read and tally every source in order. `progress` is called with the lines read so far;
-/// setting `stop` ends the reading at the next buffer refill, with what was read so far.
+/// Read and tally every source in order. `progress` is called with the lines read so far.
+/// Setting `stop` ends the reading within [`POLL`], even while a source blocks, with what was
+/// read so far (an error marked `interrupted` if that is no permutation at all).
 pub fn read_permutations(
     sources: &[InputSource],
-    inputs: Vec<Box<dyn Read>>,
+    inputs: Vec<Input>,
     options: &ReaderOptions,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
@@ -818,31 +1117,41 @@ pub fn read_permutations(
     if let Some(n) = deck
         && !(2..=largest).contains(&n)
     {
-        return Err(InputError {
-            location: names.join(", "),
-            message: format!(
-                "decks of {n} cards cannot be tallied in this mode; give 2 to {largest} cards"
+        return Err(InputError::new(
+            names.join(", "),
+            format!(
+                "decks of {} cannot be tallied in this mode; give 2 to {largest} cards",
+                cards(n)
             ),
-        });
+        ));
     }
     let mut reader = Reader::new(options, deck);
-    for (source, input) in sources.iter().zip(inputs) {
-        let mut buffered = BufReader::with_capacity(1 << 20, input);
-        reader.read(&source.name(), &mut buffered, stop, progress)?;
-    }
+    let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
     progress(reader.lines);
     if reader.permutations == 0 {
-        return Err(InputError {
-            location: names.join(", "),
-            message: if reader.invalid > 0 {
-                format!(
-                    "no valid permutation: all {} non-blank lines were rejected",
-                    reader.invalid
+        return Err(if !finished {
+            InputError {
+                interrupted: true,
+                ..InputError::new(
+                    names.join(", "),
+                    "interrupted before any permutation was read; nothing to report",
                 )
-            } else {
-                "no permutations: the input is empty (one permutation per line, e.g. `2 0 3 1`)"
-                    .to_string()
-            },
+            }
+        } else if reader.invalid > 0 {
+            InputError::new(
+                names.join(", "),
+                match reader.invalid {
+                    1 => "no valid permutation: the only non-blank line was rejected".to_string(),
+                    invalid => {
+                        format!("no valid permutation: all {invalid} non-blank lines were rejected")
+                    }
+                },
+            )
+        } else {
+            InputError::new(
+                names.join(", "),
+                "no permutations: the input is empty (one permutation per line, e.g. `2 0 3 1`)",
+            )
         });
     }
     Ok(InputTally {
@@ -873,7 +1182,7 @@ mod tests {
 
     fn tally_bytes(bytes: &[u8], options: &ReaderOptions) -> Result<InputTally, InputError> {
         let sources = [InputSource::File(PathBuf::from("deals.txt"))];
-        let inputs: Vec<Box<dyn Read>> = vec![Box::new(io::Cursor::new(bytes.to_vec()))];
+        let inputs = vec![Input::from_reader(io::Cursor::new(bytes.to_vec()))];
         read_permutations(
             &sources,
             inputs,
@@ -1054,6 +1363,361 @@ mod tests {
         assert_eq!(
             seen.stamp, 3,
             "u32::MAX, then 1, 2, 3: zero is never a stamp"
+        );
+    }
+
+    /// A source that hands out its bytes `step` at a time, as a pipe or a terminal may.
+    struct Trickle {
+        bytes: Vec<u8>,
+        at: usize,
+        step: usize,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buffer: &mut [u8]) -> io::Result<usize> {
+            let end = self.bytes.len().min(self.at + self.step.min(buffer.len()));
+            let length = end - self.at;
+            buffer[..length].copy_from_slice(&self.bytes[self.at..end]);
+            self.at = end;
+            Ok(length)
+        }
+    }
+
+    fn trickle(bytes: &[u8], step: usize) -> Input {
+        Input::from_reader(Trickle {
+            bytes: bytes.to_vec(),
+            at: 0,
+            step,
+        })
+    }
+
+    /// A source whose read blocks until the test lets it go (by dropping the sender): a FIFO
+    /// nobody writes to, a terminal nobody types at.
+    struct Blocked(mpsc::Receiver<()>);
+
+    impl Read for Blocked {
+        fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+            let _ = self.0.recv();
+            Ok(0)
+        }
+    }
+
+    /// Tally named sources in order.
+    fn tally_sources(
+        inputs: Vec<(&str, Input)>,
+        options: &ReaderOptions,
+    ) -> Result<InputTally, InputError> {
+        let sources: Vec<InputSource> = inputs
+            .iter()
+            .map(|(name, _)| InputSource::File(PathBuf::from(name)))
+            .collect();
+        let inputs = inputs.into_iter().map(|(_, input)| input).collect();
+        read_permutations(
+            &sources,
+            inputs,
+            options,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+    }
+
+    /// Read `text` and then block until stopped: the flag is set after 100 ms, and the result
+    /// must come within 10 s (a liveness bound, not a speed test).
+    fn tally_then_stop(text: &str) -> Result<InputTally, InputError> {
+        let (release, blocked) = mpsc::channel::<()>();
+        let input =
+            Input::from_reader(io::Cursor::new(text.as_bytes().to_vec()).chain(Blocked(blocked)));
+        let stop = std::sync::Arc::new(AtomicBool::new(false));
+        let (done, result) = mpsc::channel();
+        let reading_stop = std::sync::Arc::clone(&stop);
+        thread::spawn(move || {
+            let sources = [InputSource::Stdin];
+            let tally = read_permutations(
+                &sources,
+                vec![input],
+                &ReaderOptions::default(),
+                &reading_stop,
+                &mut |_| {},
+            );
+            let _ = done.send(tally);
+        });
+        thread::sleep(Duration::from_millis(100));
+        stop.store(true, Ordering::Relaxed);
+        let tally = result
+            .recv_timeout(Duration::from_secs(10))
+            .expect("the reading ends once stopped, though its source still blocks");
+        drop(release);
+        tally
+    }
+
+    #[test]
+    fn a_stop_while_the_source_blocks_ends_the_reading_with_what_was_read() {
+        // Regression: the stop flag was only read between buffer refills, so a read that never
+        // returned (a terminal, a FIFO without a writer) could not be interrupted.
+        let t = tally_then_stop("0 1 2\n2 1 0\n").unwrap();
+        assert!(t.interrupted);
+        assert_eq!(t.permutations, 2);
+        assert_eq!(t.sources, ["<stdin>"]);
+    }
+
+    #[test]
+    fn a_stop_before_any_permutation_is_an_error_marked_interrupted() {
+        let error = tally_then_stop("# nothing yet\n").unwrap_err();
+        assert!(error.interrupted);
+        assert_eq!(
+            error.to_string(),
+            "<stdin>: interrupted before any permutation was read; nothing to report"
+        );
+    }
+
+    #[test]
+    fn sources_are_read_in_order_with_lines_numbered_per_source() {
+        let t = tally_sources(
+            vec![
+                ("a.txt", trickle(b"0 1 2\n2 1 0", 2)),
+                ("b.txt", trickle(b"1 0 2\n", 5)),
+            ],
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.permutations, 3);
+        assert_eq!(t.sources, ["a.txt", "b.txt"]);
+        let error = tally_sources(
+            vec![
+                ("a.txt", trickle(b"0 1 2\n2 1 0", 3)),
+                ("b.txt", trickle(b"\n1 0 9\n", 3)),
+            ],
+            &ReaderOptions::default(),
+        )
+        .unwrap_err();
+        assert!(error.to_string().starts_with("b.txt:2: card 9"), "{error}");
+    }
+
+    #[test]
+    fn a_missing_file_or_a_directory_fails_before_any_reading_and_names_itself() {
+        let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+        let sources = [
+            InputSource::File(here.join("Cargo.toml")),
+            InputSource::File(here.join("no-such-file.txt")),
+        ];
+        let error = open_sources(&sources).err().unwrap();
+        assert!(error.location.ends_with("no-such-file.txt"), "{error}");
+        assert!(
+            error.message.starts_with("cannot open the file ("),
+            "{error}"
+        );
+        let error = open_sources(&[InputSource::File(here.join("src"))])
+            .err()
+            .unwrap();
+        assert!(error.message.starts_with("this is a directory"), "{error}");
+    }
+
+    /// "0 1 2" padded with spaces to `length` bytes: a valid line of any length.
+    fn padded_line(length: usize) -> Vec<u8> {
+        let mut line = b"0 1 2".to_vec();
+        line.resize(length, b' ');
+        line
+    }
+
+    #[test]
+    fn a_line_of_exactly_the_cap_is_read_and_one_byte_more_is_rejected_at_its_line() {
+        for step in [MAX_LINE + 3, 4096, 1000] {
+            let mut text = b"2 1 0\n".to_vec();
+            text.extend(padded_line(MAX_LINE));
+            text.extend(b"\n");
+            let t = tally_sources(
+                vec![("deals.txt", trickle(&text, step))],
+                &ReaderOptions::default(),
+            );
+            assert_eq!(t.unwrap().permutations, 2, "reads of {step} bytes");
+
+            let mut text = b"2 1 0\n".to_vec();
+            text.extend(padded_line(MAX_LINE + 1));
+            text.extend(b"\n0 1 2\n");
+            let error = tally_sources(
+                vec![("deals.txt", trickle(&text, step))],
+                &ReaderOptions::default(),
+            )
+            .unwrap_err();
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("deals.txt:2: line longer than 1048576 bytes: '0 1 2 "),
+                "reads of {step} bytes: {error}"
+            );
+        }
+    }
+
+    #[test]
+    fn an_over_long_line_without_a_newline_is_rejected_without_being_stored() {
+        // Regression: a 200 MB line without a newline was gathered whole (199 MB of memory)
+        // before it was rejected. Now at most the cap is held, and the rest is skipped.
+        let options = ReaderOptions {
+            skip_invalid: true,
+            ..Default::default()
+        };
+        let mut reader = Reader::new(&options, None);
+        let mut lines = Lines::new("deals.txt");
+        reader.chunk(&mut lines, b"0 1 2\n").unwrap();
+        let mut held = 0;
+        let block = vec![b'7'; 64 * 1024];
+        for _ in 0..(5 * MAX_LINE / block.len()) {
+            reader.chunk(&mut lines, &block).unwrap();
+            held = held.max(lines.carry.capacity());
+        }
+        reader.chunk(&mut lines, b"77\n2 1 0\n").unwrap();
+        reader.end(&mut lines).unwrap();
+        assert!(held <= 2 * MAX_LINE, "{held} bytes held for one line");
+        assert_eq!(reader.permutations, 2);
+        assert_eq!(reader.lines, 3);
+        assert_eq!(reader.invalid, 1);
+        assert_eq!(reader.invalid_examples[0].location, "deals.txt:2");
+        assert!(
+            reader.invalid_examples[0]
+                .problem
+                .starts_with("line longer than 1048576 bytes: '7777")
+        );
+    }
+
+    #[test]
+    fn a_byte_order_mark_at_the_start_of_each_source_is_skipped_even_when_split() {
+        // Regression: a UTF-8 byte-order mark (as some Windows editors write) made the first
+        // card of the first line "not a card number".
+        let t = tally_sources(
+            vec![
+                ("a.txt", trickle(b"\xEF\xBB\xBF0 1 2\n", 1)),
+                ("b.txt", trickle(b"\xEF\xBB\xBF# deals\n2 1 0\n", 2)),
+                ("c.txt", trickle(b"\xEF\xBB\xBF1 0 2", 64)),
+            ],
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.permutations, 3);
+        let options = ReaderOptions {
+            labels: Some(vec!["A".into(), "K".into(), "Q".into()]),
+            ..Default::default()
+        };
+        let t = tally_bytes(b"\xEF\xBB\xBFA K Q\n", &options).unwrap();
+        assert_eq!(t.counts.full().unwrap()[0], 1);
+    }
+
+    #[test]
+    fn a_byte_order_mark_after_the_start_of_a_source_is_still_an_error() {
+        let message = tally_bytes(b"0 1 2\n\xEF\xBB\xBF2 1 0\n", &ReaderOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            message.starts_with("deals.txt:2: '\\u{feff}2' is not a card number"),
+            "{message}"
+        );
+        let message = tally_bytes(b" \xEF\xBB\xBF0 1 2\n", &ReaderOptions::default())
+            .unwrap_err()
+            .to_string();
+        assert!(message.starts_with("deals.txt:1:"), "{message}");
+    }
+
+    #[test]
+    fn an_empty_field_between_commas_is_rejected_by_number_on_any_line() {
+        // Regression: `0,,1,2,3` was read as `0 1 2 3`, since empty tokens were dropped.
+        let cases = [
+            (
+                "0,,1,2,3\n",
+                "deals.txt:1: empty field 2: nothing between two commas after '0'",
+            ),
+            (
+                "0,1,2,3\n0,,1,2,3\n",
+                "deals.txt:2: empty field 2: nothing between two commas after '0'",
+            ),
+            (
+                "0,1,2,3\n0, 1 ,\t, 2,3\n",
+                "deals.txt:2: empty field 3: nothing between two commas after '1'",
+            ),
+            (
+                "0 1 2 3\n,0 1 2 3\n",
+                "deals.txt:2: empty field 1: the line starts with a comma",
+            ),
+            (
+                "0 1 2 3\n  , 0 1 2 3\n",
+                "deals.txt:2: empty field 1: the line starts with a comma",
+            ),
+            (
+                "0 1 2 3\n0 1 2 3,\n",
+                "deals.txt:2: empty field 5: the line ends with a comma after '3'",
+            ),
+            (
+                "0 1 2 3\n0 1 2 3 , \r\n",
+                "deals.txt:2: empty field 5: the line ends with a comma after '3'",
+            ),
+        ];
+        for (text, expected) in cases {
+            let message = error(text);
+            assert!(message.starts_with(expected), "{text:?}: {message}");
+        }
+        let options = ReaderOptions {
+            labels: Some(vec!["A".into(), "K".into(), "Q".into()]),
+            ..Default::default()
+        };
+        let message = tally("A K Q\nA,,K,Q\n", &options).unwrap_err().to_string();
+        assert!(
+            message.starts_with("deals.txt:2: empty field 2: nothing between two commas after 'A'"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn runs_of_blanks_around_at_most_one_comma_are_one_separator() {
+        let t = tally(
+            "0 1 2 3\n0  1\t\t2 3\n0 , 1\t,\t2,3\n0,1 2 ,3 \n",
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.permutations, 4);
+        assert_eq!(t.counts.full().unwrap()[0], 4);
+    }
+
+    #[test]
+    fn the_fast_paths_leave_empty_fields_to_the_careful_parser() {
+        let labels = ["A", "K", "Q"].map(String::from);
+        let index = LabelIndex::new(&labels);
+        for line in ["0,,1,2", ",0,1,2", "0,1,2,", "0,1,2,,"] {
+            let mut deck = [0; MAX_FULL_DECK];
+            assert!(
+                !parse_plain(line.as_bytes(), 3, 0, &mut deck, &mut CardBits(0)),
+                "{line}"
+            );
+            let labelled = line.replace('0', "A").replace('1', "K").replace('2', "Q");
+            assert!(
+                !parse_labelled(labelled.as_bytes(), 3, &index, &mut deck, &mut CardBits(0)),
+                "{labelled}"
+            );
+        }
+        let mut deck = [0; MAX_FULL_DECK];
+        assert!(parse_plain(b"0,1,2", 3, 0, &mut deck, &mut CardBits(0)));
+        assert!(parse_labelled(
+            b"A,K,Q",
+            3,
+            &index,
+            &mut deck,
+            &mut CardBits(0)
+        ));
+    }
+
+    #[test]
+    fn messages_about_one_card_or_one_rejected_line_are_singular() {
+        assert!(error("0\n").starts_with("deals.txt:1: the first permutation has 1 card;"));
+        let options = ReaderOptions {
+            skip_invalid: true,
+            ..Default::default()
+        };
+        let message = tally("# deals\n0 1 1\n", &options).unwrap_err().to_string();
+        assert_eq!(
+            message,
+            "deals.txt: no valid permutation: the only non-blank line was rejected"
+        );
+        let message = tally("0 1 1\n0 0 1\n", &options).unwrap_err().to_string();
+        assert!(
+            message.ends_with("all 2 non-blank lines were rejected"),
+            "{message}"
         );
     }
 }

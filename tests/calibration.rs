@@ -13,7 +13,6 @@
 //! Run with `cargo test --release --test calibration -- --nocapture` to see the figures that the
 //! README quotes.
 
-use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -21,7 +20,7 @@ use shuffle_bias::algorithms::Algorithm;
 use shuffle_bias::emit::emit_permutations;
 use shuffle_bias::exact::{Law, exact_law};
 use shuffle_bias::permutation::factorial;
-use shuffle_bias::permutation_reader::{InputSource, ReaderOptions, read_permutations};
+use shuffle_bias::permutation_reader::{Input, InputSource, ReaderOptions, read_permutations};
 use shuffle_bias::random_source::RngKind;
 use shuffle_bias::report::{Against, Origin, RunFacts, RunReport, build_run_report};
 use shuffle_bias::simulate::{SimulationSpec, Tally, simulate};
@@ -165,7 +164,7 @@ fn check_fed_uniform_input_raises_false_alarms_at_most_at_rate_alpha() {
         let s = spec(Algorithm::FisherYates, 4, 2000, 7_000_000 + seed);
         let mut text = Vec::new();
         emit_permutations(&s, &mut text, &std::sync::atomic::AtomicBool::new(false)).unwrap();
-        let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(text))];
+        let inputs = vec![Input::from_reader(std::io::Cursor::new(text))];
         let input = read_permutations(
             &[InputSource::Stdin],
             inputs,

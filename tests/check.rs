@@ -159,7 +159,7 @@ fn bad_check_flags_name_the_flag() {
         (&["--deck", "12", "--mode", "full"], "--mode marginal"),
         (&["--deck", "1001"], "--deck 1001"),
         (&["--against", "bogus"], "--against"),
-        (&["--alpha", "1"], "--alpha 1"),
+        (&["--alpha", "1"], "'1' for '--alpha"),
         (&["-", "-"], "stdin"),
     ];
     for (args, flag) in cases {

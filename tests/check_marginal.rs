@@ -3,14 +3,13 @@
 //! every kind of bad line is reported at its `FILE:LINE`; `--skip-invalid` counts and skips;
 //! the deck size comes from `--deck`, `--labels` or the first permutation, up to 1000 cards.
 
-use std::io::Read;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::algorithms::Card;
 use shuffle_bias::marginal::{MAX_MARGINAL_DECK, MarginalTally};
 use shuffle_bias::permutation_reader::{
-    InputError, InputSource, InputTally, Numbering, ReaderOptions, TallyMode, open_sources,
+    Input, InputError, InputSource, InputTally, Numbering, ReaderOptions, TallyMode, open_sources,
     read_permutations,
 };
 
@@ -67,7 +66,9 @@ fn read_file(name: &str, options: &ReaderOptions) -> Result<InputTally, InputErr
 
 fn read_text(text: &str, options: &ReaderOptions) -> Result<InputTally, InputError> {
     let sources = [InputSource::File("deals.txt".into())];
-    let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(text.as_bytes().to_vec()))];
+    let inputs = vec![Input::from_reader(std::io::Cursor::new(
+        text.as_bytes().to_vec(),
+    ))];
     read_permutations(
         &sources,
         inputs,
@@ -296,7 +297,7 @@ fn invalid_utf8_and_a_label_repeated_are_reported_at_their_line() {
     bytes.extend_from_slice(b"\xff ");
     bytes.extend_from_slice(line_of(&deck[1..], 0).as_bytes());
     let sources = [InputSource::File("deals.txt".into())];
-    let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(bytes))];
+    let inputs = vec![Input::from_reader(std::io::Cursor::new(bytes))];
     let error = read_permutations(
         &sources,
         inputs,
@@ -434,7 +435,7 @@ fn decks_up_to_1000_cards_are_read_and_larger_ones_are_refused() {
     assert!(
         error
             .to_string()
-            .starts_with("deals.txt:1: the first permutation has 1 cards"),
+            .starts_with("deals.txt:1: the first permutation has 1 card;"),
         "{error}"
     );
 }

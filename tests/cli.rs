@@ -271,8 +271,8 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
         (&["run", "naive", "--trials", "ten"], "--trials"),
         (&["run", "naive", "--trials", "0"], "--trials 0"),
         (&["run", "naive", "--trials", "1.5"], "--trials"),
-        (&["run", "naive", "--alpha", "2"], "--alpha 2"),
-        (&["run", "naive", "--alpha", "0"], "--alpha 0"),
+        (&["run", "naive", "--alpha", "2"], "'2' for '--alpha"),
+        (&["run", "naive", "--alpha", "0"], "'0' for '--alpha"),
         (&["run", "naive", "--threads", "0"], "--threads 0"),
         (&["run", "naive", "--max-paths", "0"], "--max-paths 0"),
         // 256 workers × 11! counters: about 40 GiB, refused before anything is allocated (in

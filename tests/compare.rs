@@ -139,7 +139,7 @@ fn bad_compare_flags_exit_two_with_a_message_naming_the_flag() {
             "--table",
         ),
         (vec!["naive", "--all"], "--all"),
-        (vec!["--alpha", "2", "naive"], "--alpha 2"),
+        (vec!["--alpha", "2", "naive"], "'2' for '--alpha"),
     ] {
         shuffle_bias()
             .arg("compare")

@@ -2,7 +2,6 @@
 //! an error with a location), and any valid file round-trips to the counts it was written from,
 //! in both modes: all orderings of a small deck, and the marginal tally of a 52-card deal.
 
-use std::io::Read;
 use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
@@ -10,12 +9,12 @@ use shuffle_bias::algorithms::Card;
 use shuffle_bias::marginal::MarginalTally;
 use shuffle_bias::permutation::{factorial, rank, unrank};
 use shuffle_bias::permutation_reader::{
-    InputSource, InputTally, ReaderOptions, TallyMode, read_permutations,
+    Input, InputSource, InputTally, ReaderOptions, TallyMode, read_permutations,
 };
 
 fn read_tally(bytes: Vec<u8>, options: &ReaderOptions) -> Result<InputTally, String> {
     let sources = [InputSource::File("input.txt".into())];
-    let inputs: Vec<Box<dyn Read>> = vec![Box::new(std::io::Cursor::new(bytes))];
+    let inputs = vec![Input::from_reader(std::io::Cursor::new(bytes))];
     read_permutations(
         &sources,
         inputs,
