@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::random_source::RngKind;
-use crate::report::{PositionDeviation, RunReport};
+use crate::report::{MAX_LISTED_DECK, PermutationTable, PositionDeviation, RunReport};
 
 /// One algorithm's line in the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -64,6 +64,10 @@ pub struct CompareRow {
     pub warnings: Vec<String>,
     /// Whether Ctrl-C cut this algorithm's run short.
     pub interrupted: bool,
+    /// Every ordering's count and exact probability, for the picture, while the orderings are
+    /// few enough to keep (up to [`MAX_LISTED_DECK`] cards); not serialised.
+    #[serde(skip)]
+    pub orderings: Option<PermutationTable>,
 }
 
 impl CompareRow {
@@ -104,6 +108,7 @@ impl CompareRow {
             notes: run.notes.clone(),
             warnings: run.warnings.clone(),
             interrupted: run.interrupted,
+            orderings: (run.deck <= MAX_LISTED_DECK).then(|| run.permutations.clone()),
         }
     }
 }

@@ -167,6 +167,9 @@ pub struct NamedMatrix<'a> {
     pub name: &'a str,
     /// `positions[card][position]` probabilities.
     pub positions: &'a [Vec<f64>],
+    /// The algorithm's orderings, drawn beside its heat map when given: uniform positions can
+    /// hide a bias that only the orderings show (a random-comparator merge sort).
+    pub orderings: Option<Orderings<'a>>,
 }
 
 /// One line of the mixing chart: total variation distance after each number of passes.
@@ -346,10 +349,29 @@ pub fn compare_picture(title: &str, panels: &[NamedMatrix]) -> Result<String, Pl
     for panel in panels {
         check_matrix(panel.positions)
             .map_err(|error| invalid(format!("{}: {error}", panel.name)))?;
+        if let Some(orderings) = &panel.orderings {
+            check_orderings(orderings)
+                .map_err(|error| invalid(format!("{}: {error}", panel.name)))?;
+        }
     }
-    let (columns, rows) = grid_shape(panels.len());
-    let width = columns as i32 * COMPARE_PANEL.0 + LEGEND_WIDTH + PADDING;
-    let height = rows as i32 * COMPARE_PANEL.1 + TITLE_HEIGHT;
+    // With orderings, each algorithm takes a heat map and its ordering chart side by side, and
+    // two algorithms share a row.
+    let with_orderings = panels.iter().any(|panel| panel.orderings.is_some());
+    let cell = if with_orderings {
+        (2 * COMPARE_PANEL.0, COMPARE_PANEL.1)
+    } else {
+        COMPARE_PANEL
+    };
+    let (columns, rows) = if with_orderings {
+        let columns = panels.len().min(2);
+        (columns, panels.len().div_ceil(columns))
+    } else {
+        grid_shape(panels.len())
+    };
+    // The ordering chart's key may reach a little past its panel: room before the legend.
+    let gap = if with_orderings { 8 * PADDING } else { 0 };
+    let width = columns as i32 * cell.0 + gap + LEGEND_WIDTH + PADDING;
+    let height = rows as i32 * cell.1 + TITLE_HEIGHT;
     let scale = RatioScale::fitting(panels.iter().map(|panel| panel.positions));
     let deck = common_deck(panels.iter().map(|panel| panel.positions.len()));
     render((width, height), |root| {
@@ -357,19 +379,20 @@ pub fn compare_picture(title: &str, panels: &[NamedMatrix]) -> Result<String, Pl
         let mut first_layout = None;
         for (i, panel) in panels.iter().enumerate() {
             let (column, row) = (i % columns, i / columns);
-            let area = below_title.clone().shrink(
-                (
-                    column as i32 * COMPARE_PANEL.0,
-                    row as i32 * COMPARE_PANEL.1,
-                ),
-                COMPARE_PANEL,
-            );
+            let origin = (column as i32 * cell.0, row as i32 * cell.1);
+            let area = below_title.clone().shrink(origin, COMPARE_PANEL);
             let layout = heat_layout(COMPARE_PANEL, panel.positions.len(), 0);
             draw_heat_map(&area, &layout, panel.positions, &scale, panel.name)?;
+            if let Some(orderings) = &panel.orderings {
+                let beside = below_title
+                    .clone()
+                    .shrink((origin.0 + COMPARE_PANEL.0, origin.1), COMPARE_PANEL);
+                draw_orderings_panel(&beside, orderings)?;
+            }
             first_layout.get_or_insert(layout);
         }
         if let Some(layout) = first_layout {
-            let x = columns as i32 * COMPARE_PANEL.0;
+            let x = columns as i32 * cell.0 + gap;
             let legend = below_title
                 .clone()
                 .shrink((x, 0), (LEGEND_WIDTH + PADDING, COMPARE_PANEL.1));
@@ -1548,10 +1571,12 @@ mod tests {
             NamedMatrix {
                 name: "a",
                 positions: &a,
+                orderings: None,
             },
             NamedMatrix {
                 name: "b",
                 positions: &b,
+                orderings: None,
             },
         ];
         let svg = compare_picture("two", &panels).unwrap();

@@ -183,3 +183,32 @@ fn ctrl_c_writes_the_rows_run_so_far_and_exits_130() {
         "{stderr}"
     );
 }
+
+#[test]
+fn the_compare_picture_shows_each_algorithms_orderings_beside_its_heat_map() {
+    // comparator-merge has uniform positions (every heat-map cell 25%) yet a TV distance of
+    // 1/6 from uniform: only its ordering chart shows the bias the table reports.
+    let dir = tempfile::tempdir().unwrap();
+    let picture = dir.path().join("compare.svg");
+    shuffle_bias()
+        .args([
+            "compare",
+            "fisher-yates",
+            "comparator-merge",
+            "-n",
+            "4",
+            "-t",
+            "10k",
+            "--seed",
+            "7",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--plot",
+        ])
+        .arg(&picture)
+        .assert()
+        .code(0);
+    let svg = std::fs::read_to_string(&picture).unwrap();
+    assert_eq!(svg.matches("how often each ordering came up").count(), 2);
+}

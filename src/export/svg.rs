@@ -99,6 +99,13 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 .map(|row| NamedMatrix {
                     name: row.algorithm,
                     positions: &row.position_frequencies,
+                    orderings: row.orderings.as_ref().map(|table| Orderings {
+                        observed: Some(OrderingCounts {
+                            counts: table.counts(),
+                            trials: row.trials,
+                        }),
+                        theory: table.theory(),
+                    }),
                 })
                 .collect();
             compare_picture(&title, &panels)
