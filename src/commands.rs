@@ -16,7 +16,7 @@ use crate::config::{
 };
 use crate::emit::emit_permutations;
 use crate::exact::MAX_EXACT_DECK;
-use crate::exact::{ExactError, Law, exact_law};
+use crate::exact::{ExactError, Law, STEP_PROPAGATION, exact_law};
 use crate::exit_code::ExitCode;
 use crate::export::svg::SvgExporter;
 use crate::export::table::plural;
@@ -160,11 +160,13 @@ fn write_report(
 }
 
 /// The exact law, with a spinner on the terminal while it is computed; Ctrl-C meanwhile ends
-/// the command (there is nothing to report yet).
+/// the command (there is nothing to report yet). A `--max-paths` that the chosen method does
+/// not consult is said to be unused on stderr, rather than silently ignored.
 fn exact_law_shown(
     shuffle: Shuffle,
     deck: usize,
     max_paths: u64,
+    max_paths_given: bool,
     quiet: bool,
 ) -> Result<Result<Law, ExactError>, Failure> {
     let progress = Progress::phase(
@@ -181,6 +183,17 @@ fn exact_law_shown(
             "while computing the exact law of {} on {deck} cards; nothing was reported",
             shuffle.label()
         ))),
+        Ok(law) => {
+            if max_paths_given && law.method == STEP_PROPAGATION && shuffle.passes == 1 {
+                eprintln!(
+                    "warning: --max-paths {max_paths} was not used: the exact law of {} is \
+                     propagated step by step (one sweep of the {deck}! orderings per choice), \
+                     which no path budget limits",
+                    shuffle.label()
+                );
+            }
+            Ok(Ok(law))
+        }
         law => Ok(law),
     }
 }
@@ -195,8 +208,14 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     // fails at once.
     let theory = match config.mode {
         TallyMode::Full => {
-            let law = exact_law_shown(config.shuffle, config.deck, config.max_paths, config.quiet)?
-                .map(Arc::new);
+            let law = exact_law_shown(
+                config.shuffle,
+                config.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?
+            .map(Arc::new);
             if let (Against::Model, Err(error)) = (config.against, &law) {
                 return Err(Failure::Message(format!(
                     "--against model: no exact law for {} at {} cards: {error}; use --against \
@@ -208,8 +227,13 @@ fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             Theory::Full(Some(law))
         }
         TallyMode::Marginal => {
-            let theory =
-                marginal_theory(config.shuffle, config.deck, config.max_paths, config.quiet)?;
+            let theory = marginal_theory(
+                config.shuffle,
+                config.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?;
             if config.against == Against::Model && theory.source.is_none() {
                 return Err(Failure::Message(format!(
                     "--against model: no exact law of {} is known at {} cards in marginal mode; \
@@ -321,10 +345,11 @@ fn marginal_theory(
     shuffle: Shuffle,
     deck: usize,
     max_paths: u64,
+    max_paths_given: bool,
     quiet: bool,
 ) -> Result<MarginalTheory, Failure> {
     if deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, quiet)?
+        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, max_paths_given, quiet)?
     {
         Ok(MarginalTheory::from_law(&law))
     } else if shuffle.algorithm == Algorithm::Riffle {
@@ -489,12 +514,24 @@ fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let theory = match (&input.counts, model) {
         (InputCounts::Full(_), None) => Theory::Full(None),
         (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law_shown(shuffle, input.deck, config.max_paths, config.quiet)?
-                .map_err(|error| no_law(shuffle, error.to_string()))?,
+            exact_law_shown(
+                shuffle,
+                input.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?
+            .map_err(|error| no_law(shuffle, error.to_string()))?,
         )))),
         (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
         (InputCounts::Marginal(_), Some(shuffle)) => {
-            let theory = marginal_theory(shuffle, input.deck, config.max_paths, config.quiet)?;
+            let theory = marginal_theory(
+                shuffle,
+                input.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?;
             if theory.source.is_none() {
                 return Err(no_law(
                     shuffle,
@@ -587,15 +624,20 @@ fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         write_report(&config.output, &Report::Mixing(&report), out)?;
         return Ok(ExitCode::NoBiasDetected);
     }
-    let law = exact_law_shown(config.shuffle, config.deck, config.max_paths, false)?.map_err(
-        |error| {
-            Failure::Message(format!(
-                "no exact law for {} at {} cards: {error}",
-                config.shuffle.label(),
-                config.deck
-            ))
-        },
-    )?;
+    let law = exact_law_shown(
+        config.shuffle,
+        config.deck,
+        config.max_paths,
+        config.max_paths_given,
+        false,
+    )?
+    .map_err(|error| {
+        Failure::Message(format!(
+            "no exact law for {} at {} cards: {error}",
+            config.shuffle.label(),
+            config.deck
+        ))
+    })?;
     let report = build_theory_report(
         config.shuffle,
         Arc::new(law),

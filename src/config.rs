@@ -122,6 +122,8 @@ pub struct RunConfig {
     pub against: Against,
     /// Exact-law budget.
     pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
     /// Where to write every permutation, if anywhere.
     pub emit_permutations: Option<Target>,
     /// List every ordering in JSON and CSV whatever the deck.
@@ -147,6 +149,8 @@ pub struct TheoryConfig {
     pub all_orderings: bool,
     /// Exact-law budget.
     pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
     /// Output.
     pub output: OutputConfig,
 }
@@ -168,6 +172,8 @@ pub struct CheckConfig {
     pub alpha: f64,
     /// Exact-law budget.
     pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
     /// No progress display.
     pub quiet: bool,
     /// Output.
@@ -329,6 +335,7 @@ impl CheckConfig {
             all_orderings: args.all_orderings,
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
             quiet: args.quiet,
             output,
         })
@@ -624,6 +631,7 @@ impl RunConfig {
             alpha: settings.alpha,
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
             emit_permutations,
             all_orderings: args.all_orderings,
             quiet: args.quiet,
@@ -641,6 +649,8 @@ pub struct CompareConfig {
     pub settings: SimulationSettings,
     /// Exact-law budget.
     pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -703,6 +713,7 @@ impl CompareConfig {
             algorithms,
             settings,
             max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
             quiet: args.quiet,
             output,
         })
@@ -772,6 +783,7 @@ impl TheoryConfig {
             alpha: check_alpha(args.alpha)?,
             all_orderings: args.all_orderings,
             max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
             output,
         })
     }

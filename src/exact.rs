@@ -39,6 +39,9 @@ pub const MAX_EXACT_DECK: usize = 10;
 /// The default budget of choice paths (`--max-paths`).
 pub const DEFAULT_MAX_PATHS: u64 = 100_000_000;
 
+/// The [`Law::method`] of a law computed by [`propagate_steps`], which no path budget limits.
+pub const STEP_PROPAGATION: &str = "step-propagation";
+
 /// The path walk looks for Ctrl-C once per this many paths (a few microseconds of work).
 const INTERRUPT_CHECK_PATHS: u64 = 1024;
 
@@ -481,7 +484,7 @@ pub fn propagate_steps(
         .fold(1u64, |acc, &bound| acc.saturating_mul(bound as u64));
     Ok(operator
         .apply(start, n)?
-        .into_law(n, paths, "step-propagation"))
+        .into_law(n, paths, STEP_PROPAGATION))
 }
 
 /// The exact law of `passes` passes of a shuffle whose one-pass law is `one_pass`, by convolution:

@@ -447,3 +447,26 @@ fn table_without_csv_is_refused_rather_than_ignored() {
             predicate::str::contains("--table tests").and(predicate::str::contains("--format csv")),
         );
 }
+
+#[test]
+fn a_path_budget_the_exact_engine_does_not_use_is_said_to_be_unused() {
+    // Naive's law is propagated step by step; --max-paths limits path walks only.
+    shuffle_bias()
+        .args(["theory", "naive", "-n", "5", "--max-paths", "10"])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::contains("--max-paths 10 was not used"));
+    // Where the budget is used, nothing is said.
+    shuffle_bias()
+        .args([
+            "theory",
+            "comparator-merge",
+            "-n",
+            "4",
+            "--max-paths",
+            "1e6",
+        ])
+        .assert()
+        .code(0)
+        .stderr(predicate::str::is_empty());
+}
