@@ -96,6 +96,32 @@ fn ctrl_c_after_some_lines_of_an_open_stdin_reports_those_lines_and_exits_130() 
 }
 
 #[test]
+fn the_table_of_an_interrupted_check_says_it_was_interrupted() {
+    // Regression: the JSON said "interrupted" but the table did not.
+    let mut child = check_with_stdin(&["--quiet"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"0 1 2\n2 1 0\n").unwrap();
+    stdin.flush().unwrap();
+    let output = common::interrupt(child, 500);
+    drop(stdin);
+    assert_eq!(output.status.code(), Some(130));
+    let table = String::from_utf8(output.stdout).unwrap();
+    // The title, wrapped at 80 columns over its first lines.
+    let title = table
+        .split("\n\n")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        title.starts_with("shuffle-bias check: 2 permutations of 3 cards")
+            && title.contains("(interrupted: the input was not read to its end)"),
+        "{title}"
+    );
+}
+
+#[test]
 fn more_files_than_the_open_files_limit_are_read_one_at_a_time() {
     // Regression: every file was opened before the first was read, so 1,100 files hit the
     // limit of open files. Here 300 files under a limit of 64.

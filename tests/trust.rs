@@ -470,3 +470,96 @@ fn a_path_budget_the_exact_engine_does_not_use_is_said_to_be_unused() {
         .code(0)
         .stderr(predicate::str::is_empty());
 }
+
+#[test]
+fn json_and_csv_list_every_ordering_only_up_to_8_cards_unless_asked() {
+    // Regression: 11 cards wrote 15.4 GB of JSON (every one of 39,916,800 orderings).
+    let output = shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "9",
+            "-t",
+            "1000",
+            "--seed",
+            "1",
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(report["permutations"].is_null());
+    assert_eq!(report["most_frequent"].as_array().unwrap().len(), 5);
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("--all-orderings"), "{notes}");
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "9",
+            "-t",
+            "1000",
+            "--format",
+            "csv",
+            "--table",
+            "permutations",
+        ])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--all-orderings"));
+    let output = shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "9",
+            "-t",
+            "1000",
+            "--format",
+            "csv",
+            "--table",
+            "permutations",
+            "--all-orderings",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.stdout.iter().filter(|&&b| b == b'\n').count(),
+        362_880 + 1
+    );
+    // 8 cards are listed as before.
+    let output = shuffle_bias()
+        .args(["theory", "naive", "-n", "8", "--format", "json"])
+        .output()
+        .unwrap();
+    let law: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(law["permutations"].as_array().unwrap().len(), 40_320);
+}
+
+#[test]
+fn flag_errors_from_the_parser_carry_the_same_prefix_as_every_other_error() {
+    shuffle_bias()
+        .args(["run", "naive", "--deck", "abc"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::starts_with(
+            "shuffle-bias: error: invalid value 'abc'",
+        ))
+        .stderr(predicate::str::contains("not a number of cards"));
+    shuffle_bias()
+        .args(["run", "naive", "--alpha", "1e-400"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "'1e-400' is not a significance level",
+        ));
+    shuffle_bias()
+        .args(["run", "fisher-yates", "-t", "1000", "--seed", "1e3"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("seed 1000"));
+}
