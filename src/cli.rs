@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::algorithms::{Algorithm, CutProbability};
-use crate::export::{CsvTable, Format};
-use crate::random_source::RngKind;
-use crate::report::Against;
+use crate::engine::algorithms::{Algorithm, CutProbability};
+use crate::output::{CsvTable, Format};
+use crate::engine::random_source::RngKind;
+use crate::report::run::Against;
 
 const EXIT_CODES: &str = "\
 Exit codes:

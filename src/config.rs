@@ -4,19 +4,19 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use crate::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
 use crate::cli::{
     CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, PassesRange, RunArgs, TheoryArgs,
 };
-use crate::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
-use crate::export::{CsvTable, Format, Terminal};
-use crate::marginal::MAX_MARGINAL_DECK;
-use crate::mixing::max_mixing_deck;
-use crate::output_files::{Target, check_inputs, check_outputs, stdin_file};
-use crate::permutation::{MAX_FULL_DECK, factorial};
-use crate::permutation_reader::{InputSource, ReaderOptions};
-use crate::random_source::RngKind;
-use crate::report::{Against, TallyMode};
+use crate::theory::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
+use crate::output::{CsvTable, Format, Terminal};
+use crate::engine::marginal::MAX_MARGINAL_DECK;
+use crate::theory::mixing::max_mixing_deck;
+use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
+use crate::engine::permutation::{MAX_FULL_DECK, factorial};
+use crate::input::permutation_reader::{InputSource, ReaderOptions};
+use crate::engine::random_source::RngKind;
+use crate::report::run::{Against, TallyMode};
 
 /// Memory a run may take when the available memory cannot be read (bytes).
 pub const FALLBACK_MEMORY_LIMIT: u64 = 8 << 30;

@@ -4,7 +4,7 @@
 //! boundary (a chunk of shuffles, a stage of the exact engine, a wait for input), stops there,
 //! and the command writes the report of what was done and exits 130. A second Ctrl-C ends the
 //! process at once, also with 130, after removing the temporary files of outputs that were not
-//! finished (see [`crate::output_files`]), so an impatient user never waits and never finds
+//! finished (see [`crate::output::files`]), so an impatient user never waits and never finds
 //! half-written files.
 //!
 //! The flag is global because a signal is: there is one per process. Engines that take a

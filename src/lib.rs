@@ -1,36 +1,32 @@
 //! shuffle-bias: prove a card shuffle fair or biased.
 //!
-//! Data flows one way: command-line flags ([`cli`]) become a validated [`config`]; the engines
-//! ([`simulate`], [`exact`]) produce counts and laws; [`report`] turns them into one plain,
-//! serialisable report model; [`export`] turns the report into bytes (table, CSV, JSON);
-//! [`commands`] wires these together and is the only module that touches the terminal;
-//! [`plot`] draws the pictures (SVG) from plain numbers.
-//! For decks too large to tally every ordering, [`permutation_statistics`] gives statistics of
-//! a shuffled deck whose laws under a uniform shuffle are known exactly, and the exact laws of
-//! Gilbert–Shannon–Reeds riffles.
-//! Every shuffle algorithm ([`algorithms`]) is written once against
-//! [`random_source::RandomSource`].
+//! Data flows one way, and the folders say so:
+//!
+//! - [`cli`] — the flags (clap); [`config`] — the same flags validated once, with messages
+//!   that name the flag and the fix;
+//! - [`engine`] — the shuffle algorithms (each written once against
+//!   [`engine::random_source::RandomSource`]), the random source, permutations, the tallies and
+//!   the simulations that fill them;
+//! - [`input`] — the reader of permutations produced by other programs (`check`);
+//! - [`theory`] — exact laws: the exact engine, which drives the same algorithm code over every
+//!   choice path, the laws of permutation statistics and of riffles, mixing curves;
+//! - [`stats`] — the statistical functions (a leaf: it imports nothing else of the crate);
+//! - [`report`] — the report models, plain serialisable data built from a tally and a law;
+//! - [`output`] — what turns a report into bytes (table, CSV, JSON, Markdown, SVG), the
+//!   progress bar, and the files written without ever destroying one;
+//! - [`commands`] — one file per subcommand, wiring the above together: the only place that
+//!   touches the terminal.
+//!
+//! [`interrupt`] is Ctrl-C, [`exit_code`] the process's exit codes.
 
-pub mod algorithms;
 pub mod cli;
 pub mod commands;
-pub mod comparison;
 pub mod config;
-pub mod emit;
-pub mod exact;
+pub mod engine;
 pub mod exit_code;
-pub mod export;
+pub mod input;
 pub mod interrupt;
-pub mod marginal;
-pub mod mixing;
-pub mod output_files;
-pub mod permutation;
-pub mod permutation_reader;
-pub mod permutation_statistics;
-pub mod plot;
-pub mod progress;
-pub mod random_source;
+pub mod output;
 pub mod report;
-pub mod simulate;
-pub mod simulate_marginal;
 pub mod stats;
+pub mod theory;

@@ -6,9 +6,9 @@
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 
-use shuffle_bias::algorithms::Card;
-use shuffle_bias::marginal::{MAX_MARGINAL_DECK, MarginalTally};
-use shuffle_bias::permutation_reader::{
+use shuffle_bias::engine::algorithms::Card;
+use shuffle_bias::engine::marginal::{MAX_MARGINAL_DECK, MarginalTally};
+use shuffle_bias::input::permutation_reader::{
     Input, InputError, InputSource, InputTally, Numbering, ReaderOptions, TallyMode, open_sources,
     read_permutations,
 };

@@ -1,10 +1,10 @@
 //! The exact engine against independent counts: brute-force enumeration written here, hand
 //! derivations, and the published facts each algorithm is known for.
 
-use shuffle_bias::algorithms::{Algorithm, Card};
-use shuffle_bias::exact::{ExactFractions, exact_law};
-use shuffle_bias::permutation::{cycle_count, factorial, rank};
-use shuffle_bias::random_source::ScriptedSource;
+use shuffle_bias::engine::algorithms::{Algorithm, Card};
+use shuffle_bias::theory::exact::{ExactFractions, exact_law};
+use shuffle_bias::engine::permutation::{cycle_count, factorial, rank};
+use shuffle_bias::engine::random_source::ScriptedSource;
 
 fn fractions(algorithm: Algorithm, n: usize) -> ExactFractions {
     exact_law(algorithm, n, 100_000_000)
@@ -105,7 +105,7 @@ fn sattolo_is_uniform_over_single_cycles_and_zero_elsewhere() {
         let law = exact_law(Algorithm::Sattolo, n, 100_000_000).unwrap();
         let cyclic_probability = 1.0 / factorial(n - 1) as f64;
         let mut cyclic = 0;
-        shuffle_bias::permutation::for_each_in_rank_order(n, |r, deck| {
+        shuffle_bias::engine::permutation::for_each_in_rank_order(n, |r, deck| {
             if cycle_count(deck) == 1 {
                 cyclic += 1;
                 assert!((law.probabilities[r] - cyclic_probability).abs() < 1e-15);
@@ -250,7 +250,7 @@ fn law_fixtures_agree_with_independent_brute_force_counts() {
 
 #[test]
 fn step_propagation_agrees_exactly_with_the_path_walk_for_position_shuffles() {
-    use shuffle_bias::exact::{first_path, propagate_steps, walk_paths};
+    use shuffle_bias::theory::exact::{first_path, propagate_steps, walk_paths};
     for algorithm in Algorithm::ALL
         .into_iter()
         .filter(|a| a.choices_act_on_positions())
@@ -283,11 +283,11 @@ fn naive_on_nine_cards_is_exact_by_step_propagation_within_the_default_budget() 
 
 // Riffle and overhand shuffles, and several passes.
 
-use shuffle_bias::algorithms::{CutProbability, Shuffle};
-use shuffle_bias::exact::{
+use shuffle_bias::engine::algorithms::{CutProbability, Shuffle};
+use shuffle_bias::theory::exact::{
     ExactError, convolve_passes, first_path, mixing_curve, propagate_steps, walk_paths,
 };
-use shuffle_bias::permutation::for_each_in_rank_order;
+use shuffle_bias::engine::permutation::for_each_in_rank_order;
 
 /// C(m, k), exactly.
 fn binomial(m: u128, k: u128) -> u128 {

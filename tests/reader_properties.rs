@@ -5,10 +5,10 @@
 use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
-use shuffle_bias::algorithms::Card;
-use shuffle_bias::marginal::MarginalTally;
-use shuffle_bias::permutation::{factorial, rank, unrank};
-use shuffle_bias::permutation_reader::{
+use shuffle_bias::engine::algorithms::Card;
+use shuffle_bias::engine::marginal::MarginalTally;
+use shuffle_bias::engine::permutation::{factorial, rank, unrank};
+use shuffle_bias::input::permutation_reader::{
     Input, InputSource, InputTally, ReaderOptions, TallyMode, read_permutations,
 };
 

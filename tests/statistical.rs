@@ -13,11 +13,11 @@
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use shuffle_bias::algorithms::{Algorithm, Shuffle};
-use shuffle_bias::exact::exact_law;
-use shuffle_bias::random_source::RngKind;
-use shuffle_bias::report::{Against, Origin, RunFacts, RunReport, build_run_report};
-use shuffle_bias::simulate::{SimulationSpec, simulate};
+use shuffle_bias::engine::algorithms::{Algorithm, Shuffle};
+use shuffle_bias::theory::exact::exact_law;
+use shuffle_bias::engine::random_source::RngKind;
+use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
+use shuffle_bias::engine::simulate::{SimulationSpec, simulate};
 
 const ALPHA: f64 = 0.001;
 
@@ -62,7 +62,7 @@ fn fisher_yates_passes_from_three_to_six_cards() {
     for (deck, seed) in [(3, 11), (4, 12), (5, 13), (6, 14)] {
         for algorithm in [Algorithm::FisherYates, Algorithm::FisherYatesForward] {
             // 20 expected shuffles per ordering at least, so the χ² approximation holds.
-            let trials = (20 * shuffle_bias::permutation::factorial(deck)).max(200_000);
+            let trials = (20 * shuffle_bias::engine::permutation::factorial(deck)).max(200_000);
             let r = report(algorithm, deck, trials, seed, Against::Uniform);
             assert!(!r.bias_detected, "{algorithm:?} n={deck}: {}", r.verdict);
             assert_eq!(r.model.noncentrality_per_trial, Some(0.0));

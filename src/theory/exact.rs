@@ -27,10 +27,10 @@
 
 use rand_chacha::ChaCha8Rng;
 
-use crate::algorithms::{Card, Shuffle};
+use crate::engine::algorithms::{Card, Shuffle};
 use crate::interrupt;
-use crate::permutation::{factorial, for_each_in_rank_order, rank};
-use crate::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
+use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
+use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -457,7 +457,7 @@ fn inverse(a: &[Card]) -> Vec<Card> {
 }
 
 /// The exact law of a shuffle whose choices act on positions
-/// ([`crate::algorithms::Algorithm::choices_act_on_positions`]; several passes of such a shuffle
+/// ([`crate::engine::algorithms::Algorithm::choices_act_on_positions`]; several passes of such a shuffle
 /// are one), one choice at a time, by running its own code.
 ///
 /// Let D(c) be the deck produced by the choices c, Z = D(0, …, 0) and G_i the deck produced by
@@ -937,7 +937,7 @@ impl Law {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithms::Algorithm;
+    use crate::engine::algorithms::Algorithm;
 
     #[test]
     fn the_walker_visits_every_choice_sequence_once() {

@@ -5,7 +5,7 @@
 //! likely than others.
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `naive`: for i from 0 to n−1, swap card i with a card j uniform in [0, n−1].
 pub fn naive<R: RandomSource>(deck: &mut [Card], rng: &mut R) {

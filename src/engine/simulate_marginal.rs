@@ -1,6 +1,6 @@
 //! The simulation in marginal mode: decks of any size, a [`MarginalTally`] instead of n! counts.
 //!
-//! Blocks, seeds and threads work exactly as in [`crate::simulate`]: block b draws from ChaCha
+//! Blocks, seeds and threads work exactly as in [`crate::engine::simulate`]: block b draws from ChaCha
 //! stream b of the seed, workers take blocks from one queue and their tallies are summed, so a
 //! seed gives the same tally on any number of threads — and, for a deck small enough for both
 //! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
@@ -10,13 +10,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
-use crate::algorithms::Card;
-use crate::marginal::MarginalTally;
-use crate::random_source::{BlockRng, FastSource, RngKind};
-use crate::simulate::{BlockQueue, SimulationSpec, run_reporting};
+use crate::engine::algorithms::Card;
+use crate::engine::marginal::MarginalTally;
+use crate::engine::random_source::{BlockRng, FastSource, RngKind};
+use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
 /// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
-/// [`crate::simulate::simulate`]; after a stop the tally holds the completed blocks only.
+/// [`crate::engine::simulate::simulate`]; after a stop the tally holds the completed blocks only.
 pub fn simulate_marginal(
     spec: &SimulationSpec,
     stop: &AtomicBool,
@@ -89,9 +89,9 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::algorithms::{Algorithm, Shuffle};
-    use crate::permutation::for_each_in_rank_order;
-    use crate::simulate::{BLOCK_TRIALS, simulate};
+    use crate::engine::algorithms::{Algorithm, Shuffle};
+    use crate::engine::permutation::for_each_in_rank_order;
+    use crate::engine::simulate::{BLOCK_TRIALS, simulate};
 
     fn spec(algorithm: Algorithm, deck: usize, threads: usize) -> SimulationSpec {
         SimulationSpec {

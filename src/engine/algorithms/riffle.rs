@@ -11,7 +11,7 @@
 //! about seven.
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `riffle`: one GSR riffle of `deck` (any length), using `scratch` (at least as long) to hold
 /// the packets.

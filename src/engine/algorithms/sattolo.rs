@@ -5,7 +5,7 @@
 //! badly biased shuffle (the deck never comes back in its starting order; no card stays put).
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `sattolo`: for i from n−1 down to 1, swap card i with a card j uniform in [0, i−1].
 pub fn sattolo<R: RandomSource>(deck: &mut [Card], rng: &mut R) {

@@ -3,11 +3,11 @@
 //! Per shuffle it records where every card ended (the n×n position matrix), whether the deck
 //! came back unchanged, and the value of every [`Statistic`] (fixed points, cycles, rising
 //! sequences, adjacent pairs kept), whose laws under a uniform shuffle are known exactly for
-//! any n (see [`crate::permutation_statistics`]). Memory is O(n²) whatever the number of
+//! any n (see [`crate::theory::permutation_statistics`]). Memory is O(n²) whatever the number of
 //! trials, so a 52-card deck — or a 1000-card one — can be tested.
 
-use crate::algorithms::Card;
-use crate::permutation_statistics::{Statistic, StatisticValues};
+use crate::engine::algorithms::Card;
+use crate::theory::permutation_statistics::{Statistic, StatisticValues};
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;

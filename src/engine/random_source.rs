@@ -3,7 +3,7 @@
 //!
 //! An algorithm asks only three questions of its source: "an integer below k", "a fair coin" and
 //! "true with probability a/b". Three sources answer them: [`FastSource`] (ChaCha streams, exact Lemire reduction) for the
-//! simulation, the path walker in [`crate::exact`] that enumerates every answer with its
+//! simulation, the path walker in [`crate::theory::exact`] that enumerates every answer with its
 //! probability, and scripted sources in the tests. Because all three drive the *same* algorithm
 //! code, the simulated counts and the exact theory can never drift apart.
 

@@ -1,15 +1,15 @@
 //! The report model of `compare`: several algorithms run with the same settings, one row each.
 //!
 //! Each row is distilled from the full [`RunReport`] of that algorithm (built by the same
-//! [`crate::report::build_run_report`] as `run`, against uniform), so `compare` judges exactly
+//! [`crate::report::run::build_run_report`] as `run`, against uniform), so `compare` judges exactly
 //! as `run` would. A row also says whether its verdict is the one expected of the algorithm
 //! (uniform ones pass, biased ones are detected): that is what makes `compare` usable as a
 //! self-test in CI.
 
 use serde::Serialize;
 
-use crate::random_source::RngKind;
-use crate::report::{MAX_LISTED_DECK, PermutationTable, PositionDeviation, RunReport};
+use crate::engine::random_source::RngKind;
+use crate::report::run::{MAX_LISTED_DECK, PermutationTable, PositionDeviation, RunReport};
 
 /// One algorithm's line in the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -188,7 +188,7 @@ pub fn build_compare_report(facts: CompareFacts, rows: Vec<CompareRow>) -> Compa
                     Some(needed) => format!(
                         "{}'s bias was not detected ({} trials give 99% power)",
                         row.algorithm,
-                        crate::export::table::group(needed)
+                        crate::output::table::group(needed)
                     ),
                     None => format!("{}'s bias was not detected", row.algorithm),
                 }
@@ -229,7 +229,7 @@ pub fn build_compare_report(facts: CompareFacts, rows: Vec<CompareRow>) -> Compa
         version: env!("CARGO_PKG_VERSION"),
         command: "compare",
         deck: facts.deck,
-        orderings: crate::permutation::factorial(facts.deck),
+        orderings: crate::engine::permutation::factorial(facts.deck),
         trials_requested: facts.trials_requested,
         seed: facts.seed,
         rng: facts.rng,

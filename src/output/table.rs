@@ -8,12 +8,12 @@ use std::io::{self, Write};
 
 use super::document::{Document, TableBlock};
 use super::{Exporter, Report, Terminal, entries};
-use crate::algorithms::shuffle_label;
-use crate::comparison::CompareReport;
-use crate::mixing::MixingReport;
-use crate::permutation::format_permutation;
-use crate::permutation_reader::Numbering;
-use crate::report::{
+use crate::engine::algorithms::shuffle_label;
+use crate::report::comparison::CompareReport;
+use crate::theory::mixing::MixingReport;
+use crate::engine::permutation::format_permutation;
+use crate::input::permutation_reader::Numbering;
+use crate::report::run::{
     LawRow, PermutationRow, RunReport, StatisticResult, TallyMode, TheoryReport, format_p,
 };
 
@@ -273,8 +273,8 @@ impl TableExporter {
         doc.heading(format!(
             "Tests against {}, Holm–Bonferroni over {} tests",
             match run.against {
-                crate::report::Against::Uniform => "uniform".to_string(),
-                crate::report::Against::Model => format!("the exact law of {algorithm}"),
+                crate::report::run::Against::Uniform => "uniform".to_string(),
+                crate::report::run::Against::Model => format!("the exact law of {algorithm}"),
             },
             run.tests.len()
         ));
@@ -942,12 +942,12 @@ mod tests {
 
     /// A compare report of every algorithm on 4 cards, 2,000 shuffles each.
     fn compare_of_every_algorithm() -> CompareReport {
-        use crate::algorithms::{Algorithm, Shuffle};
-        use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
-        use crate::exact::exact_law;
-        use crate::random_source::RngKind;
-        use crate::report::{Against, Origin, RunFacts, build_run_report};
-        use crate::simulate::{SimulationSpec, simulate};
+        use crate::engine::algorithms::{Algorithm, Shuffle};
+        use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
+        use crate::theory::exact::exact_law;
+        use crate::engine::random_source::RngKind;
+        use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+        use crate::engine::simulate::{SimulationSpec, simulate};
         use std::sync::Arc;
         use std::sync::atomic::AtomicBool;
         let rows = Algorithm::ALL

@@ -1,4 +1,4 @@
-//! SVG: the report as a picture (`--plot FILE.svg`), drawn by [`crate::plot`].
+//! SVG: the report as a picture (`--plot FILE.svg`), drawn by [`crate::output::plot`].
 //!
 //! A run or check becomes the position heat map beside the frequencies of the orderings (full
 //! mode) — observed, with the uniform line and the exact law where known; `theory` draws the
@@ -9,11 +9,11 @@ use std::io::{self, Write};
 
 use super::table::group;
 use super::{Exporter, Report};
-use crate::plot::{
+use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
     TvAxis, compare_picture, mixing_curve, run_picture,
 };
-use crate::report::{RunReport, TallyMode};
+use crate::report::run::{RunReport, TallyMode};
 
 /// Writes one SVG picture.
 pub struct SvgExporter;
@@ -113,7 +113,7 @@ fn picture(report: &Report) -> Result<String, PlotError> {
         Report::Mixing(mixing) => {
             let title = format!(
                 "{} · {} cards: total variation distance to uniform",
-                crate::algorithms::shuffle_label(mixing.algorithm, mixing.cut_probability, 1),
+                crate::engine::algorithms::shuffle_label(mixing.algorithm, mixing.cut_probability, 1),
                 mixing.deck
             );
             let points: Vec<(u32, f64)> = mixing

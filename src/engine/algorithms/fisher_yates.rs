@@ -4,7 +4,7 @@
 //! n · (n−1) · … · 2 = n! equally likely sequences, so the law is exactly uniform.
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `fisher-yates`: for i from n−1 down to 1, swap card i with a card j uniform in [0, i].
 pub fn fisher_yates<R: RandomSource>(deck: &mut [Card], rng: &mut R) {

@@ -12,18 +12,18 @@ use num_bigint::BigUint;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
-use crate::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
-use crate::exact::{ExactError, Law};
-use crate::marginal::MarginalTally;
-use crate::mixing::riffle_note;
-use crate::permutation::{factorial, for_each_in_rank_order, unrank};
-use crate::permutation_reader::{InvalidLine, Numbering};
-use crate::permutation_statistics::{
+use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
+use crate::theory::exact::{ExactError, Law};
+use crate::engine::marginal::MarginalTally;
+use crate::theory::mixing::riffle_note;
+use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
+use crate::input::permutation_reader::{InvalidLine, Numbering};
+use crate::theory::permutation_statistics::{
     Statistic, StatisticValues, ValueLaw, big_factorial, pool_bins, ratio_to_f64, ratio_to_ln,
     riffle_rising_value_law,
 };
-use crate::random_source::RngKind;
-use crate::simulate::Tally;
+use crate::engine::random_source::RngKind;
+use crate::engine::simulate::Tally;
 use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::holm::holm_adjust;
@@ -53,8 +53,8 @@ impl TallyMode {
     /// The largest deck this mode can tally (the smallest is 2).
     pub fn max_deck(self) -> usize {
         match self {
-            TallyMode::Full => crate::permutation::MAX_FULL_DECK,
-            TallyMode::Marginal => crate::marginal::MAX_MARGINAL_DECK,
+            TallyMode::Full => crate::engine::permutation::MAX_FULL_DECK,
+            TallyMode::Marginal => crate::engine::marginal::MAX_MARGINAL_DECK,
         }
     }
 }
@@ -476,7 +476,7 @@ impl RunFacts {
     /// What theory says of a riffle's passes on `deck` cards, when the shuffle is a riffle.
     fn riffle_note(&self, deck: usize) -> Option<String> {
         self.shuffle
-            .filter(|shuffle| shuffle.algorithm == crate::algorithms::Algorithm::Riffle)
+            .filter(|shuffle| shuffle.algorithm == crate::engine::algorithms::Algorithm::Riffle)
             .map(|shuffle| riffle_note(deck, shuffle.passes))
     }
 }

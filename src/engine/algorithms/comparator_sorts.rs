@@ -9,7 +9,7 @@
 //! library, whose `sort_by` may panic on an inconsistent comparator.
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `comparator-insertion`: straight insertion sort. Each new card is compared with its left
 /// neighbour and moved left while the comparator says it is less.

@@ -8,31 +8,31 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use crate::algorithms::{Algorithm, Shuffle};
+use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::cli::{Cli, Command, ListArgs};
-use crate::comparison::{CompareFacts, CompareRow, build_compare_report};
+use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
 use crate::config::{
     CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError, output_config,
 };
-use crate::emit::emit_permutations;
-use crate::exact::MAX_EXACT_DECK;
-use crate::exact::{ExactError, Law, STEP_PROPAGATION, exact_law};
+use crate::engine::emit::emit_permutations;
+use crate::theory::exact::MAX_EXACT_DECK;
+use crate::theory::exact::{ExactError, Law, STEP_PROPAGATION, exact_law};
 use crate::exit_code::ExitCode;
-use crate::export::svg::SvgExporter;
-use crate::export::table::plural;
-use crate::export::{Exporter, Report, Terminal, exporter};
+use crate::output::svg::SvgExporter;
+use crate::output::table::plural;
+use crate::output::{Exporter, Report, Terminal, exporter};
 use crate::interrupt;
-use crate::marginal::MarginalTally;
-use crate::mixing::build_mixing_report;
-use crate::output_files::{OutputFile, Target};
-use crate::permutation_reader::{InputCounts, open_sources, read_permutations};
-use crate::progress::Progress;
-use crate::report::{Against, Origin, RunFacts, build_run_report, build_theory_report};
-use crate::report::{InputSummary, RunReport};
-use crate::report::{MarginalTheory, TallyMode, build_marginal_report};
-use crate::simulate::Tally;
-use crate::simulate::{SimulationSpec, simulate};
-use crate::simulate_marginal::simulate_marginal;
+use crate::engine::marginal::MarginalTally;
+use crate::theory::mixing::build_mixing_report;
+use crate::output::files::{OutputFile, Target};
+use crate::input::permutation_reader::{InputCounts, open_sources, read_permutations};
+use crate::output::progress::Progress;
+use crate::report::run::{Against, Origin, RunFacts, build_run_report, build_theory_report};
+use crate::report::run::{InputSummary, RunReport};
+use crate::report::run::{MarginalTheory, TallyMode, build_marginal_report};
+use crate::engine::simulate::Tally;
+use crate::engine::simulate::{SimulationSpec, simulate};
+use crate::engine::simulate_marginal::simulate_marginal;
 
 /// Why a command failed.
 #[derive(Debug)]

@@ -11,9 +11,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
-use crate::algorithms::Card;
-use crate::random_source::{BlockRng, FastSource, RngKind};
-use crate::simulate::{BLOCK_TRIALS, SimulationSpec};
+use crate::engine::algorithms::Card;
+use crate::engine::random_source::{BlockRng, FastSource, RngKind};
+use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 
 /// Write every permutation of the run described by `spec` to `out`, after a `#` header line.
 /// Setting `stop` ends the writing at the next block: the result is then `Ok(false)`, and what

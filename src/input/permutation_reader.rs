@@ -33,9 +33,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::algorithms::Card;
-use crate::marginal::MarginalTally;
-use crate::permutation::{MAX_FULL_DECK, factorial, rank};
+use crate::engine::algorithms::Card;
+use crate::engine::marginal::MarginalTally;
+use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
 /// How many rejected lines `--skip-invalid` keeps as examples.
 pub const INVALID_EXAMPLES: usize = 5;
@@ -90,7 +90,7 @@ pub enum Numbering {
     Labels,
 }
 
-pub use crate::report::TallyMode;
+pub use crate::report::run::TallyMode;
 
 /// The reader's side of a [`TallyMode`]: `Full` gives [`InputCounts::Full`] (every ordering
 /// counted), `Marginal` gives [`InputCounts::Marginal`] (every permutation passed to
@@ -158,7 +158,7 @@ pub struct InvalidLine {
 /// The counts of an input, of the kind its [`TallyMode`] asked for.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputCounts {
-    /// [`TallyMode::Full`]: `counts[rank]`, the lexicographic rank of [`crate::permutation::rank`].
+    /// [`TallyMode::Full`]: `counts[rank]`, the lexicographic rank of [`crate::engine::permutation::rank`].
     Full(Vec<u64>),
     /// [`TallyMode::Marginal`]: positions, identity and statistics of every permutation.
     Marginal(MarginalTally),
@@ -1174,7 +1174,7 @@ pub fn read_permutations(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::marginal::MarginalTally;
+    use crate::engine::marginal::MarginalTally;
 
     fn tally(text: &str, options: &ReaderOptions) -> Result<InputTally, InputError> {
         tally_bytes(text.as_bytes(), options)

@@ -6,9 +6,9 @@
 use std::io::{self, Write};
 
 use super::{CsvTable, Exporter, Report, entries};
-use crate::comparison::CompareReport;
-use crate::permutation::{factorial, format_permutation};
-use crate::report::{MAX_LISTED_DECK, RunReport, TallyMode, TheoryReport};
+use crate::report::comparison::CompareReport;
+use crate::engine::permutation::{factorial, format_permutation};
+use crate::report::run::{MAX_LISTED_DECK, RunReport, TallyMode, TheoryReport};
 
 /// Writes the chosen table.
 pub struct CsvExporter {

@@ -5,14 +5,14 @@
 //! Reeds) the distance has a closed form for any deck through the rising sequences (Bayer &
 //! Diaconis 1992, [`riffle_tv_distance`]): `theory riffle --deck 52 --passes 1..12` reproduces
 //! their table (0.614, 0.334, 0.167 after 6, 7, 8 riffles). For the other algorithms the exact
-//! one-pass law is carried forward one pass at a time ([`crate::exact::mixing_curve`]), which
+//! one-pass law is carried forward one pass at a time ([`crate::theory::exact::mixing_curve`]), which
 //! is possible for small decks.
 
 use serde::Serialize;
 
-use crate::algorithms::{Algorithm, CutProbability, Shuffle};
-use crate::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
-use crate::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
+use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
+use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
 
 /// The distances the report says "passes needed" for.
 pub const THRESHOLDS: [f64; 3] = [0.5, 0.1, 0.01];
@@ -143,7 +143,7 @@ pub fn riffle_note(deck: usize, passes: u32) -> String {
 /// the riffle (closed form), [`MAX_EXACT_DECK`] for the others.
 pub fn max_mixing_deck(algorithm: Algorithm) -> usize {
     if algorithm == Algorithm::Riffle {
-        crate::marginal::MAX_MARGINAL_DECK
+        crate::engine::marginal::MAX_MARGINAL_DECK
     } else {
         MAX_EXACT_DECK
     }

@@ -1,22 +1,27 @@
-//! Exporters: each turns a report into bytes on a writer, one format per file.
+//! Output: exporters that each turn a report into bytes on a writer, one format per file, the
+//! pictures they draw ([`plot`]), the progress bar on stderr ([`progress`]) and the files
+//! written without ever destroying one ([`files`]).
 //!
-//! The report model ([`crate::report`]) holds the data; an [`Exporter`] decides only how it
+//! The report model ([`crate::report::run`]) holds the data; an [`Exporter`] decides only how it
 //! looks. Permutation tables are streamed row by row, so a report on 11 cards (39,916,800
 //! orderings) is written without ever holding its rows in memory.
 
 pub mod csv;
 pub mod document;
+pub mod files;
 pub mod json;
 pub mod markdown;
+pub mod plot;
+pub mod progress;
 pub mod svg;
 pub mod table;
 
 use std::io::{self, Write};
 
-use crate::algorithms::Algorithm;
-use crate::comparison::CompareReport;
-use crate::mixing::MixingReport;
-use crate::report::{RunReport, TheoryReport};
+use crate::engine::algorithms::Algorithm;
+use crate::report::comparison::CompareReport;
+use crate::theory::mixing::MixingReport;
+use crate::report::run::{RunReport, TheoryReport};
 
 /// Anything an exporter can write.
 pub enum Report<'a> {

@@ -29,7 +29,7 @@ use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use crate::permutation::{FACTORIALS, unrank};
+use crate::engine::permutation::{FACTORIALS, unrank};
 
 /// Ratio extents the heat-map scale snaps to; a fitted scale uses the smallest one that holds
 /// every non-zero cell, so the legend's ends are round numbers.
@@ -128,7 +128,7 @@ pub enum MatrixSource {
 }
 
 /// Observed counts of every ordering, in rank order (index = lexicographic rank, see
-/// [`crate::permutation::rank`]), with the number of shuffles they add up to.
+/// [`crate::engine::permutation::rank`]), with the number of shuffles they add up to.
 #[derive(Debug, Clone, Copy)]
 pub struct OrderingCounts<'a> {
     /// `counts[rank]`: shuffles that produced the ordering of that rank (n! entries).
@@ -528,7 +528,7 @@ fn check_matrix(matrix: &[Vec<f64>]) -> Result<(), PlotError> {
 
 /// The deck size n with n! = `orderings`, if there is one.
 fn deck_of(orderings: usize) -> Option<usize> {
-    (1..=crate::permutation::MAX_FULL_DECK).find(|&n| FACTORIALS[n] as usize == orderings)
+    (1..=crate::engine::permutation::MAX_FULL_DECK).find(|&n| FACTORIALS[n] as usize == orderings)
 }
 
 fn check_orderings(orderings: &Orderings) -> Result<usize, PlotError> {
@@ -546,7 +546,7 @@ fn check_orderings(orderings: &Orderings) -> Result<usize, PlotError> {
     let n = deck_of(len).ok_or_else(|| {
         invalid(format!(
             "{len} orderings is not n! for a deck of 1 to {} cards",
-            crate::permutation::MAX_FULL_DECK
+            crate::engine::permutation::MAX_FULL_DECK
         ))
     })?;
     if orderings.observed.is_some_and(|o| o.trials == 0) {

@@ -4,7 +4,7 @@
 //! having started at position `c`. Ranks are lexicographic, so rank 0 is the identity (the deck
 //! unchanged) and rank n!−1 is the reversed deck.
 
-use crate::algorithms::Card;
+use crate::engine::algorithms::Card;
 
 /// The largest deck whose n! orderings are tallied one by one.
 pub const MAX_FULL_DECK: usize = 11;

@@ -55,7 +55,7 @@ use std::ops::Range;
 use num_bigint::BigUint;
 use num_traits::{One, ToPrimitive, Zero};
 
-use crate::algorithms::Card;
+use crate::engine::algorithms::Card;
 use crate::stats::probability::Probability;
 
 /// A permutation statistic whose law under a uniform shuffle is known exactly.
@@ -719,9 +719,9 @@ fn fraction_below(numerator: &BigUint, denominator: &BigUint, x: f64) -> bool {
 #[allow(clippy::single_range_in_vec_init)]
 mod tests {
     use super::*;
-    use crate::algorithms::Algorithm;
-    use crate::permutation::{cycle_count, factorial as small_factorial, for_each_in_rank_order};
-    use crate::random_source::{BlockRng, FastSource};
+    use crate::engine::algorithms::Algorithm;
+    use crate::engine::permutation::{cycle_count, factorial as small_factorial, for_each_in_rank_order};
+    use crate::engine::random_source::{BlockRng, FastSource};
     use num_rational::BigRational;
     use rand_chacha::ChaCha8Rng;
 
@@ -1289,7 +1289,7 @@ mod tests {
                 deck[position] = next_card[label] as Card;
                 next_card[label] += 1;
             }
-            ways[crate::permutation::rank(&deck)] += 1;
+            ways[crate::engine::permutation::rank(&deck)] += 1;
             // Odometer step over {0..a}^n.
             let Some(digit) = labels.iter().rposition(|&l| l + 1 < a) else {
                 return ways;

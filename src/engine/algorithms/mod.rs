@@ -14,7 +14,7 @@ pub mod sattolo;
 
 pub use overhand::CutProbability;
 
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// One card; a deck is a slice of distinct cards. Card `c` starts at position `c`.
 pub type Card = u16;
@@ -255,7 +255,7 @@ impl Shuffle {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::random_source::ScriptedSource;
+    use crate::engine::random_source::ScriptedSource;
 
     fn run(algorithm: Algorithm, n: usize, script: Vec<usize>) -> (Vec<Card>, usize) {
         let mut deck: Vec<Card> = (0..n as Card).collect();
@@ -420,8 +420,8 @@ mod tests {
     fn the_riffle_runs_on_a_deck_of_thousands_of_cards() {
         let mut deck: Vec<Card> = (0..5000).collect();
         let mut scratch = vec![0; 5000];
-        let mut source = crate::random_source::FastSource::new(
-            <rand_chacha::ChaCha8Rng as crate::random_source::BlockRng>::for_block(1, 0),
+        let mut source = crate::engine::random_source::FastSource::new(
+            <rand_chacha::ChaCha8Rng as crate::engine::random_source::BlockRng>::for_block(1, 0),
         );
         Shuffle::once(Algorithm::Riffle).apply(&mut deck, &mut scratch, &mut source);
         let mut sorted = deck.clone();

@@ -16,7 +16,7 @@
 use std::fmt;
 
 use super::Card;
-use crate::random_source::RandomSource;
+use crate::engine::random_source::RandomSource;
 
 /// `overhand`: one overhand pass of `deck` (any length), using `scratch` (at least as long) to
 /// hold the original order.

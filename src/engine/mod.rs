@@ -1,0 +1,10 @@
+//! The engine: shuffle algorithms, the random source they draw from, permutations, the tallies
+//! and the simulations that fill them. It never sees the command line and never prints.
+
+pub mod algorithms;
+pub mod emit;
+pub mod marginal;
+pub mod permutation;
+pub mod random_source;
+pub mod simulate;
+pub mod simulate_marginal;

@@ -1,0 +1,6 @@
+//! Exact theory: the exact engine (the algorithms' own code driven over every choice path), the
+//! exact laws of permutation statistics and of riffles, and mixing curves.
+
+pub mod exact;
+pub mod mixing;
+pub mod permutation_statistics;
