@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::engine::algorithms::{Algorithm, CutProbability};
-use crate::output::{CsvTable, Format};
 use crate::engine::random_source::RngKind;
+use crate::output::{CsvTable, Format};
 use crate::report::run::Against;
 
 const EXIT_CODES: &str = "\

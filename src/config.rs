@@ -4,19 +4,20 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 
-use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
 use crate::cli::{
     CheckAgainst, CheckArgs, CompareArgs, ModeChoice, OutputArgs, PassesRange, RunArgs, TheoryArgs,
 };
-use crate::theory::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
-use crate::output::{CsvTable, Format, Terminal};
+use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
 use crate::engine::marginal::MAX_MARGINAL_DECK;
-use crate::theory::mixing::max_mixing_deck;
-use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::engine::permutation::{MAX_FULL_DECK, factorial};
-use crate::input::permutation_reader::{InputSource, ReaderOptions};
 use crate::engine::random_source::RngKind;
-use crate::report::run::{Against, TallyMode};
+use crate::engine::tally::TallyMode;
+use crate::input::permutation_reader::{InputSource, ReaderOptions};
+use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
+use crate::output::{CsvTable, Format, Terminal};
+use crate::report::run::Against;
+use crate::theory::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
+use crate::theory::mixing::max_mixing_deck;
 
 /// Memory a run may take when the available memory cannot be read (bytes).
 pub const FALLBACK_MEMORY_LIMIT: u64 = 8 << 30;

@@ -18,12 +18,14 @@ use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::engine::algorithms::Algorithm;
 use shuffle_bias::engine::emit::emit_permutations;
-use shuffle_bias::theory::exact::{Law, exact_law};
 use shuffle_bias::engine::permutation::factorial;
-use shuffle_bias::input::permutation_reader::{Input, InputSource, ReaderOptions, read_permutations};
 use shuffle_bias::engine::random_source::RngKind;
-use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
 use shuffle_bias::engine::simulate::{SimulationSpec, Tally, simulate};
+use shuffle_bias::input::permutation_reader::{
+    Input, InputSource, ReaderOptions, read_permutations,
+};
+use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
+use shuffle_bias::theory::exact::{Law, exact_law};
 
 const RUNS: u64 = 1000;
 

@@ -8,8 +8,9 @@ use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::engine::algorithms::Card;
 use shuffle_bias::engine::marginal::{MAX_MARGINAL_DECK, MarginalTally};
+use shuffle_bias::engine::tally::TallyMode;
 use shuffle_bias::input::permutation_reader::{
-    Input, InputError, InputSource, InputTally, Numbering, ReaderOptions, TallyMode, open_sources,
+    Input, InputError, InputSource, InputTally, Numbering, ReaderOptions, open_sources,
     read_permutations,
 };
 

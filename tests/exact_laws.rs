@@ -2,9 +2,9 @@
 //! derivations, and the published facts each algorithm is known for.
 
 use shuffle_bias::engine::algorithms::{Algorithm, Card};
-use shuffle_bias::theory::exact::{ExactFractions, exact_law};
 use shuffle_bias::engine::permutation::{cycle_count, factorial, rank};
 use shuffle_bias::engine::random_source::ScriptedSource;
+use shuffle_bias::theory::exact::{ExactFractions, exact_law};
 
 fn fractions(algorithm: Algorithm, n: usize) -> ExactFractions {
     exact_law(algorithm, n, 100_000_000)
@@ -284,10 +284,10 @@ fn naive_on_nine_cards_is_exact_by_step_propagation_within_the_default_budget() 
 // Riffle and overhand shuffles, and several passes.
 
 use shuffle_bias::engine::algorithms::{CutProbability, Shuffle};
+use shuffle_bias::engine::permutation::for_each_in_rank_order;
 use shuffle_bias::theory::exact::{
     ExactError, convolve_passes, first_path, mixing_curve, propagate_steps, walk_paths,
 };
-use shuffle_bias::engine::permutation::for_each_in_rank_order;
 
 /// C(m, k), exactly.
 fn binomial(m: u128, k: u128) -> u128 {

@@ -8,8 +8,9 @@ use proptest::prelude::*;
 use shuffle_bias::engine::algorithms::Card;
 use shuffle_bias::engine::marginal::MarginalTally;
 use shuffle_bias::engine::permutation::{factorial, rank, unrank};
+use shuffle_bias::engine::tally::TallyMode;
 use shuffle_bias::input::permutation_reader::{
-    Input, InputSource, InputTally, ReaderOptions, TallyMode, read_permutations,
+    Input, InputSource, InputTally, ReaderOptions, read_permutations,
 };
 
 fn read_tally(bytes: Vec<u8>, options: &ReaderOptions) -> Result<InputTally, String> {

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::engine::algorithms::{Algorithm, Shuffle};
-use shuffle_bias::theory::exact::exact_law;
 use shuffle_bias::engine::random_source::RngKind;
-use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
 use shuffle_bias::engine::simulate::{SimulationSpec, simulate};
+use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
+use shuffle_bias::theory::exact::exact_law;
 
 const ALPHA: f64 = 0.001;
 

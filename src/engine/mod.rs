@@ -8,3 +8,4 @@ pub mod permutation;
 pub mod random_source;
 pub mod simulate;
 pub mod simulate_marginal;
+pub mod tally;

@@ -14,7 +14,9 @@ use std::time::Duration;
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 
 use crate::engine::algorithms::{Algorithm, Card, Shuffle};
-use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array};
+use crate::engine::permutation::{
+    FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
+};
 use crate::engine::random_source::{BlockRng, FastSource, RngKind};
 
 /// Trials per block. Part of the reproducibility contract: changing it changes every count.

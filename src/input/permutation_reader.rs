@@ -90,7 +90,7 @@ pub enum Numbering {
     Labels,
 }
 
-pub use crate::report::run::TallyMode;
+use crate::engine::tally::TallyMode;
 
 /// The reader's side of a [`TallyMode`]: `Full` gives [`InputCounts::Full`] (every ordering
 /// counted), `Marginal` gives [`InputCounts::Marginal`] (every permutation passed to

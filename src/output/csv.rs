@@ -6,9 +6,10 @@
 use std::io::{self, Write};
 
 use super::{CsvTable, Exporter, Report, entries};
-use crate::report::comparison::CompareReport;
 use crate::engine::permutation::{factorial, format_permutation};
-use crate::report::run::{MAX_LISTED_DECK, RunReport, TallyMode, TheoryReport};
+use crate::engine::tally::TallyMode;
+use crate::report::comparison::CompareReport;
+use crate::report::run::{MAX_LISTED_DECK, RunReport, TheoryReport};
 
 /// Writes the chosen table.
 pub struct CsvExporter {

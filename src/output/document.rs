@@ -9,7 +9,7 @@
 use comfy_table::presets::UTF8_FULL_CONDENSED;
 use comfy_table::{CellAlignment, ContentArrangement, Table};
 
-use super::table::wrap;
+use super::text::wrap;
 
 /// The width terminal text and tables are drawn to.
 pub const TERMINAL_WIDTH: u16 = 80;

@@ -15,13 +15,14 @@ pub mod plot;
 pub mod progress;
 pub mod svg;
 pub mod table;
+pub mod text;
 
 use std::io::{self, Write};
 
 use crate::engine::algorithms::Algorithm;
 use crate::report::comparison::CompareReport;
-use crate::theory::mixing::MixingReport;
 use crate::report::run::{RunReport, TheoryReport};
+use crate::theory::mixing::MixingReport;
 
 /// Anything an exporter can write.
 pub enum Report<'a> {

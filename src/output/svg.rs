@@ -7,13 +7,14 @@
 
 use std::io::{self, Write};
 
-use super::table::group;
+use super::text::group;
 use super::{Exporter, Report};
+use crate::engine::tally::TallyMode;
 use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
     TvAxis, compare_picture, mixing_curve, run_picture,
 };
-use crate::report::run::{RunReport, TallyMode};
+use crate::report::run::RunReport;
 
 /// Writes one SVG picture.
 pub struct SvgExporter;
@@ -113,7 +114,11 @@ fn picture(report: &Report) -> Result<String, PlotError> {
         Report::Mixing(mixing) => {
             let title = format!(
                 "{} · {} cards: total variation distance to uniform",
-                crate::engine::algorithms::shuffle_label(mixing.algorithm, mixing.cut_probability, 1),
+                crate::engine::algorithms::shuffle_label(
+                    mixing.algorithm,
+                    mixing.cut_probability,
+                    1
+                ),
                 mixing.deck
             );
             let points: Vec<(u32, f64)> = mixing

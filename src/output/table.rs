@@ -7,15 +7,17 @@
 use std::io::{self, Write};
 
 use super::document::{Document, TableBlock};
+use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
 use crate::engine::algorithms::shuffle_label;
-use crate::report::comparison::CompareReport;
-use crate::theory::mixing::MixingReport;
 use crate::engine::permutation::format_permutation;
+use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::Numbering;
+use crate::report::comparison::CompareReport;
 use crate::report::run::{
-    LawRow, PermutationRow, RunReport, StatisticResult, TallyMode, TheoryReport, format_p,
+    LawRow, PermutationRow, RunReport, StatisticResult, TheoryReport, format_p,
 };
+use crate::theory::mixing::MixingReport;
 
 /// The width of `compare`'s table (one row per algorithm, eight columns).
 const COMPARE_WIDTH: u16 = 120;
@@ -67,50 +69,6 @@ fn new_table(header: &[&str]) -> TableBlock {
 
 fn align_right_from(table: &mut TableBlock, first: usize) {
     table.align_right_from(first);
-}
-
-/// 1234567 → `1,234,567`.
-pub fn group(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
-/// `count` grouped, with `noun` in the singular for one and the plural (`noun` + s) otherwise:
-/// `1 permutation`, `1,000 permutations`.
-pub fn plural(count: u64, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{} {noun}s", group(count))
-    }
-}
-
-/// Word-wrap `text` to `width` columns; lines after the first start with `indent`.
-pub fn wrap(text: &str, width: usize, indent: &str) -> String {
-    let mut out = String::new();
-    let mut line_length = 0;
-    for word in text.split_whitespace() {
-        let word_length = word.chars().count();
-        if line_length > 0 && line_length + 1 + word_length > width {
-            out.push('\n');
-            out.push_str(indent);
-            line_length = indent.chars().count();
-        } else if line_length > 0 {
-            out.push(' ');
-            line_length += 1;
-        }
-        out.push_str(word);
-        line_length += word_length;
-    }
-    out.push('\n');
-    out
 }
 
 /// A rate with an SI prefix: `24.5 M`.
@@ -943,11 +901,11 @@ mod tests {
     /// A compare report of every algorithm on 4 cards, 2,000 shuffles each.
     fn compare_of_every_algorithm() -> CompareReport {
         use crate::engine::algorithms::{Algorithm, Shuffle};
-        use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
-        use crate::theory::exact::exact_law;
         use crate::engine::random_source::RngKind;
-        use crate::report::run::{Against, Origin, RunFacts, build_run_report};
         use crate::engine::simulate::{SimulationSpec, simulate};
+        use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
+        use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+        use crate::theory::exact::exact_law;
         use std::sync::Arc;
         use std::sync::atomic::AtomicBool;
         let rows = Algorithm::ALL
@@ -1053,29 +1011,9 @@ mod tests {
     }
 
     #[test]
-    fn long_sentences_wrap_at_the_width_with_an_indent() {
-        let text = wrap("aaa bbb ccc ddd", 9, "  ");
-        assert_eq!(text, "aaa bbb\n  ccc ddd\n");
-        assert!(
-            wrap(&"word ".repeat(50), 80, "  ")
-                .lines()
-                .all(|l| l.chars().count() <= 80)
-        );
-    }
-
-    #[test]
     fn small_percentages_keep_three_significant_digits() {
         assert_eq!(percent(0.25), "25.000%");
         assert_eq!(percent(0.0), "0.000%");
         assert_eq!(percent(1.0 / 362_880.0), "2.756e-4%");
-    }
-
-    #[test]
-    fn thousands_are_grouped_with_commas() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(240_000), "240,000");
-        assert_eq!(group(39_916_800), "39,916,800");
     }
 }

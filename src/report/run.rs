@@ -13,23 +13,24 @@ use serde::Serialize;
 use serde::ser::SerializeSeq;
 
 use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
-use crate::theory::exact::{ExactError, Law};
 use crate::engine::marginal::MarginalTally;
-use crate::theory::mixing::riffle_note;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
-use crate::input::permutation_reader::{InvalidLine, Numbering};
-use crate::theory::permutation_statistics::{
-    Statistic, StatisticValues, ValueLaw, big_factorial, pool_bins, ratio_to_f64, ratio_to_ln,
-    riffle_rising_value_law,
-};
 use crate::engine::random_source::RngKind;
 use crate::engine::simulate::Tally;
+use crate::engine::tally::TallyMode;
+use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::holm::holm_adjust;
 use crate::stats::power::{detection_power, trials_for_power};
 use crate::stats::probability::{Probability, ln_sum};
 use crate::stats::pvalue::PValue;
+use crate::theory::exact::{ExactError, Law};
+use crate::theory::mixing::riffle_note;
+use crate::theory::permutation_statistics::{
+    Statistic, StatisticValues, ValueLaw, big_factorial, pool_bins, ratio_to_f64, ratio_to_ln,
+    riffle_rising_value_law,
+};
 
 /// How many most- and least-frequent permutations the report lists.
 pub const EXTREMES: usize = 5;
@@ -37,27 +38,6 @@ pub const EXTREMES: usize = 5;
 pub const TARGET_POWER: f64 = 0.99;
 /// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
-
-/// What was tallied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum TallyMode {
-    /// Every one of the n! orderings.
-    #[default]
-    Full,
-    /// The position matrix, the identity and the permutation statistics (any deck size).
-    Marginal,
-}
-
-impl TallyMode {
-    /// The largest deck this mode can tally (the smallest is 2).
-    pub fn max_deck(self) -> usize {
-        match self {
-            TallyMode::Full => crate::engine::permutation::MAX_FULL_DECK,
-            TallyMode::Marginal => crate::engine::marginal::MAX_MARGINAL_DECK,
-        }
-    }
-}
 
 /// Which hypothesis the verdict tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]

@@ -28,9 +28,9 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::engine::algorithms::{Card, Shuffle};
-use crate::interrupt;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
+use crate::interrupt;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).

@@ -720,7 +720,9 @@ fn fraction_below(numerator: &BigUint, denominator: &BigUint, x: f64) -> bool {
 mod tests {
     use super::*;
     use crate::engine::algorithms::Algorithm;
-    use crate::engine::permutation::{cycle_count, factorial as small_factorial, for_each_in_rank_order};
+    use crate::engine::permutation::{
+        cycle_count, factorial as small_factorial, for_each_in_rank_order,
+    };
     use crate::engine::random_source::{BlockRng, FastSource};
     use num_rational::BigRational;
     use rand_chacha::ChaCha8Rng;

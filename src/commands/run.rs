@@ -1,0 +1,146 @@
+//! `run`: simulate a shuffle, tally it, judge it against uniform or its exact law.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{
+    Counted, Failure, Sink, Theory, exact_law_shown, finish_run, marginal_theory, open_output,
+};
+use crate::config::RunConfig;
+use crate::engine::emit::emit_permutations;
+use crate::engine::simulate::{SimulationSpec, simulate};
+use crate::engine::simulate_marginal::simulate_marginal;
+use crate::engine::tally::TallyMode;
+use crate::exit_code::ExitCode;
+use crate::interrupt;
+use crate::output::files::Target;
+use crate::output::progress::Progress;
+use crate::report::run::build_marginal_report;
+use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+
+pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
+    let out = open_output(&config.output)?;
+    let mut emitted = match &config.emit_permutations {
+        None => None,
+        Some(target) => Some(Sink::open("--emit-permutations", target)?),
+    };
+    // The theory is computed before the long run, so that an impossible `--against model`
+    // fails at once.
+    let theory = match config.mode {
+        TallyMode::Full => {
+            let law = exact_law_shown(
+                config.shuffle,
+                config.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?
+            .map(Arc::new);
+            if let (Against::Model, Err(error)) = (config.against, &law) {
+                return Err(Failure::Message(format!(
+                    "--against model: no exact law for {} at {} cards: {error}; use --against \
+                     uniform",
+                    config.shuffle.label(),
+                    config.deck
+                )));
+            }
+            Theory::Full(Some(law))
+        }
+        TallyMode::Marginal => {
+            let theory = marginal_theory(
+                config.shuffle,
+                config.deck,
+                config.max_paths,
+                config.max_paths_given,
+                config.quiet,
+            )?;
+            if config.against == Against::Model && theory.source.is_none() {
+                return Err(Failure::Message(format!(
+                    "--against model: no exact law of {} is known at {} cards in marginal mode; \
+                     use --against uniform",
+                    config.shuffle.label(),
+                    config.deck
+                )));
+            }
+            Theory::Marginal(theory)
+        }
+    };
+
+    let spec = SimulationSpec {
+        shuffle: config.shuffle,
+        deck: config.deck,
+        trials: config.trials,
+        seed: config.seed,
+        rng: config.rng,
+        threads: config.threads,
+    };
+    let progress = Progress::new(config.trials, "shuffles", config.quiet);
+    let stop = interrupt::flag();
+    let started = Instant::now();
+    let mut show = |done| progress.set(done);
+    let (counted, tallied) = match config.mode {
+        TallyMode::Full => {
+            let tally = simulate(&spec, stop, &mut show);
+            let tallied = tally.trials;
+            (Counted::Full(tally), tallied)
+        }
+        TallyMode::Marginal => {
+            let tally = simulate_marginal(&spec, stop, &mut show);
+            let tallied = tally.trials;
+            (Counted::Marginal(tally), tallied)
+        }
+    };
+    let elapsed_seconds = started.elapsed().as_secs_f64();
+    progress.finish();
+    let mut emit_interrupted = false;
+    if let (Some(mut sink), Some(target)) = (emitted.take(), &config.emit_permutations) {
+        let name = match target {
+            Target::Stdout => "stdout".to_string(),
+            Target::File(path) => path.display().to_string(),
+        };
+        // The completed shuffles need not be contiguous after a stop: write nothing rather than
+        // a file whose counts would not match the report.
+        let mut complete = tallied == spec.trials;
+        if complete {
+            sink.write_with("--emit-permutations", |writer| {
+                complete = emit_permutations(&spec, writer, stop)?;
+                Ok(())
+            })?;
+        }
+        if complete {
+            sink.commit()?;
+        } else {
+            emit_interrupted = true;
+            eprintln!("shuffle-bias: interrupted: the permutations were not written to {name}");
+        }
+    }
+
+    let facts = RunFacts {
+        command: "run",
+        shuffle: Some(config.shuffle),
+        origin: Origin::Simulation {
+            seed: config.seed,
+            rng: config.rng,
+            threads: config.threads,
+        },
+        trials_requested: config.trials,
+        elapsed_seconds,
+        interrupted: tallied < config.trials,
+        alpha: config.alpha,
+        against: config.against,
+        all_orderings: config.all_orderings,
+    };
+    let report = match (counted, theory) {
+        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
+        (Counted::Marginal(tally), Theory::Marginal(theory)) => {
+            build_marginal_report(&facts, tally, theory)
+        }
+        _ => unreachable!("the tally and the theory follow the same mode"),
+    };
+    let code = finish_run(&config.output, &report, out)?;
+    Ok(if emit_interrupted {
+        ExitCode::Interrupted
+    } else {
+        code
+    })
+}

@@ -1,0 +1,70 @@
+//! `theory`: an algorithm's exact law, or its mixing curve over several passes.
+
+use std::sync::Arc;
+
+use super::{Failure, exact_law_shown, open_output, write_report};
+use crate::config::TheoryConfig;
+use crate::exit_code::ExitCode;
+use crate::output::Report;
+use crate::output::progress::Progress;
+use crate::report::run::build_theory_report;
+use crate::theory::exact::ExactError;
+use crate::theory::mixing::build_mixing_report;
+
+pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
+    let out = open_output(&config.output)?;
+    if let Some(range) = config.mixing {
+        let progress = Progress::phase(
+            &format!(
+                "computing the mixing curve of {} on {} cards",
+                config.shuffle.algorithm.name(),
+                config.deck
+            ),
+            false,
+        );
+        let report = build_mixing_report(
+            config.shuffle,
+            config.deck,
+            range.first,
+            range.last,
+            config.max_paths,
+        );
+        progress.finish();
+        let report = report.map_err(|error| match error {
+            ExactError::Interrupted => Failure::Interrupted(
+                "while computing the mixing curve; nothing was reported".to_string(),
+            ),
+            error => Failure::Message(format!(
+                "--passes {}..{}: no mixing curve for {} at {} cards: {error}",
+                range.first,
+                range.last,
+                config.shuffle.algorithm.name(),
+                config.deck
+            )),
+        })?;
+        write_report(&config.output, &Report::Mixing(&report), out)?;
+        return Ok(ExitCode::NoBiasDetected);
+    }
+    let law = exact_law_shown(
+        config.shuffle,
+        config.deck,
+        config.max_paths,
+        config.max_paths_given,
+        false,
+    )?
+    .map_err(|error| {
+        Failure::Message(format!(
+            "no exact law for {} at {} cards: {error}",
+            config.shuffle.label(),
+            config.deck
+        ))
+    })?;
+    let report = build_theory_report(
+        config.shuffle,
+        Arc::new(law),
+        config.alpha,
+        config.all_orderings,
+    );
+    write_report(&config.output, &Report::Theory(&report), out)?;
+    Ok(ExitCode::NoBiasDetected)
+}

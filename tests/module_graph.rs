@@ -1,0 +1,237 @@
+//! The house's plan, checked: no module imports a module that imports it back (directly or
+//! through others), and the leaves stay leaves.
+//!
+//! A module is a file of `src/` (a `mod.rs` is its folder's module); it imports every module
+//! its code names with a `crate::` path, tests and comments excepted. A module naming its own
+//! ancestor or descendant is not counted (a folder and its files are one unit of the plan).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+/// Module path (`engine::simulate`) → the source text that counts (no tests, no comments).
+fn modules() -> BTreeMap<String, String> {
+    let mut modules = BTreeMap::new();
+    let mut stack = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("src")];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+                continue;
+            }
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let relative = path
+                .strip_prefix(Path::new(env!("CARGO_MANIFEST_DIR")).join("src"))
+                .unwrap()
+                .with_extension("");
+            let mut parts: Vec<String> = relative
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            if parts.last().is_some_and(|p| p == "mod") {
+                parts.pop();
+            }
+            let name = match parts.as_slice() {
+                [only] if only == "lib" || only == "main" => String::new(),
+                _ => parts.join("::"),
+            };
+            let text = std::fs::read_to_string(&path).unwrap();
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            let code: Vec<&str> = code
+                .lines()
+                .filter(|line| !line.trim_start().starts_with("//"))
+                .collect();
+            modules.insert(name, code.join("\n"));
+        }
+    }
+    modules
+}
+
+/// Every `crate::a::b::…` path in `code`, as its segments; a group `crate::a::{b::c, d}`
+/// gives `a::b::c` and `a::d`.
+fn crate_paths(code: &str) -> Vec<Vec<String>> {
+    let mut paths = Vec::new();
+    for (start, _) in code.match_indices("crate::") {
+        expand(&code[start + "crate::".len()..], Vec::new(), &mut paths);
+    }
+    paths
+}
+
+/// Read the path at the start of `text` after `prefix`, pushing each full path to `paths`;
+/// returns the length of `text` consumed.
+fn expand(text: &str, prefix: Vec<String>, paths: &mut Vec<Vec<String>>) -> usize {
+    let mut segments = prefix;
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        if let Some(group) = rest.strip_prefix('{') {
+            // Items separated by commas up to the matching brace.
+            let mut used = 1;
+            let mut inner = group;
+            loop {
+                let skipped = inner.len() - inner.trim_start().len();
+                inner = &inner[skipped..];
+                used += skipped;
+                if let Some(after) = inner.strip_prefix('}') {
+                    return at + used + (inner.len() - after.len());
+                }
+                if let Some(after) = inner.strip_prefix(',') {
+                    used += 1;
+                    inner = after;
+                    continue;
+                }
+                let consumed = expand(inner, segments.clone(), paths);
+                if consumed == 0 {
+                    // Not a path (a glob `*` or `self`): skip one character.
+                    used += inner.chars().next().map_or(0, char::len_utf8);
+                    inner = &inner[inner.chars().next().map_or(0, char::len_utf8)..];
+                    if inner.is_empty() {
+                        return at + used;
+                    }
+                } else {
+                    used += consumed;
+                    inner = &inner[consumed..];
+                }
+            }
+        }
+        let end = rest
+            .find(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            break;
+        }
+        segments.push(rest[..end].to_string());
+        at += end;
+        match text[at..].strip_prefix("::") {
+            Some(_) => at += 2,
+            None => break,
+        }
+    }
+    if !segments.is_empty() {
+        paths.push(segments);
+    }
+    at
+}
+
+/// Whether `module` is `area` or inside it.
+fn within(module: &str, area: &str) -> bool {
+    module == area || module.starts_with(&format!("{area}::"))
+}
+
+fn related(a: &str, b: &str) -> bool {
+    a == b || a.starts_with(&format!("{b}::")) || b.starts_with(&format!("{a}::"))
+}
+
+/// Module → the modules it imports.
+fn import_graph() -> BTreeMap<String, BTreeSet<String>> {
+    let modules = modules();
+    let mut graph = BTreeMap::new();
+    for (name, code) in &modules {
+        let mut imports = BTreeSet::new();
+        // `super::x` in module `a::b` is `a::x` (in a folder's mod.rs too: its module is `a`,
+        // whose parent is the crate).
+        let parent: Vec<String> = name.rsplit_once("::").map_or(Vec::new(), |(parent, _)| {
+            parent.split("::").map(String::from).collect()
+        });
+        let mut paths = crate_paths(code);
+        for (start, _) in code.match_indices("super::") {
+            let before = code[..start].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+                continue;
+            }
+            expand(&code[start + "super::".len()..], parent.clone(), &mut paths);
+        }
+        for path in paths {
+            // The longest prefix that is a module is the module imported.
+            if let Some(target) = (1..=path.len())
+                .rev()
+                .map(|k| path[..k].join("::"))
+                .find(|candidate| modules.contains_key(candidate))
+                && !related(name, &target)
+            {
+                imports.insert(target);
+            }
+        }
+        graph.insert(name.clone(), imports);
+    }
+    graph
+}
+
+/// Whether `to` can be reached from `from`.
+fn reaches(graph: &BTreeMap<String, BTreeSet<String>>, from: &str, to: &str) -> bool {
+    let mut seen = BTreeSet::new();
+    let mut stack = vec![from.to_string()];
+    while let Some(module) = stack.pop() {
+        for next in graph.get(&module).into_iter().flatten() {
+            if next == to {
+                return true;
+            }
+            if seen.insert(next.clone()) {
+                stack.push(next.clone());
+            }
+        }
+    }
+    false
+}
+
+#[test]
+fn no_module_imports_a_module_that_imports_it_back() {
+    let graph = import_graph();
+    assert!(graph.len() > 20, "the source tree was found: {graph:?}");
+    let mut cycles = Vec::new();
+    for (module, imports) in &graph {
+        for imported in imports {
+            if reaches(&graph, imported, module) {
+                cycles.push(format!("{module} → {imported} → … → {module}"));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "import cycles:\n{}", cycles.join("\n"));
+}
+
+#[test]
+fn the_statistics_and_the_text_helpers_are_leaves() {
+    let graph = import_graph();
+    for leaf in ["stats", "output::text"] {
+        let imports: Vec<&String> = graph
+            .iter()
+            .filter(|(module, _)| within(module, leaf))
+            .flat_map(|(_, imports)| imports)
+            .filter(|imported| !within(imported, leaf))
+            .collect();
+        assert!(imports.is_empty(), "{leaf} imports {imports:?}");
+    }
+}
+
+#[test]
+fn the_engine_and_the_theory_never_see_the_command_line_or_the_output() {
+    let graph = import_graph();
+    for layer in ["engine", "theory", "stats", "input"] {
+        for (module, imports) in graph.iter().filter(|(m, _)| within(m, layer)) {
+            for imported in imports {
+                assert!(
+                    !["cli", "config", "commands", "output", "report"]
+                        .iter()
+                        .any(|upper| within(imported, upper)),
+                    "{module} imports {imported}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_path_finder_sees_through_groups_and_nesting() {
+    let paths = crate_paths(
+        "use crate::engine::{simulate::Tally, tally::{self, TallyMode}};\nx = crate::stats::pvalue::PValue::ONE;",
+    );
+    let joined: Vec<String> = paths.iter().map(|p| p.join("::")).collect();
+    assert!(
+        joined.contains(&"engine::simulate".to_string()),
+        "{joined:?}"
+    );
+    assert!(joined.contains(&"engine::tally".to_string()), "{joined:?}");
+    assert!(joined.contains(&"stats::pvalue".to_string()), "{joined:?}");
+}
