@@ -3,6 +3,8 @@
 
 pub mod algorithms;
 pub mod emit;
+pub mod generators;
+pub mod mapping;
 pub mod marginal;
 pub mod permutation;
 pub mod random_source;
