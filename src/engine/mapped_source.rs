@@ -17,7 +17,7 @@ use super::generators::{
     V8LegacyMathRandom, V8MathRandom, WordSource, Xoshiro256PlusPlus,
 };
 use super::mapping::{Mapping, MappingError, View, Words};
-use super::random_source::{BlockRng, RandomSource, RngKind};
+use super::random_source::{BlockRng, BlockSources, FastSources, RandomSource, RngKind};
 
 /// A ChaCha stream as a word generator: its 32-bit words (`next_u32`), block `b` of seed `s`
 /// being ChaCha stream `b` under the key SplitMix64 expands from `s`, as in the fast path.
@@ -115,7 +115,10 @@ impl SourceSpec {
 
 macro_rules! any_words {
     ($($variant:ident($ty:ty) = $generator:expr),* $(,)?) => {
-        /// One generator's [`View`], chosen at run time.
+        /// One generator's [`View`], chosen at run time. The Mersenne Twister's 2.5 KB of state
+        /// makes the variants unequal; boxing it would add an indirection to every word, for a
+        /// value made once per block of 65,536 shuffles.
+        #[allow(clippy::large_enum_variant)]
         #[derive(Debug, Clone)]
         enum AnyWords {
             $($variant(View<$ty>),)*
@@ -190,6 +193,52 @@ impl MappedSource {
             words: AnyWords::for_block(spec.generator, spec.bits, seed, block)?,
             mapping: spec.mapping,
         })
+    }
+}
+
+impl SourceSpec {
+    /// The simulation's default for a ChaCha variant: Lemire's reduction on its 32-bit words.
+    pub fn chacha(rng: RngKind) -> SourceSpec {
+        SourceSpec {
+            generator: Generator::ChaCha(rng),
+            mapping: Mapping::Lemire,
+            bits: None,
+        }
+    }
+}
+
+/// Work to do with a run's block sources, whatever their type: [`dispatch`] calls
+/// [`SourcesVisitor::visit`] with the concrete sources, so each loop is compiled for them.
+pub trait SourcesVisitor {
+    /// What the work gives.
+    type Output;
+    /// Do the work with `sources`.
+    fn visit<B: BlockSources>(self, sources: &B) -> Self::Output;
+}
+
+/// The one place a run's random source is chosen: ChaCha with Lemire's reduction on native
+/// words takes the buffered fast path ([`FastSources`]), anything else a [`MappedSource`].
+pub fn dispatch<V: SourcesVisitor>(source: &SourceSpec, visitor: V) -> V::Output {
+    match source.generator {
+        Generator::ChaCha(RngKind::Chacha8) if source.is_fast_path() => {
+            visitor.visit(&FastSources::<ChaCha8Rng>::default())
+        }
+        Generator::ChaCha(RngKind::Chacha12) if source.is_fast_path() => {
+            visitor.visit(&FastSources::<ChaCha12Rng>::default())
+        }
+        Generator::ChaCha(RngKind::Chacha20) if source.is_fast_path() => {
+            visitor.visit(&FastSources::<ChaCha20Rng>::default())
+        }
+        _ => visitor.visit(source),
+    }
+}
+
+impl BlockSources for SourceSpec {
+    type Source = MappedSource;
+
+    fn for_block(&self, seed: u64, block: u64) -> MappedSource {
+        MappedSource::for_block(self, seed, block)
+            .expect("the configuration refuses a word width the generator cannot give")
     }
 }
 
