@@ -28,6 +28,7 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::engine::algorithms::{Card, Shuffle};
+use crate::engine::mapping::Mapping;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
@@ -138,6 +139,39 @@ impl std::fmt::Display for ExactError {
     }
 }
 
+/// How the integer of a `below(k)` is distributed: uniformly (the default), or as a range
+/// mapping on uniform words gives it ([`Mapping::weights`]): `--map modulo --bits 8` makes the
+/// residues below 2^8 mod k one word in 2^8 likelier than the others, and the exact law follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceLaw {
+    /// The mapping of a word into `[0, k)`.
+    pub mapping: Mapping,
+    /// The width of its uniform input (the word width, or for `float` the precision of its
+    /// doubles: [`Mapping::input_bits`]).
+    pub bits: u32,
+}
+
+impl ChoiceLaw {
+    /// P(j) for a draw below `k`, as a reduced fraction.
+    fn probability(self, k: u64, j: u64) -> (u128, u128) {
+        reduced(
+            self.mapping.weight(k, self.bits, j),
+            self.mapping.denominator(k, self.bits),
+        )
+    }
+
+    /// P(draw below `k` is below `a`), as a reduced fraction.
+    fn probability_below(self, k: u64, a: u64) -> (u128, u128) {
+        let weight = (0..a).map(|j| self.mapping.weight(k, self.bits, j)).sum();
+        reduced(weight, self.mapping.denominator(k, self.bits))
+    }
+}
+
+fn reduced(numerator: u128, denominator: u128) -> (u128, u128) {
+    let divisor = gcd(numerator, denominator).max(1);
+    (numerator / divisor, denominator / divisor)
+}
+
 /// One choice of a recorded path.
 #[derive(Debug, Clone, Copy)]
 struct Branch {
@@ -145,18 +179,21 @@ struct Branch {
     choice: u32,
     /// How many options there are.
     options: u32,
-    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a uniform
-    /// choice among `options`.
-    bernoulli: Option<(u64, u64)>,
+    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a choice
+    /// among `options`.
+    bernoulli: Option<(u128, u128)>,
+    /// How a choice among `options` is distributed (None: uniformly).
+    law: Option<ChoiceLaw>,
 }
 
 impl Branch {
     /// The probability of the option taken, as (numerator, denominator).
-    fn probability(self) -> (u64, u64) {
-        match self.bernoulli {
-            None => (1, u64::from(self.options)),
-            Some((a, b)) if self.choice == 1 => (a, b),
-            Some((a, b)) => (b - a, b),
+    fn probability(self) -> (u128, u128) {
+        match (self.bernoulli, self.law) {
+            (Some((a, b)), _) if self.choice == 1 => (a, b),
+            (Some((a, b)), _) => (b - a, b),
+            (None, None) => (1, u128::from(self.options)),
+            (None, Some(law)) => law.probability(u64::from(self.options), u64::from(self.choice)),
         }
     }
 }
@@ -168,9 +205,19 @@ pub struct PathWalker {
     path: Vec<Branch>,
     /// How many choices of the path the current run has consumed.
     position: usize,
+    /// How a `below(k)` is distributed (None: uniformly).
+    law: Option<ChoiceLaw>,
 }
 
 impl PathWalker {
+    /// A walker whose `below(k)` follows `law` (None: uniform).
+    pub fn with_law(law: Option<ChoiceLaw>) -> Self {
+        PathWalker {
+            law,
+            ..PathWalker::default()
+        }
+    }
+
     /// The current path's probability as a reduced fraction (None if a product overflows 128
     /// bits), and as a float.
     fn weight(&self) -> (Option<(u128, u128)>, f64) {
@@ -180,16 +227,11 @@ impl PathWalker {
             let (a, b) = branch.probability();
             float *= a as f64 / b as f64;
             exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
-                Some((
-                    numerator.checked_mul(u128::from(a))?,
-                    denominator.checked_mul(u128::from(b))?,
-                ))
+                let (numerator, denominator) =
+                    reduced(numerator.checked_mul(a)?, denominator.checked_mul(b)?);
+                Some((numerator, denominator))
             });
         }
-        let exact = exact.map(|(numerator, denominator)| {
-            let divisor = gcd(numerator, denominator);
-            (numerator / divisor, denominator / divisor)
-        });
         (exact, float)
     }
 
@@ -208,7 +250,8 @@ impl PathWalker {
     }
 
     /// The recorded choice at the current position, or the first option of a new branch.
-    fn choose(&mut self, options: u32, bernoulli: Option<(u64, u64)>) -> u32 {
+    fn choose(&mut self, options: u32, bernoulli: Option<(u128, u128)>) -> u32 {
+        let law = if bernoulli.is_none() { self.law } else { None };
         let choice = match self.path.get(self.position) {
             Some(branch) => {
                 debug_assert_eq!(
@@ -223,6 +266,7 @@ impl PathWalker {
                     choice: 0,
                     options,
                     bernoulli,
+                    law,
                 });
                 0
             }
@@ -241,13 +285,20 @@ impl RandomSource for PathWalker {
         self.below(2) == 1
     }
 
-    /// A two-way branch weighted a/b and (b − a)/b; no branch at all when one side is
-    /// impossible.
+    /// A two-way branch weighted a/b and (b − a)/b — under a mapping, P(below(b) < a) and its
+    /// complement — with no branch at all when one side is impossible.
     fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
         if numerator == 0 || numerator >= denominator {
             return numerator > 0;
         }
-        self.choose(2, Some((numerator as u64, denominator as u64))) == 1
+        let (a, b) = match self.law {
+            None => (numerator as u128, denominator as u128),
+            Some(law) => law.probability_below(denominator as u64, numerator as u64),
+        };
+        if a == 0 || a == b {
+            return a > 0;
+        }
+        self.choose(2, Some((a, b))) == 1
     }
 }
 
@@ -302,6 +353,17 @@ pub fn estimate_paths(shuffle: impl Into<Shuffle>, n: usize, probes: u32) -> f64
 /// most `max_paths` paths (see the module documentation for how several passes are handled and
 /// budgeted).
 pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Result<Law, ExactError> {
+    exact_law_under(shuffle, n, max_paths, None)
+}
+
+/// [`exact_law`] when every `below(k)` the algorithm draws follows `law` (a range mapping on
+/// uniform words) instead of the uniform law; `None` is [`exact_law`].
+pub fn exact_law_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    max_paths: u64,
+    law: Option<ChoiceLaw>,
+) -> Result<Law, ExactError> {
     let shuffle = shuffle.into();
     if n > MAX_EXACT_DECK {
         return Err(ExactError::DeckTooLarge(n));
@@ -323,11 +385,11 @@ pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Resul
                     });
                 }
             }
-            return propagate_steps(shuffle, n, &bounds);
+            return propagate_steps_under(shuffle, n, &bounds, law);
         }
     }
     if passes <= 1 {
-        return walk_paths(shuffle, n, max_paths, estimated);
+        return walk_paths_under(shuffle, n, max_paths, estimated, law);
     }
     // Walk the K-pass shuffle, or convolve one pass's law with itself: whichever is cheaper.
     // Before the one-pass law is known, its support is at most min(n!, its paths).
@@ -337,11 +399,11 @@ pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Resul
         one_pass_paths + one_pass_paths.min(cells) * cells * f64::from(passes - 1);
     let walk_fits = estimated <= max_paths as f64;
     if walk_fits && estimated <= convolution_bound {
-        return walk_paths(shuffle, n, max_paths, estimated);
+        return walk_paths_under(shuffle, n, max_paths, estimated, law);
     }
-    let one_pass = exact_law(shuffle.with_passes(1), n, max_paths)?;
+    let one_pass = exact_law_under(shuffle.with_passes(1), n, max_paths, law)?;
     match convolve_passes(&one_pass, passes, max_paths) {
-        Err(_) if walk_fits => walk_paths(shuffle, n, max_paths, estimated),
+        Err(_) if walk_fits => walk_paths_under(shuffle, n, max_paths, estimated, law),
         result => result,
     }
 }
@@ -353,6 +415,17 @@ pub fn walk_paths(
     n: usize,
     max_paths: u64,
     estimated: f64,
+) -> Result<Law, ExactError> {
+    walk_paths_under(shuffle, n, max_paths, estimated, None)
+}
+
+/// [`walk_paths`] with every `below(k)` following `law` (None: uniform).
+fn walk_paths_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    max_paths: u64,
+    estimated: f64,
+    law: Option<ChoiceLaw>,
 ) -> Result<Law, ExactError> {
     let shuffle = shuffle.into();
     if estimated > max_paths as f64 * 1.5 {
@@ -367,7 +440,7 @@ pub fn walk_paths(
     // Neumaier-compensated f64 sums, used if the common denominator overflows.
     let mut sums = vec![(0.0f64, 0.0f64); cells];
 
-    let mut walker = PathWalker::default();
+    let mut walker = PathWalker::with_law(law);
     let identity: Vec<Card> = (0..n as Card).collect();
     let mut deck = identity.clone();
     let mut scratch = identity.clone();
@@ -474,7 +547,18 @@ pub fn propagate_steps(
     n: usize,
     bounds: &[usize],
 ) -> Result<Law, ExactError> {
-    let operator = PassOperator::steps(shuffle.into(), n, bounds);
+    propagate_steps_under(shuffle, n, bounds, None)
+}
+
+/// [`propagate_steps`] with every choice following `law` (None: uniform); the paths are then
+/// not equally likely, and each choice's stage carries the mapping's weights.
+fn propagate_steps_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    bounds: &[usize],
+    law: Option<ChoiceLaw>,
+) -> Result<Law, ExactError> {
+    let operator = PassOperator::steps(shuffle.into(), n, bounds, law);
     let start = Weights::Exact {
         numerators: point_mass(n, 0),
         denominator: 1,
@@ -541,7 +625,7 @@ pub fn mixing_curve(
     let mut operator = PassOperator::convolution(&law);
     if shuffle.algorithm.choices_act_on_positions() {
         let (bounds, _) = first_path(shuffle, n);
-        let steps_operator = PassOperator::steps(shuffle, n, &bounds);
+        let steps_operator = PassOperator::steps(shuffle, n, &bounds, None);
         if steps_operator.work(n) < operator.work(n) {
             operator = steps_operator;
         }
@@ -702,7 +786,7 @@ impl PassOperator {
 
     /// Step propagation (see [`propagate_steps`]): x ↦ x ∘ Z, then x ↦ x ∘ M_i(c) for each
     /// choice i, c uniform in 0..bounds[i].
-    fn steps(shuffle: Shuffle, n: usize, bounds: &[usize]) -> PassOperator {
+    fn steps(shuffle: Shuffle, n: usize, bounds: &[usize], law: Option<ChoiceLaw>) -> PassOperator {
         let zero = run_script(shuffle, n, vec![0; bounds.len()]);
         let zero_inverse = inverse(&zero);
         let mut stages = vec![Stage {
@@ -720,13 +804,21 @@ impl PassOperator {
                     compose(&zero_inverse, &run_script(shuffle, n, script))
                 })
                 .collect();
-            stages.push(Stage {
-                moves,
-                weights: Weights::Exact {
+            let weights = match law {
+                None => Weights::Exact {
                     numerators: vec![1; bound],
                     denominator: bound as u128,
                 },
-            });
+                Some(law) => {
+                    let mut weights = Weights::Exact {
+                        numerators: law.mapping.weights(bound as u64, law.bits),
+                        denominator: law.mapping.denominator(bound as u64, law.bits),
+                    };
+                    weights.reduce();
+                    weights
+                }
+            };
+            stages.push(Stage { moves, weights });
         }
         PassOperator { stages }
     }
