@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
-use crate::engine::random_source::BlockSources;
+use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 
 /// Write every permutation of the run described by `spec` to `out`, after a `#` header line.
@@ -108,6 +108,7 @@ fn emit_with<B: BlockSources>(
         let mut source = sources.for_block(spec.seed, block);
         for _ in 0..length {
             deck.copy_from_slice(&identity);
+            source.start_shuffle();
             spec.shuffle.apply(&mut deck, &mut scratch, &mut source);
             line.clear();
             for (position, &card) in deck.iter().enumerate() {
@@ -151,6 +152,7 @@ mod tests {
                 generator: Generator::Other(GeneratorKind::AnsiC),
                 mapping: Mapping::Modulo,
                 bits: Some(8),
+                reseed: None,
             },
         ] {
             let mut text = Vec::new();

@@ -18,6 +18,7 @@ use super::generators::{
 };
 use super::mapping::{Mapping, MappingError, View, Words};
 use super::random_source::{BlockRng, BlockSources, FastSources, RandomSource, RngKind};
+use super::simulate::BLOCK_TRIALS;
 
 /// A ChaCha stream as a word generator: its 32-bit words (`next_u32`), block `b` of seed `s`
 /// being ChaCha stream `b` under the key SplitMix64 expands from `s`, as in the fast path.
@@ -86,8 +87,46 @@ impl Generator {
     }
 }
 
+/// Where the seeds of a re-seeded generator come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SeedSequence {
+    /// Each shuffle's seed drawn at random (SplitMix64 of the run's seed and the shuffle's
+    /// number), keeping its low `bits`: a game seeding each deal from a good but short seed.
+    Random,
+    /// The run's seed plus the shuffle's number, modulo 2^bits: a clock ticking once per deal,
+    /// the classic `srand(time(NULL))` before every shuffle.
+    Counter,
+}
+
+/// `--reseed every-shuffle`: a fresh generator before every shuffle, seeded (by the
+/// generator's own convention, e.g. `srand`) with a `bits`-bit value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reseed {
+    /// Bits of each seed (1..=64): at most 2^bits different decks exist.
+    pub bits: u32,
+    /// How the seeds follow one another.
+    pub seeds: SeedSequence,
+}
+
+impl Reseed {
+    /// The seed of shuffle number `trial` (0-based, counted over the whole run) of a run seeded
+    /// with `seed`.
+    pub fn seed_of(self, seed: u64, trial: u64) -> u64 {
+        let value = match self.seeds {
+            SeedSequence::Counter => seed.wrapping_add(trial),
+            SeedSequence::Random => super::generators::block_seed(seed, trial),
+        };
+        if self.bits >= 64 {
+            value
+        } else {
+            value & ((1u64 << self.bits) - 1)
+        }
+    }
+}
+
 /// What a run's random source is made of: the generator, the mapping of a word into `[0, k)`,
-/// and the width of the words the mapping sees (`None`: the generator's native width).
+/// the width of the words the mapping sees (`None`: the generator's native width), and whether
+/// the generator is re-seeded before every shuffle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SourceSpec {
     /// The word generator.
@@ -96,6 +135,8 @@ pub struct SourceSpec {
     pub mapping: Mapping,
     /// `--bits`: the words narrowed to their top W bits, if given.
     pub bits: Option<u32>,
+    /// `--reseed every-shuffle`, if given.
+    pub reseed: Option<Reseed>,
 }
 
 impl SourceSpec {
@@ -108,6 +149,7 @@ impl SourceSpec {
     /// 32-bit words, which the fast path draws.
     pub fn is_fast_path(&self) -> bool {
         matches!(self.generator, Generator::ChaCha(_))
+            && self.reseed.is_none()
             && self.mapping == Mapping::Lemire
             && self.bits.is_none_or(|bits| bits == 32)
     }
@@ -135,6 +177,24 @@ macro_rules! any_words {
                 $(
                     if generator == $generator {
                         let source = <$ty as WordSource>::for_block(seed, block);
+                        return Ok(AnyWords::$variant(match bits {
+                            None => View::native(source),
+                            Some(bits) => View::narrowed(source, bits)?,
+                        }));
+                    }
+                )*
+                unreachable!("every generator has a view")
+            }
+
+            /// The words of `generator` seeded with `value` by its own convention.
+            fn seeded(
+                generator: Generator,
+                bits: Option<u32>,
+                value: u64,
+            ) -> Result<AnyWords, MappingError> {
+                $(
+                    if generator == $generator {
+                        let source = <$ty as WordSource>::from_u64(value);
                         return Ok(AnyWords::$variant(match bits {
                             None => View::native(source),
                             Some(bits) => View::narrowed(source, bits)?,
@@ -183,6 +243,17 @@ any_words! {
 pub struct MappedSource {
     words: AnyWords,
     mapping: Mapping,
+    /// With `--reseed`: what to re-seed with, and the number of the next shuffle in the run.
+    reseed: Option<Reseeding>,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Reseeding {
+    reseed: Reseed,
+    generator: Generator,
+    bits: Option<u32>,
+    seed: u64,
+    next_trial: u64,
 }
 
 impl MappedSource {
@@ -192,6 +263,13 @@ impl MappedSource {
         Ok(MappedSource {
             words: AnyWords::for_block(spec.generator, spec.bits, seed, block)?,
             mapping: spec.mapping,
+            reseed: spec.reseed.map(|reseed| Reseeding {
+                reseed,
+                generator: spec.generator,
+                bits: spec.bits,
+                seed,
+                next_trial: block * BLOCK_TRIALS,
+            }),
         })
     }
 }
@@ -203,6 +281,7 @@ impl SourceSpec {
             generator: Generator::ChaCha(rng),
             mapping: Mapping::Lemire,
             bits: None,
+            reseed: None,
         }
     }
 }
@@ -252,6 +331,17 @@ impl RandomSource for MappedSource {
     fn coin(&mut self) -> bool {
         self.below(2) == 1
     }
+
+    fn start_shuffle(&mut self) {
+        if let Some(reseeding) = &mut self.reseed {
+            let value = reseeding
+                .reseed
+                .seed_of(reseeding.seed, reseeding.next_trial);
+            reseeding.next_trial += 1;
+            self.words = AnyWords::seeded(reseeding.generator, reseeding.bits, value)
+                .expect("the word width was checked when the source was made");
+        }
+    }
 }
 
 #[cfg(test)]
@@ -264,6 +354,7 @@ mod tests {
             generator,
             mapping,
             bits,
+            reseed: None,
         }
     }
 

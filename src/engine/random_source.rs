@@ -27,6 +27,12 @@ pub trait RandomSource {
     fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
         self.below(denominator) < numerator
     }
+
+    /// Called by the simulation before each shuffle. Nothing for a source that is one stream
+    /// (it compiles away); a source that re-seeds its generator before every shuffle, as a game
+    /// calling `srand(time(NULL))` before each deal does, starts afresh here.
+    #[inline(always)]
+    fn start_shuffle(&mut self) {}
 }
 
 /// A machine word on which Lemire's multiply-and-reject reduction can run.

@@ -16,7 +16,7 @@ use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::permutation::{
     FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
 };
-use crate::engine::random_source::{BlockSources, RngKind};
+use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 
 /// Trials per block. Part of the reproducibility contract: changing it changes every count.
 pub const BLOCK_TRIALS: u64 = 1 << 16;
@@ -425,6 +425,7 @@ fn tally_block<B, S, const N: usize>(
     assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
+        source.start_shuffle();
         shuffle(&mut deck, scratch, source);
         count::<N>(counts, rank_array(&deck));
     }
@@ -466,6 +467,7 @@ fn tally_block_prefetched<B, S, const N: usize>(
         let batch = remaining.min(PREFETCH_BATCH);
         for slot in &mut ranks[..batch] {
             let mut deck = identity;
+            source.start_shuffle();
             shuffle(&mut deck, scratch, source);
             let rank = rank_array(&deck);
             prefetch(counts, rank);
@@ -535,6 +537,7 @@ mod tests {
             generator: Generator::Other(GeneratorKind::Msvc),
             mapping: Mapping::Modulo,
             bits: None,
+            reseed: None,
         };
         let one = simulate_from(&spec(1), &source, &stop, &mut |_| {});
         let three = simulate_from(&spec(3), &source, &stop, &mut |_| {});
@@ -545,6 +548,40 @@ mod tests {
             simulate(&spec(1), &stop, &mut |_| {}),
             "another stream"
         );
+    }
+
+    #[test]
+    fn a_generator_reseeded_from_4_bits_before_every_shuffle_makes_at_most_16_decks() {
+        use crate::engine::generators::GeneratorKind;
+        use crate::engine::mapped_source::{Generator, Reseed, SeedSequence};
+        use crate::engine::mapping::Mapping;
+        let stop = AtomicBool::new(false);
+        for seeds in [SeedSequence::Counter, SeedSequence::Random] {
+            let source = SourceSpec {
+                generator: Generator::Other(GeneratorKind::Mt19937),
+                mapping: Mapping::Lemire,
+                bits: None,
+                reseed: Some(Reseed { bits: 4, seeds }),
+            };
+            let spec = SimulationSpec {
+                shuffle: Algorithm::FisherYates.into(),
+                deck: 6,
+                ..spec(2)
+            };
+            let tally = simulate_from(&spec, &source, &stop, &mut |_| {});
+            let seen = tally.counts.iter().filter(|&&c| c > 0).count();
+            assert!(seen <= 16, "{seeds:?}: {seen} orderings from 16 seeds");
+            assert!(seen >= 8, "{seeds:?}: {seen}");
+            assert_eq!(
+                tally,
+                simulate_from(
+                    &SimulationSpec { threads: 3, ..spec },
+                    &source,
+                    &stop,
+                    &mut |_| {}
+                )
+            );
+        }
     }
 
     #[test]

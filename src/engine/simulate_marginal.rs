@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::engine::algorithms::Card;
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
-use crate::engine::random_source::BlockSources;
+use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
 /// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
@@ -86,6 +86,7 @@ where
             let mut done = 0;
             for trial in 1..=length {
                 deck.copy_from_slice(&identity);
+                source.start_shuffle();
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
                 done = trial;

@@ -74,7 +74,11 @@ mod tests {
         let bits = exact.bits();
         let top = (&exact >> (bits - 53)).to_u64_digits()[0] as f64;
         let log2 = (bits - 53) as f64 + top.log2();
-        assert!((log2_factorial(52) - log2).abs() < 1e-9, "{}", log2_factorial(52));
+        assert!(
+            (log2_factorial(52) - log2).abs() < 1e-9,
+            "{}",
+            log2_factorial(52)
+        );
         assert!((log2_factorial(52) - 225.581).abs() < 1e-3);
     }
 
