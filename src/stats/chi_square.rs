@@ -4,7 +4,8 @@
 //! freedom from 1 to 4e7 and for p-values far below 1e−300 (reported in log10).
 
 use super::pvalue::PValue;
-use super::special::{CompensatedSum, ln_gamma_prefix, ln_gamma_q};
+use super::special::{ln_gamma_prefix, ln_gamma_q};
+use super::summation::CompensatedSum;
 use statrs::function::erf::erfc_inv;
 use statrs::function::gamma::ln_gamma;
 use std::f64::consts::SQRT_2;

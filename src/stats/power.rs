@@ -5,7 +5,8 @@
 //! with the exact Poisson-mixture formula (no normal approximation).
 
 use super::chi_square::chi_square_critical;
-use super::special::{CompensatedSum, ln_gamma_density_term, ln_gamma_q};
+use super::special::{ln_gamma_density_term, ln_gamma_q};
+use super::summation::CompensatedSum;
 
 /// Truncation threshold: neglected parts are below e^−60 ≈ 9e−27 (absolute in the
 /// first pass, relative to the largest term in the second).

@@ -31,6 +31,7 @@ use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
+use crate::stats::summation::CompensatedSum;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -365,7 +366,7 @@ pub fn walk_paths(
     let mut numerators = vec![0u128; cells];
     let mut denominator: Option<u128> = Some(1);
     // Neumaier-compensated f64 sums, used if the common denominator overflows.
-    let mut sums = vec![(0.0f64, 0.0f64); cells];
+    let mut sums = vec![CompensatedSum::default(); cells];
 
     let mut walker = PathWalker::default();
     let identity: Vec<Card> = (0..n as Card).collect();
@@ -387,7 +388,7 @@ pub fn walk_paths(
         }
         let cell = rank(&deck);
         let (exact_weight, float_weight) = walker.weight();
-        neumaier_add(&mut sums[cell], float_weight);
+        sums[cell].add(float_weight);
         denominator = match (denominator, exact_weight) {
             (Some(common), Some((weight, path))) => {
                 add_fraction(&mut numerators, common, cell, weight, path)
@@ -409,7 +410,7 @@ pub fn walk_paths(
             .iter()
             .map(|&num| num as f64 / fractions.denominator as f64)
             .collect(),
-        None => sums.iter().map(|(sum, carry)| sum + carry).collect(),
+        None => sums.iter().map(CompensatedSum::total).collect(),
     };
     Ok(Law {
         deck: n,
@@ -841,16 +842,6 @@ fn add_fraction(
     let added = (common / path).checked_mul(weight)?;
     numerators[cell] = numerators[cell].checked_add(added)?;
     Some(common)
-}
-
-fn neumaier_add(sum: &mut (f64, f64), value: f64) {
-    let t = sum.0 + value;
-    if sum.0.abs() >= value.abs() {
-        sum.1 += (sum.0 - t) + value;
-    } else {
-        sum.1 += (value - t) + sum.0;
-    }
-    sum.0 = t;
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
