@@ -13,7 +13,7 @@ use crate::engine::permutation::{MAX_FULL_DECK, factorial};
 use crate::engine::random_source::RngKind;
 use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InputSource, ReaderOptions};
-use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
+use crate::output::files::{FileError, Target, check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format, Terminal};
 use crate::report::run::Against;
 use crate::theory::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
@@ -65,13 +65,118 @@ pub const MAX_TRIALS: u64 = 1 << 53;
 /// The most passes `run` and `check` accept, as `theory` (each pass is a whole shuffle).
 pub const MAX_PASSES: u32 = crate::cli::MAX_PASSES_RANGE;
 
-/// A usage error: the message names the flag and the fix.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UsageError(pub String);
+/// A usage error, grouped by cause: the `Display` is the user's message, which names the flag
+/// (and the value given) and says how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// A number beyond what the flag accepts (`--deck 12: …`, `--alpha 2: …`).
+    #[error("{flag} {value}: {hint}")]
+    OutOfRange {
+        /// The flag.
+        flag: &'static str,
+        /// The value, as shown.
+        value: String,
+        /// What is accepted, and how to fix it.
+        hint: String,
+    },
+    /// A flag (with its value, when it has one) that does not go with the other flags given
+    /// (`--table statistics: … add --mode marginal`).
+    #[error("{flag}{}: {hint}", .value.as_ref().map(|value| format!(" {value}")).unwrap_or_default())]
+    Conflict {
+        /// The flag.
+        flag: &'static str,
+        /// Its value, if the message shows one.
+        value: Option<String>,
+        /// Why it does not fit, and how to fix it.
+        hint: String,
+    },
+    /// A value written wrongly (an empty or repeated label, a picture not named `.svg`).
+    #[error("{flag} {value}: {hint}")]
+    Malformed {
+        /// The flag.
+        flag: &'static str,
+        /// The value, as given.
+        value: String,
+        /// What is wrong, and how to write it.
+        hint: String,
+    },
+    /// A positional argument given twice (`ALGO`, `FILE`).
+    #[error("{argument}: {hint}")]
+    Repeated {
+        /// The argument's name in the usage line.
+        argument: &'static str,
+        /// What was repeated, and how to fix it.
+        hint: String,
+    },
+    /// `--deck` and `--labels` name different numbers of cards.
+    #[error(
+        "--deck {deck} disagrees with --labels, which names {labels} cards; drop --deck or fix \
+         the labels"
+    )]
+    DeckAndLabels {
+        /// `--deck`.
+        deck: usize,
+        /// The number of labels.
+        labels: usize,
+    },
+    /// The tallies (and the exact law, in full mode) would not fit in the memory available.
+    #[error(
+        "--threads {threads} with --deck {deck}: the tallies{} would take {:.1} GiB, more than \
+         the {:.1} GiB this machine can give; use fewer --threads (each keeps its own tally){}",
+        if *.mode == TallyMode::Full { " and the exact law" } else { "" },
+        gib(*.needed),
+        gib(*.limit),
+        if *.mode == TallyMode::Full {
+            ", --mode marginal (positions and statistics only) or a smaller --deck"
+        } else {
+            " or a smaller --deck"
+        }
+    )]
+    Memory {
+        /// `--threads` (given or the number of CPUs).
+        threads: usize,
+        /// `--deck`.
+        deck: usize,
+        /// The mode the run would tally in.
+        mode: TallyMode,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available ([`memory_limit`]).
+        limit: u64,
+    },
+    /// An output or input file that cannot be used (checked before anything runs).
+    #[error(transparent)]
+    File(#[from] FileError),
+}
 
-impl std::fmt::Display for UsageError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+/// Bytes in GiB, for messages.
+fn gib(bytes: u64) -> f64 {
+    bytes as f64 / f64::from(1 << 30)
+}
+
+impl UsageError {
+    fn out_of_range(flag: &'static str, value: impl ToString, hint: impl Into<String>) -> Self {
+        UsageError::OutOfRange {
+            flag,
+            value: value.to_string(),
+            hint: hint.into(),
+        }
+    }
+
+    fn conflict(flag: &'static str, value: impl ToString, hint: impl Into<String>) -> Self {
+        UsageError::Conflict {
+            flag,
+            value: Some(value.to_string()),
+            hint: hint.into(),
+        }
+    }
+
+    fn malformed(flag: &'static str, value: impl ToString, hint: impl Into<String>) -> Self {
+        UsageError::Malformed {
+            flag,
+            value: value.to_string(),
+            hint: hint.into(),
+        }
     }
 }
 
@@ -191,30 +296,40 @@ impl CheckConfig {
         if let Some(deck) = args.deck
             && !(2..=largest).contains(&deck)
         {
-            return Err(UsageError(if args.mode == ModeChoice::Full {
-                format!(
-                    "--deck {deck}: --mode full tallies all n! orderings, which is possible for 2 \
-                     to {MAX_FULL_DECK} cards; use --mode marginal for up to {MAX_MARGINAL_DECK}"
-                )
-            } else {
-                format!("--deck {deck}: decks of 2 to {MAX_MARGINAL_DECK} cards can be checked")
-            }));
+            return Err(UsageError::out_of_range(
+                "--deck",
+                deck,
+                if args.mode == ModeChoice::Full {
+                    format!(
+                        "--mode full tallies all n! orderings, which is possible for 2 to \
+                         {MAX_FULL_DECK} cards; use --mode marginal for up to {MAX_MARGINAL_DECK}"
+                    )
+                } else {
+                    format!("decks of 2 to {MAX_MARGINAL_DECK} cards can be checked")
+                },
+            ));
         }
         let labels = match &args.labels {
             None => None,
             Some(text) => {
                 let labels: Vec<String> = text.split(',').map(|l| l.trim().to_string()).collect();
                 if labels.iter().any(String::is_empty) {
-                    return Err(UsageError(format!(
-                        "--labels {text}: a label is empty; write them like A,K,Q,J,10"
-                    )));
+                    return Err(UsageError::malformed(
+                        "--labels",
+                        text,
+                        "a label is empty; write them like A,K,Q,J,10",
+                    ));
                 }
                 if !(2..=largest).contains(&labels.len()) {
-                    return Err(UsageError(format!(
-                        "--labels {text}: {} label{} given; give 2 to {largest}",
-                        labels.len(),
-                        if labels.len() == 1 { "" } else { "s" }
-                    )));
+                    return Err(UsageError::out_of_range(
+                        "--labels",
+                        text,
+                        format!(
+                            "{} label{} given; give 2 to {largest}",
+                            labels.len(),
+                            if labels.len() == 1 { "" } else { "s" }
+                        ),
+                    ));
                 }
                 if let Some(repeated) = labels
                     .iter()
@@ -222,19 +337,19 @@ impl CheckConfig {
                     .find(|(i, l)| labels[..*i].contains(l))
                     .map(|(_, l)| l)
                 {
-                    return Err(UsageError(format!(
-                        "--labels {text}: the label '{repeated}' is given twice; labels must be \
-                         distinct"
-                    )));
+                    return Err(UsageError::malformed(
+                        "--labels",
+                        text,
+                        format!("the label '{repeated}' is given twice; labels must be distinct"),
+                    ));
                 }
                 if let Some(deck) = args.deck
                     && deck != labels.len()
                 {
-                    return Err(UsageError(format!(
-                        "--deck {deck} disagrees with --labels, which names {} cards; drop --deck \
-                         or fix the labels",
-                        labels.len()
-                    )));
+                    return Err(UsageError::DeckAndLabels {
+                        deck,
+                        labels: labels.len(),
+                    });
                 }
                 Some(labels)
             }
@@ -254,9 +369,10 @@ impl CheckConfig {
                 .collect()
         };
         if sources.iter().filter(|s| **s == InputSource::Stdin).count() > 1 {
-            return Err(UsageError(
-                "FILE: `-` (stdin) can be given only once".to_string(),
-            ));
+            return Err(UsageError::Repeated {
+                argument: "FILE",
+                hint: "`-` (stdin) can be given only once".to_string(),
+            });
         }
         let mut input_files: Vec<PathBuf> = sources
             .iter()
@@ -265,12 +381,12 @@ impl CheckConfig {
                 InputSource::Stdin => None,
             })
             .collect();
-        check_inputs(&input_files).map_err(UsageError)?;
+        check_inputs(&input_files)?;
         if sources.contains(&InputSource::Stdin) {
             input_files.extend(stdin_file());
         }
         let output = output_config(&args.output)?;
-        check_outputs(&output.targets(), &input_files).map_err(UsageError)?;
+        check_outputs(&output.targets(), &input_files)?;
         // Auto: full up to 11 cards, marginal above; when the deck size is only known from the
         // first permutation, the reader decides then.
         let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
@@ -286,17 +402,18 @@ impl CheckConfig {
         if args.output.format == Format::Csv {
             let table = args.output.table.unwrap_or_default();
             if mode == TallyMode::Marginal && table == CsvTable::Permutations {
-                return Err(UsageError(
-                    "--table permutations: marginal mode does not tally orderings; use --table \
-                     summary, tests, positions or statistics"
-                        .into(),
+                return Err(UsageError::conflict(
+                    "--table",
+                    "permutations",
+                    "marginal mode does not tally orderings; use --table summary, tests, \
+                     positions or statistics",
                 ));
             }
             if mode == TallyMode::Full && !marginal_if_large && table == CsvTable::Statistics {
-                return Err(UsageError(
-                    "--table statistics: the permutation statistics are tallied in marginal \
-                     mode; add --mode marginal"
-                        .into(),
+                return Err(UsageError::conflict(
+                    "--table",
+                    "statistics",
+                    "the permutation statistics are tallied in marginal mode; add --mode marginal",
                 ));
             }
         }
@@ -308,16 +425,20 @@ impl CheckConfig {
             )?),
             CheckAgainst::Uniform => {
                 if let Some(passes) = args.passes {
-                    return Err(UsageError(format!(
-                        "--passes {passes}: passes belong to an algorithm; give one with \
-                         --against ALGORITHM, or drop --passes"
-                    )));
+                    return Err(UsageError::conflict(
+                        "--passes",
+                        passes,
+                        "passes belong to an algorithm; give one with --against ALGORITHM, or \
+                         drop --passes",
+                    ));
                 }
                 if let Some(p) = args.cut_probability {
-                    return Err(UsageError(format!(
-                        "--cut-probability {p}: only the overhand shuffle cuts with a \
-                         probability; use it with --against overhand, or drop it"
-                    )));
+                    return Err(UsageError::conflict(
+                        "--cut-probability",
+                        p,
+                        "only the overhand shuffle cuts with a probability; use it with \
+                         --against overhand, or drop it",
+                    ));
                 }
                 None
             }
@@ -349,12 +470,15 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
     if let Some(table) = args.table
         && args.format != Format::Csv
     {
-        return Err(UsageError(format!(
-            "--table {}: tables are chosen for --format csv only (the {} format holds every \
-             table); add --format csv or drop --table",
+        return Err(UsageError::conflict(
+            "--table",
             table.name(),
-            args.format.name()
-        )));
+            format!(
+                "tables are chosen for --format csv only (the {} format holds every table); add \
+                 --format csv or drop --table",
+                args.format.name()
+            ),
+        ));
     }
     if let Some(plot) = &args.plot
         && plot.as_os_str() != "-"
@@ -362,12 +486,14 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
     {
-        return Err(UsageError(format!(
-            "--plot {}: pictures are written as SVG; name the file with .svg (e.g. --plot \
-             {})",
+        return Err(UsageError::malformed(
+            "--plot",
             plot.display(),
-            plot.with_extension("svg").display()
-        )));
+            format!(
+                "pictures are written as SVG; name the file with .svg (e.g. --plot {})",
+                plot.with_extension("svg").display()
+            ),
+        ));
     }
     let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
     let report = Target::or_stdout(args.output.as_deref());
@@ -391,17 +517,20 @@ fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
     if alpha > 0.0 && alpha < 1.0 {
         Ok(alpha)
     } else {
-        Err(UsageError(format!(
-            "--alpha {alpha}: the significance level must be strictly between 0 and 1 \
-             (e.g. --alpha 0.001)"
-        )))
+        Err(UsageError::out_of_range(
+            "--alpha",
+            alpha,
+            "the significance level must be strictly between 0 and 1 (e.g. --alpha 0.001)",
+        ))
     }
 }
 
 fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
     match max_paths {
-        Some(0) => Err(UsageError(
-            "--max-paths 0: the exact engine needs at least 1 path (e.g. --max-paths 1e8)".into(),
+        Some(0) => Err(UsageError::out_of_range(
+            "--max-paths",
+            0,
+            "the exact engine needs at least 1 path (e.g. --max-paths 1e8)",
         )),
         Some(paths) => Ok(paths),
         None => Ok(DEFAULT_MAX_PATHS),
@@ -415,26 +544,35 @@ fn check_shuffle(
     cut_probability: Option<CutProbability>,
 ) -> Result<Shuffle, UsageError> {
     if passes == 0 {
-        return Err(UsageError(
-            "--passes 0: a shuffle needs at least one pass (e.g. --passes 1, or --passes 7 for \
-             seven riffles)"
-                .into(),
+        return Err(UsageError::out_of_range(
+            "--passes",
+            0,
+            "a shuffle needs at least one pass (e.g. --passes 1, or --passes 7 for seven \
+             riffles)",
         ));
     }
     if passes > MAX_PASSES {
-        return Err(UsageError(format!(
-            "--passes {passes}: at most {MAX_PASSES} passes (each is a whole shuffle; seven \
-             riffles already mix 52 cards)"
-        )));
+        return Err(UsageError::out_of_range(
+            "--passes",
+            passes,
+            format!(
+                "at most {MAX_PASSES} passes (each is a whole shuffle; seven riffles already mix \
+                 52 cards)"
+            ),
+        ));
     }
     if let Some(p) = cut_probability
         && algorithm != Algorithm::Overhand
     {
-        return Err(UsageError(format!(
-            "--cut-probability {p}: only the overhand shuffle cuts with a probability, not {}; \
-             drop it or use overhand",
-            algorithm.name()
-        )));
+        return Err(UsageError::conflict(
+            "--cut-probability",
+            p,
+            format!(
+                "only the overhand shuffle cuts with a probability, not {}; drop it or use \
+                 overhand",
+                algorithm.name()
+            ),
+        ));
     }
     Ok(Shuffle {
         algorithm,
@@ -496,43 +634,57 @@ impl SimulationSettings {
             MAX_FULL_DECK
         };
         if deck < 2 {
-            return Err(UsageError(format!(
-                "--deck {deck}: a shuffle needs at least 2 cards (use --deck 2 to {largest})"
-            )));
+            return Err(UsageError::out_of_range(
+                "--deck",
+                deck,
+                format!("a shuffle needs at least 2 cards (use --deck 2 to {largest})"),
+            ));
         }
         if deck > largest {
-            return Err(UsageError(if marginal_allowed {
-                format!(
-                    "--deck {deck}: decks of up to {MAX_MARGINAL_DECK} cards can be tested; use \
-                     a smaller --deck"
-                )
-            } else {
-                format!(
-                    "--deck {deck}: --mode full tallies all n! orderings, which is possible up \
-                     to {MAX_FULL_DECK} cards; use --mode marginal (positions and statistics, up \
-                     to {MAX_MARGINAL_DECK} cards) or a smaller --deck"
-                )
-            }));
+            return Err(UsageError::out_of_range(
+                "--deck",
+                deck,
+                if marginal_allowed {
+                    format!(
+                        "decks of up to {MAX_MARGINAL_DECK} cards can be tested; use a smaller \
+                         --deck"
+                    )
+                } else {
+                    format!(
+                        "--mode full tallies all n! orderings, which is possible up to \
+                         {MAX_FULL_DECK} cards; use --mode marginal (positions and statistics, \
+                         up to {MAX_MARGINAL_DECK} cards) or a smaller --deck"
+                    )
+                },
+            ));
         }
         if trials == Some(0) {
-            return Err(UsageError(
-                "--trials 0: at least one shuffle is needed (e.g. --trials 1M)".into(),
+            return Err(UsageError::out_of_range(
+                "--trials",
+                0,
+                "at least one shuffle is needed (e.g. --trials 1M)",
             ));
         }
         if let Some(trials) = trials
             && trials > MAX_TRIALS
         {
-            return Err(UsageError(format!(
-                "--trials {trials}: at most 2^53 = {MAX_TRIALS} shuffles (split larger \
-                 experiments into several runs with different seeds)"
-            )));
+            return Err(UsageError::out_of_range(
+                "--trials",
+                trials,
+                format!(
+                    "at most 2^53 = {MAX_TRIALS} shuffles (split larger experiments into several \
+                     runs with different seeds)"
+                ),
+            ));
         }
         let threads =
             threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         if threads == 0 || threads > MAX_THREADS {
-            return Err(UsageError(format!(
-                "--threads {threads}: use 1 to {MAX_THREADS} worker threads"
-            )));
+            return Err(UsageError::out_of_range(
+                "--threads",
+                threads,
+                format!("use 1 to {MAX_THREADS} worker threads"),
+            ));
         }
         let limit = memory_limit();
         let full_fits = deck <= MAX_FULL_DECK && {
@@ -551,23 +703,13 @@ impl SimulationSettings {
             TallyMode::Marginal => marginal_memory_bytes(deck, threads),
         };
         if needed > limit {
-            return Err(UsageError(format!(
-                "--threads {threads} with --deck {deck}: the tallies{} would take {:.1} GiB, \
-                 more than the {:.1} GiB this machine can give; use fewer --threads (each keeps \
-                 its own tally){}",
-                if mode == TallyMode::Full {
-                    " and the exact law"
-                } else {
-                    ""
-                },
-                needed as f64 / f64::from(1 << 30),
-                limit as f64 / f64::from(1 << 30),
-                if mode == TallyMode::Full {
-                    ", --mode marginal (positions and statistics only) or a smaller --deck"
-                } else {
-                    " or a smaller --deck"
-                }
-            )));
+            return Err(UsageError::Memory {
+                threads,
+                deck,
+                mode,
+                needed,
+                limit,
+            });
         }
         Ok(SimulationSettings {
             mode,
@@ -598,19 +740,20 @@ impl RunConfig {
             if args.output.format == Format::Csv
                 && args.output.table.unwrap_or_default() == CsvTable::Permutations
             {
-                return Err(UsageError(
-                    "--table permutations: marginal mode does not tally orderings; use --table \
-                     summary, tests, positions or statistics (or --mode full for up to 11 cards)"
-                        .into(),
+                return Err(UsageError::conflict(
+                    "--table",
+                    "permutations",
+                    "marginal mode does not tally orderings; use --table summary, tests, \
+                     positions or statistics (or --mode full for up to 11 cards)",
                 ));
             }
         } else if args.output.format == Format::Csv
             && args.output.table.unwrap_or_default() == CsvTable::Statistics
         {
-            return Err(UsageError(
-                "--table statistics: the permutation statistics are tallied in marginal mode; \
-                 add --mode marginal"
-                    .into(),
+            return Err(UsageError::conflict(
+                "--table",
+                "statistics",
+                "the permutation statistics are tallied in marginal mode; add --mode marginal",
             ));
         }
         let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
@@ -620,7 +763,7 @@ impl RunConfig {
                 .as_ref()
                 .map(|target| ("--emit-permutations", target)),
         );
-        check_outputs(&outputs, &[]).map_err(UsageError)?;
+        check_outputs(&outputs, &[])?;
         Ok(RunConfig {
             mode: settings.mode,
             shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
@@ -672,10 +815,13 @@ impl CompareConfig {
             .find(|(i, a)| algorithms[..*i].contains(a))
             .map(|(_, a)| a)
         {
-            return Err(UsageError(format!(
-                "ALGO: {} is given twice; name each algorithm once",
-                repeated.name()
-            )));
+            return Err(UsageError::Repeated {
+                argument: "ALGO",
+                hint: format!(
+                    "{} is given twice; name each algorithm once",
+                    repeated.name()
+                ),
+            });
         }
         let settings = SimulationSettings::validate(
             ModeChoice::Full,
@@ -689,27 +835,32 @@ impl CompareConfig {
         if args.output.format == Format::Csv
             && args.output.table.unwrap_or_default() != CsvTable::Summary
         {
-            return Err(UsageError(
-                "--table: `compare` writes one CSV table, a row per algorithm; use --table \
-                 summary (the default)"
-                    .into(),
-            ));
+            return Err(UsageError::Conflict {
+                flag: "--table",
+                value: None,
+                hint: "`compare` writes one CSV table, a row per algorithm; use --table summary \
+                       (the default)"
+                    .to_string(),
+            });
         }
         if settings
             .trials
             .checked_mul(algorithms.len() as u64)
             .is_none_or(|total| total > MAX_TRIALS)
         {
-            return Err(UsageError(format!(
-                "--trials {}: {} algorithms × {} shuffles is more than 2^53 shuffles in all; \
-                 use fewer --trials",
+            return Err(UsageError::out_of_range(
+                "--trials",
                 settings.trials,
-                algorithms.len(),
-                settings.trials
-            )));
+                format!(
+                    "{} algorithms × {} shuffles is more than 2^53 shuffles in all; use fewer \
+                     --trials",
+                    algorithms.len(),
+                    settings.trials
+                ),
+            ));
         }
         let output = output_config(&args.output)?;
-        check_outputs(&output.targets(), &[]).map_err(UsageError)?;
+        check_outputs(&output.targets(), &[])?;
         Ok(CompareConfig {
             algorithms,
             settings,
@@ -736,28 +887,34 @@ impl TheoryConfig {
             MAX_EXACT_DECK
         };
         if !(2..=largest).contains(&deck) {
-            return Err(UsageError(if mixing.is_some() {
-                format!(
-                    "--deck {deck}: the mixing curve of {} is computed for 2 to {largest} cards",
-                    args.algorithm.name()
-                )
-            } else {
-                format!(
-                    "--deck {deck}: exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the \
-                     riffle's mixing curve, --passes A..B, for up to {} cards)",
-                    max_mixing_deck(Algorithm::Riffle)
-                )
-            }));
+            return Err(UsageError::out_of_range(
+                "--deck",
+                deck,
+                if mixing.is_some() {
+                    format!(
+                        "the mixing curve of {} is computed for 2 to {largest} cards",
+                        args.algorithm.name()
+                    )
+                } else {
+                    format!(
+                        "exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the riffle's \
+                         mixing curve, --passes A..B, for up to {} cards)",
+                        max_mixing_deck(Algorithm::Riffle)
+                    )
+                },
+            ));
         }
         if mixing.is_some()
             && args.output.format == Format::Csv
             && args.output.table.unwrap_or_default() != CsvTable::Summary
         {
-            return Err(UsageError(
-                "--table: a mixing curve is one CSV table, a row per number of passes; use \
-                 --table summary (the default)"
-                    .into(),
-            ));
+            return Err(UsageError::Conflict {
+                flag: "--table",
+                value: None,
+                hint: "a mixing curve is one CSV table, a row per number of passes; use --table \
+                       summary (the default)"
+                    .to_string(),
+            });
         }
         if args.output.format == Format::Csv
             && matches!(
@@ -765,18 +922,15 @@ impl TheoryConfig {
                 CsvTable::Tests | CsvTable::Statistics
             )
         {
-            return Err(UsageError(format!(
-                "--table {}: `theory` runs no tests and tallies no statistics; use --table \
-                 summary, permutations or positions",
-                if args.output.table.unwrap_or_default() == CsvTable::Tests {
-                    "tests"
-                } else {
-                    "statistics"
-                }
-            )));
+            return Err(UsageError::conflict(
+                "--table",
+                args.output.table.unwrap_or_default().name(),
+                "`theory` runs no tests and tallies no statistics; use --table summary, \
+                 permutations or positions",
+            ));
         }
         let output = output_config(&args.output)?;
-        check_outputs(&output.targets(), &[]).map_err(UsageError)?;
+        check_outputs(&output.targets(), &[])?;
         Ok(TheoryConfig {
             shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
             mixing,

@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    Counted, Failure, Sink, Theory, exact_law_shown, finish_run, marginal_theory, open_output,
+    Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
+    open_output,
 };
 use crate::config::RunConfig;
 use crate::engine::emit::emit_permutations;
@@ -37,12 +38,12 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             )?
             .map(Arc::new);
             if let (Against::Model, Err(error)) = (config.against, &law) {
-                return Err(Failure::Message(format!(
-                    "--against model: no exact law for {} at {} cards: {error}; use --against \
-                     uniform",
-                    config.shuffle.label(),
-                    config.deck
-                )));
+                return Err(NoLaw::RunModel {
+                    shuffle: config.shuffle.label(),
+                    deck: config.deck,
+                    source: error.clone(),
+                }
+                .into());
             }
             Theory::Full(Some(law))
         }
@@ -55,12 +56,11 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
                 config.quiet,
             )?;
             if config.against == Against::Model && theory.source.is_none() {
-                return Err(Failure::Message(format!(
-                    "--against model: no exact law of {} is known at {} cards in marginal mode; \
-                     use --against uniform",
-                    config.shuffle.label(),
-                    config.deck
-                )));
+                return Err(NoLaw::RunModelMarginal {
+                    shuffle: config.shuffle.label(),
+                    deck: config.deck,
+                }
+                .into());
             }
             Theory::Marginal(theory)
         }
@@ -102,7 +102,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         // a file whose counts would not match the report.
         let mut complete = tallied == spec.trials;
         if complete {
-            sink.write_with("--emit-permutations", |writer| {
+            sink.write_with(|writer| {
                 complete = emit_permutations(&spec, writer, stop)?;
                 Ok(())
             })?;

@@ -83,10 +83,15 @@ impl ExactFractions {
     }
 }
 
-/// Why an exact law could not be computed.
-#[derive(Debug, Clone, PartialEq)]
+/// Why an exact law could not be computed. The `Display` is the reason as the user reads it,
+/// after the command's own context ("no exact law for naive at 9 cards: …").
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExactError {
     /// The walk would visit more choice paths than the budget allows.
+    #[error(
+        "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
+         {budget} (raise it with --max-paths)"
+    )]
     TooManyPaths {
         /// Estimated (or, once exceeded, at least this many) paths.
         estimated: f64,
@@ -94,9 +99,14 @@ pub enum ExactError {
         budget: u64,
     },
     /// The deck is larger than [`MAX_EXACT_DECK`].
+    #[error("exact laws are computed up to {MAX_EXACT_DECK} cards, not {0}")]
     DeckTooLarge(usize),
     /// Carrying the law through the passes after the first would compose more permutations than
     /// the budget allows.
+    #[error(
+        "carrying the law through {passes} passes needs {work:.3e} composed permutations, more \
+         than the budget of {budget} (raise it with --max-paths, or ask for fewer --passes)"
+    )]
     TooManyPassSteps {
         /// The passes asked for.
         passes: u32,
@@ -107,36 +117,8 @@ pub enum ExactError {
         budget: u64,
     },
     /// Ctrl-C was pressed while the law was being computed ([`crate::interrupt`]).
+    #[error("interrupted (Ctrl-C) while computing the exact law")]
     Interrupted,
-}
-
-impl std::fmt::Display for ExactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExactError::TooManyPaths { estimated, budget } => write!(
-                f,
-                "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
-                 {budget} (raise it with --max-paths)"
-            ),
-            ExactError::DeckTooLarge(n) => write!(
-                f,
-                "exact laws are computed up to {MAX_EXACT_DECK} cards, not {n}"
-            ),
-            ExactError::TooManyPassSteps {
-                passes,
-                work,
-                budget,
-            } => write!(
-                f,
-                "carrying the law through {passes} passes needs {work:.3e} composed \
-                 permutations, more than the budget of {budget} (raise it with --max-paths, or \
-                 ask for fewer --passes)"
-            ),
-            ExactError::Interrupted => {
-                write!(f, "interrupted (Ctrl-C) while computing the exact law")
-            }
-        }
-    }
 }
 
 /// One choice of a recorded path.
