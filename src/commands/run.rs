@@ -27,11 +27,11 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     };
     // The theory is computed before the long run, so that an impossible `--against model`
     // fails at once.
-    let theory = match config.mode {
+    let theory = match config.settings.mode {
         TallyMode::Full => {
             let law = exact_law_shown(
                 config.shuffle,
-                config.deck,
+                config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
                 config.quiet,
@@ -40,7 +40,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             if let (Against::Model, Err(error)) = (config.against, &law) {
                 return Err(NoLaw::RunModel {
                     shuffle: config.shuffle.label(),
-                    deck: config.deck,
+                    deck: config.settings.deck,
                     source: error.clone(),
                 }
                 .into());
@@ -50,7 +50,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         TallyMode::Marginal => {
             let theory = marginal_theory(
                 config.shuffle,
-                config.deck,
+                config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
                 config.quiet,
@@ -58,7 +58,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             if config.against == Against::Model && theory.source.is_none() {
                 return Err(NoLaw::RunModelMarginal {
                     shuffle: config.shuffle.label(),
-                    deck: config.deck,
+                    deck: config.settings.deck,
                 }
                 .into());
             }
@@ -68,17 +68,17 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
 
     let spec = SimulationSpec {
         shuffle: config.shuffle,
-        deck: config.deck,
-        trials: config.trials,
-        seed: config.seed,
-        rng: config.rng,
-        threads: config.threads,
+        deck: config.settings.deck,
+        trials: config.settings.trials,
+        seed: config.settings.seed,
+        rng: config.settings.rng,
+        threads: config.settings.threads,
     };
-    let progress = Progress::new(config.trials, "shuffles", config.quiet);
+    let progress = Progress::new(config.settings.trials, "shuffles", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
-    let (counted, tallied) = match config.mode {
+    let (counted, tallied) = match config.settings.mode {
         TallyMode::Full => {
             let tally = simulate(&spec, stop, &mut show);
             let tallied = tally.trials;
@@ -119,14 +119,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         command: "run",
         shuffle: Some(config.shuffle),
         origin: Origin::Simulation {
-            seed: config.seed,
-            rng: config.rng,
-            threads: config.threads,
+            seed: config.settings.seed,
+            rng: config.settings.rng,
+            threads: config.settings.threads,
         },
-        trials_requested: config.trials,
+        trials_requested: config.settings.trials,
         elapsed_seconds,
-        interrupted: tallied < config.trials,
-        alpha: config.alpha,
+        interrupted: tallied < config.settings.trials,
+        alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
     };
