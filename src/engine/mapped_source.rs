@@ -17,8 +17,9 @@ use super::generators::{
     V8LegacyMathRandom, V8MathRandom, WordSource, Xoshiro256PlusPlus,
 };
 use super::mapping::{Mapping, MappingError, View, Words};
-use super::random_source::{BlockRng, BlockSources, FastSources, RandomSource, RngKind};
-use super::simulate::BLOCK_TRIALS;
+use super::random_source::{
+    BLOCK_TRIALS, BlockRng, BlockSources, FastSources, RandomSource, RngKind,
+};
 
 /// A ChaCha stream as a word generator: its 32-bit words (`next_u32`), block `b` of seed `s`
 /// being ChaCha stream `b` under the key SplitMix64 expands from `s`, as in the fast path.

@@ -146,6 +146,10 @@ impl_block_rng!(ChaCha8Rng);
 impl_block_rng!(ChaCha12Rng);
 impl_block_rng!(ChaCha20Rng);
 
+/// Trials per block: block b of a run draws from its own stream, fixed by (seed, b). Part of
+/// the reproducibility contract: changing it changes every count.
+pub const BLOCK_TRIALS: u64 = 1 << 16;
+
 /// How each block of a run gets its random source: the simulation's loops are generic over
 /// this, so the fast ChaCha path and a source assembled at run time
 /// ([`crate::engine::mapped_source::SourceSpec`]) drive the same code.

@@ -18,8 +18,7 @@ use crate::engine::permutation::{
 };
 use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 
-/// Trials per block. Part of the reproducibility contract: changing it changes every count.
-pub const BLOCK_TRIALS: u64 = 1 << 16;
+pub use crate::engine::random_source::BLOCK_TRIALS;
 
 /// What to simulate.
 #[derive(Debug, Clone)]

@@ -32,6 +32,7 @@ use crate::engine::mapping::Mapping;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
+use crate::stats::summation::CompensatedSum;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -83,10 +84,15 @@ impl ExactFractions {
     }
 }
 
-/// Why an exact law could not be computed.
-#[derive(Debug, Clone, PartialEq)]
+/// Why an exact law could not be computed. The `Display` is the reason as the user reads it,
+/// after the command's own context ("no exact law for naive at 9 cards: …").
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExactError {
     /// The walk would visit more choice paths than the budget allows.
+    #[error(
+        "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
+         {budget} (raise it with --max-paths)"
+    )]
     TooManyPaths {
         /// Estimated (or, once exceeded, at least this many) paths.
         estimated: f64,
@@ -94,9 +100,14 @@ pub enum ExactError {
         budget: u64,
     },
     /// The deck is larger than [`MAX_EXACT_DECK`].
+    #[error("exact laws are computed up to {MAX_EXACT_DECK} cards, not {0}")]
     DeckTooLarge(usize),
     /// Carrying the law through the passes after the first would compose more permutations than
     /// the budget allows.
+    #[error(
+        "carrying the law through {passes} passes needs {work:.3e} composed permutations, more \
+         than the budget of {budget} (raise it with --max-paths, or ask for fewer --passes)"
+    )]
     TooManyPassSteps {
         /// The passes asked for.
         passes: u32,
@@ -107,36 +118,8 @@ pub enum ExactError {
         budget: u64,
     },
     /// Ctrl-C was pressed while the law was being computed ([`crate::interrupt`]).
+    #[error("interrupted (Ctrl-C) while computing the exact law")]
     Interrupted,
-}
-
-impl std::fmt::Display for ExactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExactError::TooManyPaths { estimated, budget } => write!(
-                f,
-                "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
-                 {budget} (raise it with --max-paths)"
-            ),
-            ExactError::DeckTooLarge(n) => write!(
-                f,
-                "exact laws are computed up to {MAX_EXACT_DECK} cards, not {n}"
-            ),
-            ExactError::TooManyPassSteps {
-                passes,
-                work,
-                budget,
-            } => write!(
-                f,
-                "carrying the law through {passes} passes needs {work:.3e} composed \
-                 permutations, more than the budget of {budget} (raise it with --max-paths, or \
-                 ask for fewer --passes)"
-            ),
-            ExactError::Interrupted => {
-                write!(f, "interrupted (Ctrl-C) while computing the exact law")
-            }
-        }
-    }
 }
 
 /// How the integer of a `below(k)` is distributed: uniformly (the default), or as a range
@@ -438,7 +421,7 @@ fn walk_paths_under(
     let mut numerators = vec![0u128; cells];
     let mut denominator: Option<u128> = Some(1);
     // Neumaier-compensated f64 sums, used if the common denominator overflows.
-    let mut sums = vec![(0.0f64, 0.0f64); cells];
+    let mut sums = vec![CompensatedSum::default(); cells];
 
     let mut walker = PathWalker::with_law(law);
     let identity: Vec<Card> = (0..n as Card).collect();
@@ -460,7 +443,7 @@ fn walk_paths_under(
         }
         let cell = rank(&deck);
         let (exact_weight, float_weight) = walker.weight();
-        neumaier_add(&mut sums[cell], float_weight);
+        sums[cell].add(float_weight);
         denominator = match (denominator, exact_weight) {
             (Some(common), Some((weight, path))) => {
                 add_fraction(&mut numerators, common, cell, weight, path)
@@ -482,7 +465,7 @@ fn walk_paths_under(
             .iter()
             .map(|&num| num as f64 / fractions.denominator as f64)
             .collect(),
-        None => sums.iter().map(|(sum, carry)| sum + carry).collect(),
+        None => sums.iter().map(CompensatedSum::total).collect(),
     };
     Ok(Law {
         deck: n,
@@ -933,16 +916,6 @@ fn add_fraction(
     let added = (common / path).checked_mul(weight)?;
     numerators[cell] = numerators[cell].checked_add(added)?;
     Some(common)
-}
-
-fn neumaier_add(sum: &mut (f64, f64), value: f64) {
-    let t = sum.0 + value;
-    if sum.0.abs() >= value.abs() {
-        sum.1 += (sum.0 - t) + value;
-    } else {
-        sum.1 += (value - t) + sum.0;
-    }
-    sum.0 = t;
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {
