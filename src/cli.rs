@@ -6,6 +6,9 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::engine::algorithms::{Algorithm, CutProbability};
+use crate::engine::generators::GeneratorKind;
+use crate::engine::mapped_source::Generator;
+use crate::engine::mapping::Mapping;
 use crate::engine::random_source::RngKind;
 use crate::output::{CsvTable, Format};
 use crate::report::run::Against;
@@ -116,15 +119,98 @@ pub struct GeneratorArgs {
     /// OS and printed in the report.
     #[arg(long, value_parser = parse_seed)]
     pub seed: Option<u64>,
-    /// Random number generator.
-    #[arg(long, value_enum, default_value_t = RngKind::Chacha8)]
-    pub rng: RngKind,
+    /// Random number generator: chacha8 (default), chacha12, chacha20, or one that real code
+    /// uses — mt19937 (Python, C++), xorshift128+ (V8's Math.random), xorshift128+-legacy,
+    /// java (java.util.Random), msvc (Microsoft C rand()), ansi-c (the C standard's rand()),
+    /// minstd (Park–Miller), pcg32, xoshiro256++.
+    #[arg(long, default_value = "chacha8", value_parser = parse_generator, value_name = "NAME")]
+    pub rng: Generator,
     /// Worker threads. Default: the number of CPUs.
     #[arg(long, value_parser = parse_threads)]
     pub threads: Option<usize>,
     /// Family-wise significance level of the verdict (of each algorithm's, for `compare`).
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
+}
+
+/// How the random source turns words into integers (`run` and `theory`).
+#[derive(Debug, Args)]
+pub struct SourceArgs {
+    /// How a word becomes an integer in [0, k): lemire (default, unbiased), rejection
+    /// (threshold then modulo, unbiased), modulo (word % k), multiply ((word·k) >> W) or float
+    /// (floor(u·k), u the generator's double in [0, 1)).
+    #[arg(long, value_parser = parse_mapping, value_name = "MAP")]
+    pub map: Option<Mapping>,
+    /// The width W of the words the mapping sees, 8 to 64 (the top W bits of each word):
+    /// default, the generator's own (15 for msvc and ansi-c, 32 for chacha and mt19937).
+    #[arg(long, value_name = "W")]
+    pub bits: Option<u32>,
+}
+
+/// `run`'s re-seeding flags: games that seed a fresh generator before every deal.
+#[derive(Debug, Args)]
+pub struct ReseedArgs {
+    /// `every-shuffle`: start a fresh generator before every shuffle, seeded with a
+    /// --seed-bits value (the classic `srand(time(NULL))` before each deal).
+    #[arg(long, value_enum, value_name = "WHEN")]
+    pub reseed: Option<ReseedWhen>,
+    /// With --reseed: the bits of each seed, 1 to 64 (at most 2^B different decks).
+    #[arg(long, value_name = "B")]
+    pub seed_bits: Option<u32>,
+    /// With --reseed: `random` seeds, or a `counter` counting up from --seed like a clock.
+    #[arg(long, value_enum, value_name = "HOW")]
+    pub seeds: Option<SeedsChoice>,
+}
+
+/// When the generator is re-seeded.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ReseedWhen {
+    /// Before every shuffle.
+    EveryShuffle,
+}
+
+/// Where re-seeded generators' seeds come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SeedsChoice {
+    /// Drawn at random from the run's seed.
+    Random,
+    /// --seed, --seed + 1, … (a clock).
+    Counter,
+}
+
+/// Parse `--rng`: a ChaCha variant or one of the generators real code uses.
+pub fn parse_generator(text: &str) -> Result<Generator, String> {
+    let mut names = Vec::new();
+    for rng in [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20] {
+        if text == rng.name() {
+            return Ok(Generator::ChaCha(rng));
+        }
+        names.push(rng.name());
+    }
+    for kind in GeneratorKind::ALL {
+        if text == kind.name() {
+            return Ok(Generator::Other(kind));
+        }
+        names.push(kind.name());
+    }
+    Err(format!(
+        "'{text}' is not a generator; choose one of {}",
+        names.join(", ")
+    ))
+}
+
+/// Parse `--map`.
+pub fn parse_mapping(text: &str) -> Result<Mapping, String> {
+    Mapping::ALL
+        .into_iter()
+        .find(|mapping| mapping.name() == text)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Mapping::ALL.iter().map(|m| m.name()).collect();
+            format!(
+                "'{text}' is not a mapping; choose one of {}",
+                names.join(", ")
+            )
+        })
 }
 
 /// What `check` tests the input against.
@@ -259,6 +345,10 @@ pub struct RunArgs {
     pub trials: Option<u64>,
     #[command(flatten)]
     pub generator: GeneratorArgs,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub reseed: ReseedArgs,
     /// The hypothesis the verdict tests: uniform, or the algorithm's own exact law (model).
     #[arg(long, value_enum, default_value_t = Against::Uniform)]
     pub against: Against,
@@ -309,6 +399,8 @@ pub struct TheoryArgs {
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    #[command(flatten)]
+    pub source: SourceArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }

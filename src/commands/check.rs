@@ -42,6 +42,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 input.deck,
                 config.max_paths,
                 config.max_paths_given,
+                None,
                 config.quiet,
             )?
             .map_err(|source| NoLaw::CheckModel {
@@ -57,6 +58,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 input.deck,
                 config.max_paths,
                 config.max_paths_given,
+                None,
                 config.quiet,
             )?;
             if theory.source.is_none() {

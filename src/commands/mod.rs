@@ -27,7 +27,7 @@ use crate::output::{Exporter, Report, exporter};
 use crate::report::run::MarginalTheory;
 use crate::report::run::RunReport;
 use crate::theory::exact::MAX_EXACT_DECK;
-use crate::theory::exact::{ExactError, Law, STEP_PROPAGATION, exact_law};
+use crate::theory::exact::{ChoiceLaw, ExactError, Law, STEP_PROPAGATION, exact_law_under};
 
 pub use failure::{Failure, Interruption, NoLaw};
 
@@ -136,6 +136,7 @@ fn exact_law_shown(
     deck: usize,
     max_paths: u64,
     max_paths_given: bool,
+    law: Option<ChoiceLaw>,
     quiet: bool,
 ) -> Result<Result<Law, ExactError>, Failure> {
     let progress = Progress::phase(
@@ -145,7 +146,7 @@ fn exact_law_shown(
         ),
         quiet,
     );
-    let law = exact_law(shuffle, deck, max_paths);
+    let law = exact_law_under(shuffle, deck, max_paths, law);
     progress.finish();
     match law {
         Err(ExactError::Interrupted) => Err(Failure::Interrupted(Interruption::ExactLaw {
@@ -188,13 +189,15 @@ fn marginal_theory(
     deck: usize,
     max_paths: u64,
     max_paths_given: bool,
+    law: Option<ChoiceLaw>,
     quiet: bool,
 ) -> Result<MarginalTheory, Failure> {
     if deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, max_paths_given, quiet)?
+        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, max_paths_given, law, quiet)?
     {
         Ok(MarginalTheory::from_law(&law))
-    } else if shuffle.algorithm == Algorithm::Riffle {
+    } else if shuffle.algorithm == Algorithm::Riffle && law.is_none() {
+        // The closed form assumes fair coins, not a biased mapping's.
         Ok(MarginalTheory::riffle(deck, shuffle.passes))
     } else {
         Ok(MarginalTheory::default())

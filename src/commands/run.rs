@@ -8,9 +8,11 @@ use super::{
     open_output,
 };
 use crate::config::RunConfig;
-use crate::engine::emit::emit_permutations;
-use crate::engine::simulate::{SimulationSpec, simulate};
-use crate::engine::simulate_marginal::simulate_marginal;
+use crate::config::choice_law;
+use crate::engine::emit::emit_permutations_from;
+use crate::engine::mapping::Mapping;
+use crate::engine::simulate::{SimulationSpec, simulate_from};
+use crate::engine::simulate_marginal::simulate_marginal_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
@@ -26,7 +28,12 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         Some(target) => Some(Sink::open("--emit-permutations", target)?),
     };
     // The theory is computed before the long run, so that an impossible `--against model`
-    // fails at once.
+    // fails at once. Under a biased mapping it is the law of the algorithm fed by that mapping.
+    let run_law = matches!(
+        config.source.mapping,
+        Mapping::Modulo | Mapping::Multiply | Mapping::Float
+    )
+    .then(|| choice_law(&config.source));
     let theory = match config.settings.mode {
         TallyMode::Full => {
             let law = exact_law_shown(
@@ -34,6 +41,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
                 config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
+                run_law,
                 config.quiet,
             )?
             .map(Arc::new);
@@ -53,6 +61,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
                 config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
+                run_law,
                 config.quiet,
             )?;
             if config.against == Against::Model && theory.source.is_none() {
@@ -80,12 +89,12 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let mut show = |done| progress.set(done);
     let (counted, tallied) = match config.settings.mode {
         TallyMode::Full => {
-            let tally = simulate(&spec, stop, &mut show);
+            let tally = simulate_from(&spec, &config.source, stop, &mut show);
             let tallied = tally.trials;
             (Counted::Full(tally), tallied)
         }
         TallyMode::Marginal => {
-            let tally = simulate_marginal(&spec, stop, &mut show);
+            let tally = simulate_marginal_from(&spec, &config.source, stop, &mut show);
             let tallied = tally.trials;
             (Counted::Marginal(tally), tallied)
         }
@@ -103,7 +112,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         let mut complete = tallied == spec.trials;
         if complete {
             sink.write_with(|writer| {
-                complete = emit_permutations(&spec, writer, stop)?;
+                complete = emit_permutations_from(&spec, &config.source, writer, stop)?;
                 Ok(())
             })?;
         }

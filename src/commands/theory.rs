@@ -49,6 +49,7 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         config.deck,
         config.max_paths,
         config.max_paths_given,
+        config.law,
         false,
     )?
     .map_err(|source| NoLaw::Theory {

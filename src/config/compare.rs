@@ -5,6 +5,7 @@ use super::{
 };
 use crate::cli::{CompareArgs, ModeChoice};
 use crate::engine::algorithms::Algorithm;
+use crate::engine::mapped_source::Generator;
 use crate::output::files::check_outputs;
 use crate::output::{CsvTable, Format};
 
@@ -52,7 +53,17 @@ impl CompareConfig {
             args.deck,
             args.trials,
             args.generator.seed,
-            args.generator.rng,
+            match args.generator.rng {
+                Generator::ChaCha(rng) => rng,
+                Generator::Other(kind) => {
+                    return Err(UsageError::conflict(
+                        "--rng",
+                        kind.name(),
+                        "compare runs on the ChaCha generators; test other generators one \
+                         algorithm at a time with `run ALGORITHM --rng NAME`",
+                    ));
+                }
+            },
             args.generator.threads,
             args.generator.alpha,
         )?;

@@ -12,6 +12,7 @@ mod error;
 mod output;
 mod run;
 mod simulation;
+mod source;
 mod theory;
 
 pub use check::CheckConfig;
@@ -23,6 +24,7 @@ pub use simulation::{
     FALLBACK_MEMORY_LIMIT, SimulationSettings, default_trials, marginal_memory_bytes, memory_limit,
     run_memory_bytes,
 };
+pub use source::{WORD_BITS, choice_law, run_source_spec, source_spec};
 pub use theory::TheoryConfig;
 
 use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};

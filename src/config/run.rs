@@ -3,9 +3,12 @@
 
 use super::{
     OutputConfig, SimulationSettings, UsageError, check_max_paths, check_shuffle, output_config,
+    run_source_spec,
 };
 use crate::cli::RunArgs;
 use crate::engine::algorithms::Shuffle;
+use crate::engine::mapped_source::{Generator, SourceSpec};
+use crate::engine::random_source::RngKind;
 use crate::engine::tally::TallyMode;
 use crate::output::files::{Target, check_outputs};
 use crate::output::{CsvTable, Format};
@@ -18,6 +21,8 @@ pub struct RunConfig {
     pub shuffle: Shuffle,
     /// Mode, deck, trials, seed, generator, threads and level.
     pub settings: SimulationSettings,
+    /// The random source: generator, mapping, word width, re-seeding.
+    pub source: SourceSpec,
     /// Hypothesis.
     pub against: Against,
     /// Exact-law budget.
@@ -42,10 +47,15 @@ impl RunConfig {
             args.deck,
             args.trials,
             args.generator.seed,
-            args.generator.rng,
+            match args.generator.rng {
+                Generator::ChaCha(rng) => rng,
+                // The words come from `source`; the ChaCha kind is not used to draw.
+                Generator::Other(_) => RngKind::Chacha8,
+            },
             args.generator.threads,
             args.generator.alpha,
         )?;
+        let source = run_source_spec(args.generator.rng, &args.source, &args.reseed, args.deck)?;
         let output = output_config(&args.output)?;
         if settings.mode == TallyMode::Marginal {
             if args.output.format == Format::Csv
@@ -78,6 +88,7 @@ impl RunConfig {
         Ok(RunConfig {
             shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
             settings,
+            source,
             against: args.against,
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),

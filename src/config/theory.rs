@@ -1,10 +1,14 @@
 //! `theory`'s config: one exact law, or a mixing curve over a range of passes.
 
-use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
+use super::{
+    OutputConfig, UsageError, WORD_BITS, check_alpha, check_max_paths, check_shuffle, output_config,
+};
 use crate::cli::{PassesRange, TheoryArgs};
 use crate::engine::algorithms::{Algorithm, Shuffle};
+use crate::engine::mapping::Mapping;
 use crate::output::files::check_outputs;
 use crate::output::{CsvTable, Format};
+use crate::theory::exact::ChoiceLaw;
 use crate::theory::exact::MAX_EXACT_DECK;
 use crate::theory::mixing::max_mixing_deck;
 
@@ -25,6 +29,9 @@ pub struct TheoryConfig {
     pub max_paths: u64,
     /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
     pub max_paths_given: bool,
+    /// `--map` and `--bits`: how each `below(k)` is distributed, when not uniformly (a biased
+    /// mapping on ideal words of the given width, 32 bits by default).
+    pub law: Option<ChoiceLaw>,
     /// Output.
     pub output: OutputConfig,
 }
@@ -86,6 +93,7 @@ impl TheoryConfig {
                  permutations or positions",
             ));
         }
+        let law = theory_law(args, deck)?;
         let output = output_config(&args.output)?;
         check_outputs(&output.targets(), &[])?;
         Ok(TheoryConfig {
@@ -96,7 +104,38 @@ impl TheoryConfig {
             all_orderings: args.all_orderings,
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),
+            law,
             output,
         })
     }
+}
+
+/// The law of `--map` on ideal `--bits`-bit words (32 by default), or None when the mapping is
+/// unbiased and every choice is uniform.
+fn theory_law(args: &TheoryArgs, deck: usize) -> Result<Option<ChoiceLaw>, UsageError> {
+    let mapping = args.source.map.unwrap_or(Mapping::Lemire);
+    let bits = args.source.bits.unwrap_or(32);
+    if !WORD_BITS.contains(&bits) {
+        return Err(UsageError::out_of_range(
+            "--bits",
+            bits,
+            "words of 8 to 64 bits can be mapped (e.g. --bits 8 to see modulo bias at once)",
+        ));
+    }
+    let law = ChoiceLaw {
+        mapping,
+        bits: if mapping == Mapping::Float {
+            bits.min(53)
+        } else {
+            bits
+        },
+    };
+    mapping
+        .check(deck as u64, law.bits)
+        .map_err(|error| UsageError::conflict("--map", mapping.name(), error.to_string()))?;
+    Ok(matches!(
+        mapping,
+        Mapping::Modulo | Mapping::Multiply | Mapping::Float
+    )
+    .then_some(law))
 }

@@ -108,7 +108,9 @@ fn emit_with<B: BlockSources>(
         let mut source = sources.for_block(spec.seed, block);
         for _ in 0..length {
             deck.copy_from_slice(&identity);
-            source.start_shuffle();
+            if B::Source::STARTS_SHUFFLES {
+                source.start_shuffle();
+            }
             spec.shuffle.apply(&mut deck, &mut scratch, &mut source);
             line.clear();
             for (position, &card) in deck.iter().enumerate() {

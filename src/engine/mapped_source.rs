@@ -323,6 +323,8 @@ impl BlockSources for SourceSpec {
 }
 
 impl RandomSource for MappedSource {
+    const STARTS_SHUFFLES: bool = true;
+
     #[inline]
     fn below(&mut self, bound: usize) -> usize {
         self.mapping.draw(&mut self.words, bound as u64) as usize

@@ -28,6 +28,10 @@ pub trait RandomSource {
         self.below(denominator) < numerator
     }
 
+    /// Whether [`RandomSource::start_shuffle`] does anything: the loops test this constant, so
+    /// for a one-stream source the call is not even compiled.
+    const STARTS_SHUFFLES: bool = false;
+
     /// Called by the simulation before each shuffle. Nothing for a source that is one stream
     /// (it compiles away); a source that re-seeds its generator before every shuffle, as a game
     /// calling `srand(time(NULL))` before each deal does, starts afresh here.

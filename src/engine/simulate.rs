@@ -424,7 +424,9 @@ fn tally_block<B, S, const N: usize>(
     assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
-        source.start_shuffle();
+        if B::Source::STARTS_SHUFFLES {
+            source.start_shuffle();
+        }
         shuffle(&mut deck, scratch, source);
         count::<N>(counts, rank_array(&deck));
     }
@@ -466,7 +468,9 @@ fn tally_block_prefetched<B, S, const N: usize>(
         let batch = remaining.min(PREFETCH_BATCH);
         for slot in &mut ranks[..batch] {
             let mut deck = identity;
-            source.start_shuffle();
+            if B::Source::STARTS_SHUFFLES {
+                source.start_shuffle();
+            }
             shuffle(&mut deck, scratch, source);
             let rank = rank_array(&deck);
             prefetch(counts, rank);

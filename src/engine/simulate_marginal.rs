@@ -86,7 +86,9 @@ where
             let mut done = 0;
             for trial in 1..=length {
                 deck.copy_from_slice(&identity);
-                source.start_shuffle();
+                if B::Source::STARTS_SHUFFLES {
+                    source.start_shuffle();
+                }
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
                 done = trial;
