@@ -246,7 +246,7 @@ impl TableExporter {
             }
             tests.add_row(vec![
                 test.name.clone(),
-                if test.method.starts_with("exact-binomial") {
+                if test.method.is_binomial() {
                     format!("{} seen", group(test.statistic as u64))
                 } else {
                     statistic_text(test.statistic)

@@ -8,10 +8,23 @@
 
 use std::sync::Arc;
 
-use num_bigint::BigUint;
 use serde::Serialize;
 use serde::ser::SerializeSeq;
 
+pub use crate::analysis::MIN_EXPECTED_COUNT;
+pub use crate::analysis::decision::{TestResult, format_p};
+pub use crate::analysis::figures::{EXTREMES, PositionDeviation};
+pub use crate::analysis::power::{ModelSummary, TARGET_POWER};
+
+use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
+use crate::analysis::figures::{
+    extreme_ranks, frequencies, largest_deviation, max_min_ratio, mean, observed_mean,
+    position_counts, tv_distance,
+};
+use crate::analysis::goodness_of_fit::{goodness_of_fit, pooled_cells, statistic_test};
+use crate::analysis::identity::{identity_test, uniform_ordering_probability};
+use crate::analysis::power::power_summary;
+use crate::analysis::{Draft, plain, ratio};
 use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
@@ -19,25 +32,12 @@ use crate::engine::random_source::RngKind;
 use crate::engine::simulate::Tally;
 use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
-use crate::stats::binomial::binomial_two_sided_at;
-use crate::stats::chi_square::chi_square_sf;
-use crate::stats::holm::holm_adjust;
-use crate::stats::power::{detection_power, trials_for_power};
-use crate::stats::probability::{Probability, ln_sum};
-use crate::stats::pvalue::PValue;
+use crate::stats::probability::Probability;
 use crate::theory::exact::{ExactError, Law};
 use crate::theory::mixing::riffle_note;
 use crate::theory::permutation_statistics::{
-    Statistic, StatisticValues, ValueLaw, big_factorial, pool_bins, ratio_to_f64, ratio_to_ln,
-    riffle_rising_value_law,
+    Statistic, StatisticValues, ValueLaw, riffle_rising_value_law,
 };
-
-/// How many most- and least-frequent permutations the report lists.
-pub const EXTREMES: usize = 5;
-/// The power that "trials needed to detect" refers to.
-pub const TARGET_POWER: f64 = 0.99;
-/// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
-pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 
 /// Which hypothesis the verdict tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
@@ -47,34 +47,6 @@ pub enum Against {
     Uniform,
     /// The algorithm's own exact law (does the output match what this algorithm should do?).
     Model,
-}
-
-/// One test of the family.
-#[derive(Debug, Clone, Serialize)]
-pub struct TestResult {
-    /// `permutations`, `identity` or `position K`.
-    pub name: String,
-    /// The method: `pearson-chi-square`, `exact-binomial-two-sided` (the identity), or
-    /// `exact-binomial-outside-mode` (a statistic whose cells cannot be pooled into two
-    /// expected at least 5 times: the exact two-sided binomial test of the number of shuffles
-    /// outside the statistic's likeliest value, whose probability is 1 − P(that value)).
-    pub method: &'static str,
-    /// χ² statistic, or the observed count for the binomial tests.
-    pub statistic: f64,
-    /// Degrees of freedom (χ² tests only).
-    pub df: Option<f64>,
-    /// The p-value, or null when it is below 1e-300 (then read `log10_p_value`).
-    pub p_value: Option<f64>,
-    /// log10 of the p-value; always present (null only for an impossible outcome, p = 0).
-    pub log10_p_value: f64,
-    /// The Holm–Bonferroni adjusted p-value (null below 1e-300).
-    pub adjusted_p_value: Option<f64>,
-    /// log10 of the adjusted p-value.
-    pub log10_adjusted_p_value: f64,
-    /// Whether the adjusted p-value is at most alpha.
-    pub rejected: bool,
-    /// Why a test failed outright or could not be run, when it did.
-    pub note: Option<String>,
 }
 
 /// How often the deck came back in its starting order.
@@ -92,19 +64,6 @@ pub struct Identity {
     pub theory_frequency: Option<f64>,
     /// The same as an exact fraction, e.g. `5/128`.
     pub theory_fraction: Option<String>,
-}
-
-/// The largest gap between an observed position frequency and 1/n.
-#[derive(Debug, Clone, Serialize)]
-pub struct PositionDeviation {
-    /// The card.
-    pub card: usize,
-    /// The final position.
-    pub position: usize,
-    /// Observed frequency of that card at that position.
-    pub frequency: f64,
-    /// frequency − 1/n.
-    pub deviation: f64,
 }
 
 /// Which card lands where.
@@ -243,35 +202,6 @@ impl Serialize for PermutationTable {
         }
         serialize_rows(serializer, self.len(), self.rows())
     }
-}
-
-/// What is known of the algorithm's exact law, and what it implies for detection.
-#[derive(Debug, Clone, Serialize)]
-pub struct ModelSummary {
-    /// Whether the exact law was computed.
-    pub available: bool,
-    /// Why not, when it was not.
-    pub unavailable_reason: Option<String>,
-    /// Whether its probabilities are exact fractions (otherwise f64, relative error ≤ 1e-12).
-    pub exact_fractions: bool,
-    /// Choice paths the law accounts for (u64::MAX standing for that many or more).
-    pub paths: Option<u64>,
-    /// How it was computed: `path-walk` (every choice path run), `step-propagation` (the law
-    /// carried one choice at a time, for shuffles whose choices act on positions) or
-    /// `convolution` (several passes: the one-pass law convolved with itself).
-    pub method: Option<&'static str>,
-    /// Permutations with non-zero probability.
-    pub support_size: Option<usize>,
-    /// Cohen's w² = Σ (p − u)²/u: the χ² noncentrality per trial of the law against uniform.
-    pub noncentrality_per_trial: Option<f64>,
-    /// Probability that this many trials detect the bias (the permutations test alone at the
-    /// Bonferroni level alpha/m, a lower bound for the whole family; noncentral χ²). Null when
-    /// the law is uniform (nothing to detect) or for `theory` (no trials).
-    pub detection_power: Option<f64>,
-    /// Trials needed for 99% detection power at the same level (null when there is no bias).
-    pub trials_for_99_power: Option<u64>,
-    /// The per-test level used for power: alpha / number of tests in the family.
-    pub power_alpha: f64,
 }
 
 /// The report of `run`.
@@ -461,311 +391,6 @@ impl RunFacts {
     }
 }
 
-/// A p-value as the optional plain number the report shows (null below 1e-300).
-fn plain(p: PValue) -> Option<f64> {
-    (p.log10 >= -300.0).then_some(p.p)
-}
-
-fn ratio(a: f64, b: f64) -> f64 {
-    if b > 0.0 { a / b } else { 0.0 }
-}
-
-/// Pearson's statistic over (observed, expected) pairs, compensated; cells with zero expectation
-/// must be filtered out by the caller.
-fn pearson_statistic(cells: impl Iterator<Item = (u64, f64)>) -> f64 {
-    let (mut sum, mut carry) = (0.0f64, 0.0f64);
-    for (observed, expected) in cells {
-        let d = observed as f64 - expected;
-        let term = d * d / expected;
-        let t = sum + term;
-        carry += if sum.abs() >= term.abs() {
-            (sum - t) + term
-        } else {
-            (term - t) + sum
-        };
-        sum = t;
-    }
-    sum + carry
-}
-
-/// A χ² goodness-of-fit test of observed counts against probabilities, over the cells the
-/// hypothesis allows. Observations in impossible cells make the test fail outright.
-fn goodness_of_fit(name: String, cells: impl Iterator<Item = (u64, f64)>, trials: u64) -> Draft {
-    let trials_f = trials as f64;
-    let mut impossible = 0u64;
-    let mut support = 0u64;
-    let statistic = pearson_statistic(cells.filter_map(|(observed, p)| {
-        if p > 0.0 {
-            support += 1;
-            Some((observed, p * trials_f))
-        } else {
-            impossible += observed;
-            None
-        }
-    }));
-    let df = support.saturating_sub(1) as f64;
-    if impossible > 0 {
-        return Draft {
-            name,
-            method: "pearson-chi-square",
-            statistic,
-            df: Some(df),
-            p: PValue::ZERO,
-            note: Some(format!(
-                "{impossible} shuffle{} fell on cells the hypothesis gives probability 0",
-                if impossible == 1 { "" } else { "s" }
-            )),
-        };
-    }
-    let (p, note) = if df == 0.0 {
-        (
-            PValue::ONE,
-            Some("only one cell is possible: nothing to test".to_string()),
-        )
-    } else if trials == 0 {
-        (PValue::ONE, Some("no trials".to_string()))
-    } else {
-        (chi_square_sf(statistic, df), None)
-    };
-    Draft {
-        name,
-        method: "pearson-chi-square",
-        statistic,
-        df: Some(df),
-        p,
-        note,
-    }
-}
-
-/// The test of one permutation statistic's histogram `observed` (indexed by value) against
-/// its law under the hypothesis, with `bins` the cells pooled to an expected count of at least
-/// [`MIN_EXPECTED_COUNT`] by [`pool_bins`].
-///
-/// * Values the law makes impossible (probability exactly 0; a probability that merely
-///   underflows f64 is not 0) reject outright when seen, p = 0, as impossible orderings do in
-///   full mode: pooling would otherwise hide them in a neighbouring cell, or in the single cell
-///   that leaves nothing to test.
-/// * With two cells or more, Pearson's χ² over the pooled cells (Cochran 1954 for the ≥ 5 rule).
-/// * With one cell (few trials, or a law concentrated on one value), χ² has nothing to compare,
-///   yet the data may sit on values the law makes rare. Then the exact two-sided binomial test
-///   of K, the number of shuffles outside the likeliest value m: under the hypothesis
-///   K ~ Bin(trials, 1 − P(m)) exactly, so the test keeps its level at any trial count
-///   (doubling rule, Fay 2010), and data concentrated away from m makes K far exceed its mean.
-///   1 − P(m) is summed from the other values' logarithms, so it is right even when tiny.
-fn statistic_test(
-    name: &str,
-    observed: &[u64],
-    law: &ValueLaw,
-    bins: &[std::ops::Range<usize>],
-    trials: u64,
-) -> Draft {
-    let mut draft = if bins.len() >= 2 {
-        goodness_of_fit(
-            name.to_string(),
-            bins.iter().map(|bin| {
-                (
-                    observed[bin.clone()].iter().sum::<u64>(),
-                    law.probabilities[bin.clone()].iter().sum::<f64>(),
-                )
-            }),
-            trials,
-        )
-    } else {
-        outside_mode_test(name, observed, law, trials)
-    };
-    let impossible: Vec<usize> = (0..observed.len())
-        .filter(|&value| observed[value] > 0 && law.get(value).is_impossible())
-        .collect();
-    if !impossible.is_empty() {
-        let seen: u64 = impossible.iter().map(|&value| observed[value]).sum();
-        draft.p = PValue::ZERO;
-        draft.note = Some(format!(
-            "{} impossible under the hypothesis but {} seen {seen} time{}",
-            match impossible.len() {
-                1 => format!("the value {} is", impossible[0]),
-                _ => format!("the values {} are", value_list(&impossible)),
-            },
-            if impossible.len() == 1 { "was" } else { "were" },
-            if seen == 1 { "" } else { "s" }
-        ));
-    }
-    draft
-}
-
-/// The exact binomial test of the shuffles outside the likeliest value (see [`statistic_test`]).
-fn outside_mode_test(name: &str, observed: &[u64], law: &ValueLaw, trials: u64) -> Draft {
-    // The first of the likeliest values, by logarithm so that a law below f64's range still
-    // has a mode.
-    let mode = (0..law.len())
-        .rev()
-        .max_by(|&a, &b| law.ln_probabilities[a].total_cmp(&law.ln_probabilities[b]))
-        .unwrap_or(0);
-    let at_mode = observed.get(mode).copied().unwrap_or(0);
-    let outside = trials - at_mode;
-    let p0 = Probability::from_ln(ln_sum(
-        law.ln_probabilities
-            .iter()
-            .enumerate()
-            .filter(|&(value, _)| value != mode)
-            .map(|(_, &ln)| ln),
-    ));
-    let (p, note) = if trials == 0 {
-        (PValue::ONE, "no trials".to_string())
-    } else {
-        (
-            binomial_two_sided_at(outside, trials, p0),
-            format!(
-                "no two cells can be expected at least {MIN_EXPECTED_COUNT} times each, so χ² \
-                 does not apply: exact binomial test of the {outside} shuffle{} outside the \
-                 likeliest value {mode} (probability {} under the hypothesis)",
-                if outside == 1 { "" } else { "s" },
-                format_probability(p0)
-            ),
-        )
-    };
-    Draft {
-        name: name.to_string(),
-        method: "exact-binomial-outside-mode",
-        statistic: outside as f64,
-        df: None,
-        p,
-        note: Some(note),
-    }
-}
-
-/// A probability for a note: `0.0312`, `3.1e-12`, `10^-1085.3`.
-fn format_probability(p: Probability) -> String {
-    if p.p >= 1e-4 {
-        format!("{:.4}", p.p)
-    } else if p.log10() >= -300.0 {
-        format!("{:.2e}", p.p)
-    } else {
-        format!("10^{:.1}", p.log10())
-    }
-}
-
-/// Increasing values as runs, e.g. `3, 19–34`, the first eight runs then `and N more`.
-fn value_list(values: &[usize]) -> String {
-    let mut runs: Vec<(usize, usize)> = Vec::new();
-    for &value in values {
-        match runs.last_mut() {
-            Some((_, end)) if *end + 1 == value => *end = value,
-            _ => runs.push((value, value)),
-        }
-    }
-    const SHOWN: usize = 8;
-    let text: Vec<String> = runs
-        .iter()
-        .take(SHOWN)
-        .map(|&(start, end)| match end - start {
-            0 => start.to_string(),
-            1 => format!("{start}, {end}"),
-            _ => format!("{start}–{end}"),
-        })
-        .collect();
-    let more: usize = runs.iter().skip(SHOWN).map(|(s, e)| e - s + 1).sum();
-    match more {
-        0 => text.join(", "),
-        _ => format!("{} and {more} more", text.join(", ")),
-    }
-}
-
-/// A test before Holm's adjustment.
-struct Draft {
-    name: String,
-    method: &'static str,
-    statistic: f64,
-    df: Option<f64>,
-    p: PValue,
-    note: Option<String>,
-}
-
-/// Adjust a family of drafts with Holm's method and decide each at `alpha`.
-fn decide(drafts: Vec<Draft>, alpha: f64) -> Vec<TestResult> {
-    let raw: Vec<PValue> = drafts.iter().map(|d| d.p).collect();
-    let adjusted = holm_adjust(&raw);
-    drafts
-        .into_iter()
-        .zip(adjusted)
-        .map(|(draft, adjusted)| TestResult {
-            name: draft.name,
-            method: draft.method,
-            statistic: draft.statistic,
-            df: draft.df,
-            p_value: plain(draft.p),
-            log10_p_value: draft.p.log10,
-            adjusted_p_value: plain(adjusted),
-            log10_adjusted_p_value: adjusted.log10,
-            rejected: adjusted.p <= alpha,
-            note: draft.note,
-        })
-        .collect()
-}
-
-/// The n×n position counts `[card][position]`, summed from the tally.
-fn position_counts(n: usize, counts: &[u64]) -> Vec<Vec<u64>> {
-    let mut matrix = vec![vec![0u64; n]; n];
-    for_each_in_rank_order(n, |rank, deck| {
-        let count = counts[rank];
-        if count > 0 {
-            for (position, &card) in deck.iter().enumerate() {
-                matrix[usize::from(card)][position] += count;
-            }
-        }
-    });
-    matrix
-}
-
-/// Power figures of a law against uniform, for a family of `tests` tests at level `alpha`.
-fn power_summary(
-    law: Option<&Result<Arc<Law>, ExactError>>,
-    trials: Option<u64>,
-    alpha: f64,
-    tests: usize,
-) -> ModelSummary {
-    let power_alpha = alpha / tests as f64;
-    match law {
-        Some(Ok(law)) => {
-            let df = (law.probabilities.len() - 1) as f64;
-            let w2 = law.noncentrality_per_trial();
-            // A law within rounding of uniform has nothing to detect.
-            let biased = w2 > 1e-12;
-            ModelSummary {
-                available: true,
-                unavailable_reason: None,
-                exact_fractions: law.exact.is_some(),
-                paths: Some(law.paths),
-                method: Some(law.method),
-                support_size: Some(law.support_size()),
-                noncentrality_per_trial: Some(if biased { w2 } else { 0.0 }),
-                detection_power: trials
-                    .filter(|_| biased)
-                    .map(|t| detection_power(df, power_alpha, w2, t as f64)),
-                trials_for_99_power: if biased {
-                    trials_for_power(df, power_alpha, w2, TARGET_POWER)
-                } else {
-                    None
-                },
-                power_alpha,
-            }
-        }
-        _ => ModelSummary {
-            available: false,
-            unavailable_reason: law
-                .and_then(|law| law.as_ref().err())
-                .map(ToString::to_string),
-            exact_fractions: false,
-            paths: None,
-            method: None,
-            support_size: None,
-            noncentrality_per_trial: None,
-            detection_power: None,
-            trials_for_99_power: None,
-            power_alpha,
-        },
-    }
-}
-
 /// Build the report of a run from its tally and, when computed, the algorithm's exact law.
 ///
 /// `law` is None when there is no algorithm (`check` against uniform).
@@ -829,21 +454,11 @@ pub fn build_run_report(
     }
     let family_size = drafts.len();
     let tests = decide(drafts, facts.alpha);
-    let bias_detected = tests.iter().any(|t| t.rejected);
+    let bias_detected = bias_detected(&tests);
 
     // Figures.
-    let max_count = counts.iter().copied().max().unwrap_or(0);
-    let min_count = counts.iter().copied().min().unwrap_or(0);
     let never_seen = counts.iter().filter(|&&c| c == 0).count() as u64;
-    let tv_distance = 0.5
-        * counts
-            .iter()
-            .map(|&c| (ratio(c as f64, trials_f) - uniform_p).abs())
-            .sum::<f64>();
-    let frequencies: Vec<Vec<f64>> = positions
-        .iter()
-        .map(|row| row.iter().map(|&c| ratio(c as f64, trials_f)).collect())
-        .collect();
+    let frequencies = frequencies(&positions, trials);
     let largest_deviation = largest_deviation(&frequencies);
 
     let table = PermutationTable {
@@ -853,7 +468,9 @@ pub fn build_run_report(
         law: model.cloned(),
         listed: facts.all_orderings || n <= MAX_LISTED_DECK,
     };
-    let (most_frequent, least_frequent) = extremes(&counts, &table);
+    let (most, least) = extreme_ranks(&counts);
+    let most_frequent: Vec<PermutationRow> = most.into_iter().map(|r| table.row(r)).collect();
+    let least_frequent: Vec<PermutationRow> = least.into_iter().map(|r| table.row(r)).collect();
 
     let model_summary = power_summary(law.as_ref(), Some(trials), facts.alpha, family_size);
 
@@ -905,7 +522,7 @@ pub fn build_run_report(
         ));
     }
 
-    let verdict = verdict_sentence(&tests, bias_detected, facts.alpha, &hypothesis_name);
+    let verdict = verdict_sentence(&tests, facts.alpha, &hypothesis_name);
     RunReport {
         tool: "shuffle-bias",
         version: env!("CARGO_PKG_VERSION"),
@@ -941,10 +558,10 @@ pub fn build_run_report(
             theory_frequency: model.map(|l| l.probabilities[0]),
             theory_fraction: model.and_then(|l| l.fraction(0)),
         },
-        max_min_ratio: (min_count > 0).then(|| max_count as f64 / min_count as f64),
+        max_min_ratio: max_min_ratio(&counts),
         max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
         never_seen: Some(never_seen),
-        tv_distance: Some(tv_distance),
+        tv_distance: Some(tv_distance(&counts, trials)),
         tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
         model: model_summary,
         positions: Positions {
@@ -958,136 +575,6 @@ pub fn build_run_report(
         least_frequent,
         permutations: table,
         statistics: Vec::new(),
-    }
-}
-
-/// The identity test: two-sided exact binomial test of the identity count, from the
-/// hypothesis' probability of the identity with its logarithm (1/n! is below f64's range from
-/// 171 cards on, yet the identity is possible: only an exact 0 makes it impossible).
-fn identity_test(count: u64, trials: u64, p0: Probability) -> Draft {
-    let (p, note) = if p0.is_impossible() && count > 0 {
-        (
-            PValue::ZERO,
-            Some(format!(
-                "the identity is impossible under the hypothesis but was seen {count} time{}",
-                if count == 1 { "" } else { "s" }
-            )),
-        )
-    } else if trials == 0 {
-        (PValue::ONE, Some("no trials".to_string()))
-    } else {
-        (binomial_two_sided_at(count, trials, p0), None)
-    };
-    Draft {
-        name: "identity".to_string(),
-        method: "exact-binomial-two-sided",
-        statistic: count as f64,
-        df: None,
-        p,
-        note,
-    }
-}
-
-fn largest_deviation(frequencies: &[Vec<f64>]) -> PositionDeviation {
-    let n = frequencies.len();
-    let u = 1.0 / n as f64;
-    let mut best = PositionDeviation {
-        card: 0,
-        position: 0,
-        frequency: frequencies[0][0],
-        deviation: frequencies[0][0] - u,
-    };
-    for (card, row) in frequencies.iter().enumerate() {
-        for (position, &f) in row.iter().enumerate() {
-            if (f - u).abs() > best.deviation.abs() {
-                best = PositionDeviation {
-                    card,
-                    position,
-                    frequency: f,
-                    deviation: f - u,
-                };
-            }
-        }
-    }
-    best
-}
-
-/// The EXTREMES most and least frequent rows (ties broken by rank).
-fn extremes(
-    counts: &[u64],
-    table: &PermutationTable,
-) -> (Vec<PermutationRow>, Vec<PermutationRow>) {
-    let k = EXTREMES.min(counts.len());
-    let mut ranks: Vec<usize> = (0..counts.len()).collect();
-    let by_count_desc = |a: &usize, b: &usize| counts[*b].cmp(&counts[*a]).then(a.cmp(b));
-    let by_count_asc = |a: &usize, b: &usize| counts[*a].cmp(&counts[*b]).then(a.cmp(b));
-    ranks.select_nth_unstable_by(k - 1, by_count_desc);
-    let mut most: Vec<usize> = ranks[..k].to_vec();
-    most.sort_by(by_count_desc);
-    ranks.select_nth_unstable_by(k - 1, by_count_asc);
-    let mut least: Vec<usize> = ranks[..k].to_vec();
-    least.sort_by(by_count_asc);
-    (
-        most.into_iter().map(|r| table.row(r)).collect(),
-        least.into_iter().map(|r| table.row(r)).collect(),
-    )
-}
-
-fn verdict_sentence(tests: &[TestResult], biased: bool, alpha: f64, hypothesis: &str) -> String {
-    let strongest = tests
-        .iter()
-        .min_by(|a, b| {
-            a.log10_adjusted_p_value
-                .total_cmp(&b.log10_adjusted_p_value)
-        })
-        .expect("the family is never empty");
-    let p = format_p(strongest.log10_adjusted_p_value);
-    if biased {
-        let mut rejected: Vec<String> = tests
-            .iter()
-            .filter(|t| t.rejected)
-            .map(|t| t.name.clone())
-            .collect();
-        // On a large deck, name the position tests by their number rather than one by one.
-        let positions = rejected
-            .iter()
-            .filter(|name| name.starts_with("position "))
-            .count();
-        if positions > 6 {
-            let total = tests
-                .iter()
-                .filter(|t| t.name.starts_with("position "))
-                .count();
-            rejected.retain(|name| !name.starts_with("position "));
-            rejected.insert(0, format!("{positions} of the {total} position tests"));
-        }
-        format!(
-            "bias detected: {hypothesis} is rejected at alpha = {alpha} by {} (strongest: {}, \
-             Holm-adjusted p = {p})",
-            rejected.join(", "),
-            strongest.name
-        )
-    } else {
-        format!(
-            "no bias detected: nothing rejects {hypothesis} at alpha = {alpha} (smallest \
-             Holm-adjusted p = {p})"
-        )
-    }
-}
-
-/// A p-value for humans from its log10: `0.2314`, `3.1e-12`, `10^-4436.2`, or `0`.
-pub fn format_p(log10: f64) -> String {
-    if log10 == f64::NEG_INFINITY {
-        "0".to_string()
-    } else if log10 >= -300.0 {
-        let p = 10f64.powf(log10);
-        if p >= 1e-4 {
-            format!("{p:.4}")
-        } else {
-            format!("{p:.2e}")
-        }
-    } else {
-        format!("10^{log10:.1}")
     }
 }
 
@@ -1394,17 +881,6 @@ impl MarginalTheory {
     }
 }
 
-/// 1/n! as the nearest f64 (subnormal from n = 171 on and 0 from 178 on, below the f64 range)
-/// with its logarithm −ln n!, which the identity test uses.
-fn uniform_ordering_probability(n: usize) -> Probability {
-    let (one, total) = (BigUint::from(1u8), big_factorial(n));
-    Probability::from_parts(ratio_to_f64(&one, &total), ratio_to_ln(&one, &total))
-}
-
-fn mean(probabilities: impl Iterator<Item = f64>) -> f64 {
-    probabilities.enumerate().map(|(v, p)| v as f64 * p).sum()
-}
-
 /// Build the report of a run or check in marginal mode.
 ///
 /// The family: one χ² test per final position (the cards found there, against 1/n or the
@@ -1473,8 +949,7 @@ pub fn build_marginal_report(
         let model = model.map(|m| &m.probabilities);
         let expected = &law.probabilities;
         let observed = tally.histogram(statistic);
-        let expected_counts: Vec<f64> = expected.iter().map(|p| p * trials_f).collect();
-        let bins = pool_bins(&expected_counts, MIN_EXPECTED_COUNT);
+        let bins = pooled_cells(law, trials);
         let draft = statistic_test(statistic.name(), observed, law, &bins, trials);
         let significant = |p: &f64| *p >= 1e-12;
         let shown = observed
@@ -1490,14 +965,7 @@ pub fn build_marginal_report(
             name: statistic.name(),
             definition: statistic.definition(),
             observed: observed[..shown].to_vec(),
-            mean_observed: ratio(
-                observed
-                    .iter()
-                    .enumerate()
-                    .map(|(v, &c)| v as f64 * c as f64)
-                    .sum(),
-                trials_f,
-            ),
+            mean_observed: observed_mean(observed, trials),
             mean_expected: mean(expected.iter().copied()),
             expected: expected[..shown].to_vec(),
             uniform: uniform[..shown].to_vec(),
@@ -1511,17 +979,12 @@ pub fn build_marginal_report(
         drafts.push(draft);
     }
     if drafts.is_empty() {
-        drafts.push(Draft {
-            name: "none".to_string(),
-            method: "none",
-            statistic: 0.0,
-            df: None,
-            p: PValue::ONE,
-            note: Some("the model gives no law to test against".to_string()),
-        });
+        drafts.push(Draft::nothing_to_test(
+            "the model gives no law to test against",
+        ));
     }
     let tests = decide(drafts, facts.alpha);
-    let bias_detected = tests.iter().any(|t| t.rejected);
+    let bias_detected = bias_detected(&tests);
 
     if let Some(source) = &theory.source {
         notes.push(format!(
@@ -1568,11 +1031,8 @@ pub fn build_marginal_report(
     } else {
         "uniform".to_string()
     };
-    let verdict = verdict_sentence(&tests, bias_detected, facts.alpha, &hypothesis_name);
-    let frequencies: Vec<Vec<f64>> = positions
-        .iter()
-        .map(|row| row.iter().map(|&c| ratio(c as f64, trials_f)).collect())
-        .collect();
+    let verdict = verdict_sentence(&tests, facts.alpha, &hypothesis_name);
+    let frequencies = frequencies(&positions, trials);
     let largest_deviation = largest_deviation(&frequencies);
     let orderings = (n <= 20).then(|| factorial(n));
     RunReport {
@@ -1656,119 +1116,5 @@ impl TheoryReport {
     /// The shuffle as headers name it (`riffle · 3 passes`).
     pub fn shuffle_label(&self) -> String {
         shuffle_label(self.algorithm, self.cut_probability, self.passes)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use approx::assert_relative_eq;
-
-    fn law(probabilities: &[f64]) -> ValueLaw {
-        ValueLaw::from_probabilities(probabilities.to_vec())
-    }
-
-    fn bins(law: &ValueLaw, trials: u64) -> Vec<std::ops::Range<usize>> {
-        let expected: Vec<f64> = law
-            .probabilities
-            .iter()
-            .map(|p| p * trials as f64)
-            .collect();
-        pool_bins(&expected, MIN_EXPECTED_COUNT)
-    }
-
-    #[test]
-    fn one_pooled_cell_falls_back_to_the_binomial_test_outside_the_likeliest_value() {
-        // Values 0..4 with P = 0, 0.998, 0.001, 0.001; 4 trials expect 3.992 at value 1 and
-        // 0.008 elsewhere, so pooling gives one cell. All 4 shuffles at value 2, outside the
-        // likeliest value 1: K ~ Bin(4, 0.002) under the hypothesis, P(K ≥ 4) = 0.002^4,
-        // and the doubled tail is 2·0.002^4 = 3.2e−11.
-        let law = law(&[0.0, 0.998, 0.001, 0.001]);
-        assert_eq!(bins(&law, 4), vec![0..4]);
-        let draft = statistic_test("s", &[0, 0, 4, 0], &law, &bins(&law, 4), 4);
-        assert_eq!(draft.method, "exact-binomial-outside-mode");
-        assert_eq!(draft.statistic, 4.0);
-        assert_relative_eq!(draft.p.p, 2.0 * 0.002f64.powi(4), max_relative = 1e-9);
-        assert!(
-            draft
-                .note
-                .unwrap()
-                .contains("outside the likeliest value 1")
-        );
-        // All at the likeliest value: K = 0, P(K ≤ 0) = 0.998^4 > ½, so p = 1.
-        let fair = statistic_test("s", &[0, 4, 0, 0], &law, &bins(&law, 4), 4);
-        assert_eq!(fair.p, PValue::ONE);
-        // One shuffle off the mode: P(K ≥ 1) = 1 − 0.998^4, doubled.
-        let one = statistic_test("s", &[0, 3, 1, 0], &law, &bins(&law, 4), 4);
-        assert_relative_eq!(one.p.p, 2.0 * (1.0 - 0.998f64.powi(4)), max_relative = 1e-9);
-        // No trials: nothing to test.
-        assert_eq!(
-            statistic_test("s", &[0, 0, 0, 0], &law, &bins(&law, 0), 0).p,
-            PValue::ONE
-        );
-    }
-
-    #[test]
-    fn a_value_of_probability_zero_rejects_even_when_pooled_into_a_neighbour() {
-        // P = ½, ½, 0 over 100 trials: pooling folds value 2 into the cell [1, 3), where its one
-        // observation would vanish into χ² = 0.01.
-        let law = law(&[0.5, 0.5, 0.0]);
-        let pooled = bins(&law, 100);
-        assert_eq!(pooled, vec![0..1, 1..3]);
-        let draft = statistic_test("s", &[50, 49, 1], &law, &pooled, 100);
-        assert_eq!(draft.p, PValue::ZERO);
-        assert_eq!(draft.method, "pearson-chi-square");
-        assert_eq!(
-            draft.note.as_deref(),
-            Some("the value 2 is impossible under the hypothesis but was seen 1 time")
-        );
-        // Without it, the same law fits.
-        let fine = statistic_test("s", &[50, 50, 0], &law, &pooled, 100);
-        assert_eq!(fine.p, PValue::ONE);
-    }
-
-    #[test]
-    fn a_probability_below_the_f64_range_is_rare_not_impossible() {
-        // P(value 1) = e^−1000 is 0 as an f64 yet possible: seeing it once in 10 trials is
-        // tested (log10 p = log10 2 + log10 10 − 1000·log10 e), not declared impossible.
-        let law = ValueLaw {
-            probabilities: vec![1.0, 0.0],
-            ln_probabilities: vec![0.0, -1000.0],
-        };
-        let pooled = bins(&law, 10);
-        let draft = statistic_test("s", &[9, 1], &law, &pooled, 10);
-        assert_eq!(draft.method, "exact-binomial-outside-mode");
-        assert_relative_eq!(
-            draft.p.log10,
-            2f64.log10() + 1.0 - 1000.0 * std::f64::consts::LOG10_E,
-            max_relative = 1e-12
-        );
-        assert!(!draft.note.unwrap().contains("impossible"));
-    }
-
-    #[test]
-    fn impossible_values_are_listed_as_runs() {
-        assert_eq!(value_list(&[3, 19, 20, 21, 22, 40, 41]), "3, 19–22, 40, 41");
-        assert_eq!(
-            value_list(&[0, 2, 4, 6, 8, 10, 12, 14, 16, 17, 18, 30]),
-            "0, 2, 4, 6, 8, 10, 12, 14 and 4 more"
-        );
-    }
-
-    #[test]
-    fn the_uniform_identity_of_200_cards_is_possible() {
-        // 1/200! is 0 as an f64; its log is −ln 200! (log10 200! = 374.8968886400402524).
-        let p0 = uniform_ordering_probability(200);
-        assert_eq!(p0.p, 0.0);
-        assert_relative_eq!(p0.log10(), -374.896_888_640_040_25, max_relative = 1e-13);
-        let seen_once = identity_test(1, 1000, p0);
-        assert!(seen_once.note.is_none());
-        assert_relative_eq!(
-            seen_once.p.log10,
-            2f64.log10() + 3.0 - 374.896_888_640_040_25,
-            max_relative = 1e-12
-        );
-        assert_eq!(identity_test(0, 1000, p0).p, PValue::ONE);
-        assert_eq!(identity_test(1, 1000, Probability::ZERO).p, PValue::ZERO);
     }
 }
