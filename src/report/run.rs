@@ -1,21 +1,23 @@
-//! The report model: plain, serialisable data that every exporter reads.
+//! The report model of `run` and `check`: plain, serialisable data that every exporter reads.
 //!
-//! [`build_run_report`] turns a tally (and, when available, the algorithm's exact law) into the
-//! family of tests, the verdict and every figure shown to the user; [`build_theory_report`] does
-//! the same for the law alone. Nothing here prints or formats for a terminal: that is the
-//! exporters' job. The JSON schema is this module's `Serialize` output; every field is
-//! documented here and in the README.
+//! A [`RunReport`] is a common header ([`RunHeader`]: what was tallied and how), the family of
+//! tests with its verdict and the figures every mode has, and a [`ModePart`]: the figures of a
+//! full tally (every ordering) or of a marginal one (positions, identity, statistics).
+//! [`build_run_report`] and [`build_marginal_report`] build it in named steps, calling
+//! [`crate::analysis`] for every test and figure; nothing here prints or formats for a
+//! terminal. The JSON schema is this module's `Serialize` output, one flat object whose field
+//! order never changes; every field is documented here and in the README.
 
 use std::sync::Arc;
 
 use serde::Serialize;
-use serde::ser::SerializeSeq;
+use serde::ser::{SerializeSeq, SerializeStruct};
 
-pub use crate::analysis::MIN_EXPECTED_COUNT;
-pub use crate::analysis::decision::{TestResult, format_p};
-pub use crate::analysis::figures::{EXTREMES, PositionDeviation};
-pub use crate::analysis::power::{ModelSummary, TARGET_POWER};
+pub use crate::analysis::decision::TestResult;
+pub use crate::analysis::figures::PositionDeviation;
+pub use crate::analysis::power::ModelSummary;
 
+use super::notes::{MAX_LISTED_DECK, MarginalLaws, Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{
     extreme_ranks, frequencies, largest_deviation, max_min_ratio, mean, observed_mean,
@@ -25,7 +27,7 @@ use crate::analysis::goodness_of_fit::{goodness_of_fit, pooled_cells, statistic_
 use crate::analysis::identity::{identity_test, uniform_ordering_probability};
 use crate::analysis::power::power_summary;
 use crate::analysis::{Draft, plain, ratio};
-use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
+use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::engine::random_source::RngKind;
@@ -34,7 +36,6 @@ use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
 use crate::theory::exact::{ExactError, Law};
-use crate::theory::mixing::riffle_note;
 use crate::theory::permutation_statistics::{
     Statistic, StatisticValues, ValueLaw, riffle_rising_value_law,
 };
@@ -105,20 +106,6 @@ pub struct PermutationRow {
     pub theory_fraction: Option<String>,
 }
 
-/// The largest deck whose orderings JSON and CSV list one by one unless `--all-orderings` asks
-/// for every deck: 8! = 40,320 rows (a few MB); 9! is 362,880 rows and 11! about 40 million
-/// (15 GB of JSON).
-pub const MAX_LISTED_DECK: usize = 8;
-
-/// The note a report carries when its orderings are not listed one by one.
-fn unlisted_orderings_note(deck: usize) -> String {
-    format!(
-        "the {} orderings of {deck} cards are not listed one by one in JSON and CSV (more than \
-         {MAX_LISTED_DECK} cards); add --all-orderings to list every one",
-        factorial(deck)
-    )
-}
-
 /// Every permutation's row, produced on demand (n! rows can be tens of millions, so they are
 /// never all held in memory: exporters stream them).
 #[derive(Debug, Clone)]
@@ -183,7 +170,7 @@ impl PermutationTable {
 }
 
 /// Serialise rows produced on demand as one sequence, without collecting them.
-fn serialize_rows<S: serde::Serializer, R: Serialize>(
+pub(super) fn serialize_rows<S: serde::Serializer, R: Serialize>(
     serializer: S,
     length: usize,
     rows: impl Iterator<Item = R>,
@@ -204,9 +191,39 @@ impl Serialize for PermutationTable {
     }
 }
 
-/// The report of `run`.
-#[derive(Debug, Clone, Serialize)]
+/// The report of `run` and `check`: a header saying what was tallied and how, the family of
+/// tests with its verdict and the figures every mode has, and the part only one tally mode has.
+///
+/// JSON keeps one flat object in a fixed field order (see the `Serialize` impl): the fields of
+/// the other mode's part are null or empty there, as they always were.
+#[derive(Debug, Clone)]
 pub struct RunReport {
+    /// What was run or checked, and how.
+    pub header: RunHeader,
+    /// Whether any test of the family rejected the hypothesis after Holm's adjustment.
+    pub bias_detected: bool,
+    /// One sentence saying what was found.
+    pub verdict: String,
+    /// Facts worth reading beside the verdict.
+    pub notes: Vec<Note>,
+    /// Conditions that weaken the tests (printed on stderr; kept here for machine readers).
+    pub warnings: Vec<Warning>,
+    /// The family: permutations (full mode), identity, one per position, and the statistics
+    /// (marginal mode).
+    pub tests: Vec<TestResult>,
+    /// Identity frequency.
+    pub identity: Identity,
+    /// The exact law and detection power.
+    pub model: ModelSummary,
+    /// Position marginals.
+    pub positions: Positions,
+    /// What only the tally's mode has.
+    pub part: ModePart,
+}
+
+/// What was run or checked, and how: the fields every run report starts with.
+#[derive(Debug, Clone)]
+pub struct RunHeader {
     /// Always `shuffle-bias`.
     pub tool: &'static str,
     /// The tool's version.
@@ -218,11 +235,9 @@ pub struct RunReport {
     pub algorithm: Option<&'static str>,
     /// How many times the algorithm is applied per shuffle (null for `check` against uniform;
     /// left out of JSON when 1).
-    #[serde(skip_serializing_if = "is_one_pass")]
     pub passes: Option<u32>,
     /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
     /// algorithms).
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_probability: Option<CutProbability>,
     /// Its exact definition.
     pub definition: Option<&'static str>,
@@ -234,8 +249,6 @@ pub struct RunReport {
     pub deck: usize,
     /// n! (null when it exceeds 2^64, in marginal mode).
     pub orderings: Option<u64>,
-    /// `full` (every ordering tallied) or `marginal` (positions, identity and statistics only).
-    pub mode: TallyMode,
     /// Shuffles tallied (for `check`, permutations read).
     pub trials: u64,
     /// Shuffles asked for (more than `trials` only when interrupted).
@@ -256,41 +269,153 @@ pub struct RunReport {
     pub alpha: f64,
     /// The hypothesis tested.
     pub against: Against,
-    /// Whether any test of the family rejected the hypothesis after Holm's adjustment.
-    pub bias_detected: bool,
-    /// One sentence saying what was found.
-    pub verdict: String,
-    /// Facts worth reading beside the verdict.
-    pub notes: Vec<String>,
-    /// Conditions that weaken the tests (printed on stderr; kept here for machine readers).
-    pub warnings: Vec<String>,
-    /// The family: permutations, identity, one per position.
-    pub tests: Vec<TestResult>,
-    /// Identity frequency.
-    pub identity: Identity,
+}
+
+/// What only one tally mode has.
+#[derive(Debug, Clone)]
+pub enum ModePart {
+    /// Every ordering tallied.
+    Full(FullPart),
+    /// Positions, identity and permutation statistics only.
+    Marginal(MarginalPart),
+}
+
+/// The figures of a full tally: every ordering's count.
+#[derive(Debug, Clone)]
+pub struct FullPart {
     /// Largest count / smallest count over all n! orderings (null when one was never seen).
     pub max_min_ratio: Option<f64>,
     /// The same ratio of exact probabilities (null when some ordering is impossible).
     pub max_min_ratio_theory: Option<f64>,
-    /// Orderings never seen (null in marginal mode).
-    pub never_seen: Option<u64>,
-    /// ½ Σ |frequency − 1/n!| (null in marginal mode).
-    pub tv_distance: Option<f64>,
+    /// Orderings never seen.
+    pub never_seen: u64,
+    /// ½ Σ |frequency − 1/n!|.
+    pub tv_distance: f64,
     /// The exact law's distance from uniform.
     pub tv_distance_theory: Option<f64>,
-    /// The exact law and detection power.
-    pub model: ModelSummary,
-    /// Position marginals.
-    pub positions: Positions,
     /// The most frequent orderings.
     pub most_frequent: Vec<PermutationRow>,
     /// The least frequent orderings.
     pub least_frequent: Vec<PermutationRow>,
-    /// Every ordering (none in marginal mode).
+    /// Every ordering.
     pub permutations: PermutationTable,
-    /// The permutation statistics and their tests (marginal mode; empty in full mode, where
-    /// the permutations test covers every ordering).
+}
+
+/// The figures of a marginal tally.
+#[derive(Debug, Clone)]
+pub struct MarginalPart {
+    /// The permutation statistics and their tests.
     pub statistics: Vec<StatisticResult>,
+}
+
+impl RunReport {
+    /// `full` or `marginal`.
+    pub fn mode(&self) -> TallyMode {
+        match self.part {
+            ModePart::Full(_) => TallyMode::Full,
+            ModePart::Marginal(_) => TallyMode::Marginal,
+        }
+    }
+
+    /// The full part, when every ordering was tallied.
+    pub fn full(&self) -> Option<&FullPart> {
+        match &self.part {
+            ModePart::Full(full) => Some(full),
+            ModePart::Marginal(_) => None,
+        }
+    }
+
+    /// The permutation statistics (marginal mode; none in full mode, where the permutations
+    /// test covers every ordering).
+    pub fn statistics(&self) -> &[StatisticResult] {
+        match &self.part {
+            ModePart::Full(_) => &[],
+            ModePart::Marginal(marginal) => &marginal.statistics,
+        }
+    }
+
+    /// The shuffle as headers name it (`riffle · 3 passes`), or None without an algorithm.
+    pub fn shuffle_label(&self) -> Option<String> {
+        let header = &self.header;
+        header
+            .algorithm
+            .map(|name| shuffle_label(name, header.cut_probability, header.passes.unwrap_or(1)))
+    }
+}
+
+/// One flat JSON object, in the order the report has always had: the header (with `mode` after
+/// `orderings`), the verdict and the tests, the full part's figures (null or empty in marginal
+/// mode) around the model and positions, then the statistics (empty in full mode).
+impl Serialize for RunReport {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let h = &self.header;
+        let skip_passes = h.passes.is_none_or(|passes| passes == 1);
+        let skip_cut = h.cut_probability.is_none();
+        let fields = 39 - usize::from(skip_passes) - usize::from(skip_cut);
+        let mut s = serializer.serialize_struct("RunReport", fields)?;
+        s.serialize_field("tool", h.tool)?;
+        s.serialize_field("version", h.version)?;
+        s.serialize_field("command", h.command)?;
+        s.serialize_field("algorithm", &h.algorithm)?;
+        if skip_passes {
+            s.skip_field("passes")?;
+        } else {
+            s.serialize_field("passes", &h.passes)?;
+        }
+        if skip_cut {
+            s.skip_field("cut_probability")?;
+        } else {
+            s.serialize_field("cut_probability", &h.cut_probability)?;
+        }
+        s.serialize_field("definition", &h.definition)?;
+        s.serialize_field("meant_uniform", &h.meant_uniform)?;
+        s.serialize_field("input", &h.input)?;
+        s.serialize_field("deck", &h.deck)?;
+        s.serialize_field("orderings", &h.orderings)?;
+        s.serialize_field("mode", &self.mode())?;
+        s.serialize_field("trials", &h.trials)?;
+        s.serialize_field("trials_requested", &h.trials_requested)?;
+        s.serialize_field("interrupted", &h.interrupted)?;
+        s.serialize_field("seed", &h.seed)?;
+        s.serialize_field("rng", &h.rng)?;
+        s.serialize_field("threads", &h.threads)?;
+        s.serialize_field("elapsed_seconds", &h.elapsed_seconds)?;
+        s.serialize_field("shuffles_per_second", &h.shuffles_per_second)?;
+        s.serialize_field("alpha", &h.alpha)?;
+        s.serialize_field("against", &h.against)?;
+        s.serialize_field("bias_detected", &self.bias_detected)?;
+        s.serialize_field("verdict", &self.verdict)?;
+        s.serialize_field("notes", &self.notes)?;
+        s.serialize_field("warnings", &self.warnings)?;
+        s.serialize_field("tests", &self.tests)?;
+        s.serialize_field("identity", &self.identity)?;
+        let full = self.full();
+        s.serialize_field("max_min_ratio", &full.and_then(|f| f.max_min_ratio))?;
+        s.serialize_field(
+            "max_min_ratio_theory",
+            &full.and_then(|f| f.max_min_ratio_theory),
+        )?;
+        s.serialize_field("never_seen", &full.map(|f| f.never_seen))?;
+        s.serialize_field("tv_distance", &full.map(|f| f.tv_distance))?;
+        s.serialize_field(
+            "tv_distance_theory",
+            &full.and_then(|f| f.tv_distance_theory),
+        )?;
+        s.serialize_field("model", &self.model)?;
+        s.serialize_field("positions", &self.positions)?;
+        let no_rows: &[PermutationRow] = &[];
+        s.serialize_field("most_frequent", full.map_or(no_rows, |f| &f.most_frequent))?;
+        s.serialize_field(
+            "least_frequent",
+            full.map_or(no_rows, |f| &f.least_frequent),
+        )?;
+        match full {
+            Some(full) => s.serialize_field("permutations", &full.permutations)?,
+            None => s.serialize_field("permutations", no_rows)?,
+        }
+        s.serialize_field("statistics", self.statistics())?;
+        s.end()
+    }
 }
 
 /// Where the tallied permutations came from.
@@ -368,59 +493,193 @@ impl RunFacts {
         }
     }
 
+    /// The algorithm as notes name it, or `the input` without one.
+    fn algorithm_label(&self) -> String {
+        self.shuffle.map_or("the input".to_string(), Shuffle::label)
+    }
+
+    /// The hypothesis as the verdict names it.
+    fn hypothesis_name(&self) -> String {
+        match self.against {
+            Against::Uniform => "uniform".to_string(),
+            Against::Model => format!("the exact law of {}", self.algorithm_label()),
+        }
+    }
+
+    /// What the trials are called in advice.
+    fn trial_unit(&self) -> TrialUnit {
+        match self.origin {
+            Origin::Simulation { .. } => TrialUnit::Trials,
+            Origin::Input(_) => TrialUnit::Permutations,
+        }
+    }
+
     /// The note on lines skipped under `--skip-invalid`, if any were.
-    fn skipped_lines_note(&self) -> Option<String> {
+    fn skipped_lines_note(&self) -> Option<Note> {
         let input = self.input().filter(|input| input.invalid_lines > 0)?;
-        Some(format!(
-            "{} invalid lines were skipped (--skip-invalid); the first: {}",
-            input.invalid_lines,
-            input
+        Some(Note::SkippedLines {
+            count: input.invalid_lines,
+            first: input
                 .invalid_examples
                 .iter()
                 .map(|line| format!("{}: {}", line.location, line.problem))
-                .collect::<Vec<_>>()
-                .join("; ")
-        ))
+                .collect(),
+        })
     }
 
     /// What theory says of a riffle's passes on `deck` cards, when the shuffle is a riffle.
-    fn riffle_note(&self, deck: usize) -> Option<String> {
+    fn riffle_note(&self, deck: usize) -> Option<Note> {
         self.shuffle
-            .filter(|shuffle| shuffle.algorithm == crate::engine::algorithms::Algorithm::Riffle)
-            .map(|shuffle| riffle_note(deck, shuffle.passes))
+            .filter(|shuffle| shuffle.algorithm == Algorithm::Riffle)
+            .map(|shuffle| Note::Riffle {
+                deck,
+                passes: shuffle.passes,
+            })
     }
+
+    /// The header of a report on `deck` cards and `trials` shuffles.
+    fn header(&self, deck: usize, orderings: Option<u64>, trials: u64) -> RunHeader {
+        RunHeader {
+            tool: "shuffle-bias",
+            version: env!("CARGO_PKG_VERSION"),
+            command: self.command,
+            algorithm: self.shuffle.map(|s| s.algorithm.name()),
+            passes: self.shuffle.map(|s| s.passes),
+            cut_probability: self.shuffle.and_then(Shuffle::cut_probability_used),
+            definition: self.shuffle.map(|s| s.algorithm.definition()),
+            meant_uniform: self.shuffle.map(|s| s.algorithm.meant_uniform()),
+            input: self.input().cloned(),
+            deck,
+            orderings,
+            trials,
+            trials_requested: self.trials_requested,
+            interrupted: self.interrupted,
+            seed: self.simulation().map(|(seed, _, _)| seed),
+            rng: self.simulation().map(|(_, rng, _)| rng),
+            threads: self.simulation().map(|(_, _, threads)| threads),
+            elapsed_seconds: self.elapsed_seconds,
+            shuffles_per_second: ratio(trials as f64, self.elapsed_seconds),
+            alpha: self.alpha,
+            against: self.against,
+        }
+    }
+}
+
+/// What every report mode computes, before the verdict is drawn from the family.
+struct Common {
+    header: RunHeader,
+    drafts: Vec<Draft>,
+    notes: Vec<Note>,
+    warnings: Vec<Warning>,
+    identity: Identity,
+    model: ModelSummary,
+    positions: Positions,
+}
+
+impl Common {
+    /// Decide the family (Holm), word the verdict and put the report together.
+    fn into_report(self, facts: &RunFacts, part: ModePart) -> RunReport {
+        let tests = decide(self.drafts, facts.alpha);
+        RunReport {
+            header: self.header,
+            bias_detected: bias_detected(&tests),
+            verdict: verdict_sentence(&tests, facts.alpha, &facts.hypothesis_name()),
+            notes: self.notes,
+            warnings: self.warnings,
+            tests,
+            identity: self.identity,
+            model: self.model,
+            positions: self.positions,
+            part,
+        }
+    }
+}
+
+/// The position marginals of a tally, with the theory's matrix when known.
+fn positions(counts: Vec<Vec<u64>>, trials: u64, theory: Option<Vec<Vec<f64>>>) -> Positions {
+    let frequencies = frequencies(&counts, trials);
+    let largest_deviation = largest_deviation(&frequencies);
+    Positions {
+        expected_frequency: 1.0 / counts.len() as f64,
+        counts,
+        frequencies,
+        theory,
+        largest_deviation,
+    }
+}
+
+/// One χ² test per final position: the cards found there against `matrix`'s column, or 1/n
+/// without a matrix.
+fn position_drafts(counts: &[Vec<u64>], matrix: Option<&Vec<Vec<f64>>>, trials: u64) -> Vec<Draft> {
+    let n = counts.len();
+    (0..n)
+        .map(|position| {
+            goodness_of_fit(
+                format!("position {position}"),
+                (0..n).map(|card| {
+                    let p = matrix.map_or(1.0 / n as f64, |matrix| matrix[card][position]);
+                    (counts[card][position], p)
+                }),
+                trials,
+            )
+        })
+        .collect()
 }
 
 /// Build the report of a run from its tally and, when computed, the algorithm's exact law.
 ///
-/// `law` is None when there is no algorithm (`check` against uniform).
+/// The family: Pearson's χ² over every ordering, the exact binomial test of the identity, and
+/// one χ² test per final position, against uniform or the exact law. `law` is None when there
+/// is no algorithm (`check` against uniform).
 pub fn build_run_report(
     facts: &RunFacts,
     tally: Tally,
     law: Option<Result<Arc<Law>, ExactError>>,
 ) -> RunReport {
-    let algorithm_name = facts
-        .shuffle
-        .map_or("the input".to_string(), Shuffle::label);
     let n = tally.deck;
-    let orderings = factorial(n);
     let trials = tally.trials;
-    let trials_f = trials as f64;
-    let uniform_p = 1.0 / orderings as f64;
     let counts = Arc::new(tally.counts);
     let model = law.as_ref().and_then(|law| law.as_ref().ok());
-    let hypothesis: Option<&Law> = match facts.against {
-        Against::Uniform => None,
-        Against::Model => model.map(|l| l.as_ref()),
-    };
-    let hypothesis_name = match facts.against {
-        Against::Uniform => "uniform".to_string(),
-        Against::Model => format!("the exact law of {algorithm_name}"),
-    };
+    let hypothesis = model.filter(|_| facts.against == Against::Model);
+    let position_counts = position_counts(n, &counts);
+    let theory_matrix = model.map(|law| law.position_matrix());
 
-    // The family of tests.
-    let mut drafts = Vec::with_capacity(n + 2);
-    drafts.push(goodness_of_fit(
+    let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
+    let uniform_p = 1.0 / counts.len() as f64;
+    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
+    drafts.push(identity_test(
+        counts[0],
+        trials,
+        Probability::from_p(identity_p0),
+    ));
+    let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
+    drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
+    let family_size = drafts.len();
+
+    let part = full_part(facts, n, &counts, model, trials);
+    let listed = part.permutations.listed();
+    let common = Common {
+        header: facts.header(n, Some(factorial(n)), trials),
+        drafts,
+        notes: full_notes(facts, n, law.as_ref(), listed),
+        warnings: full_warnings(facts, hypothesis, n, trials),
+        identity: Identity {
+            count: counts[0],
+            frequency: ratio(counts[0] as f64, trials as f64),
+            expected_frequency: uniform_p,
+            theory_frequency: model.map(|l| l.probabilities[0]),
+            theory_fraction: model.and_then(|l| l.fraction(0)),
+        },
+        model: power_summary(law.as_ref(), Some(trials), facts.alpha, family_size),
+        positions: positions(position_counts, trials, theory_matrix),
+    };
+    common.into_report(facts, ModePart::Full(part))
+}
+
+/// Pearson's χ² over every ordering, against uniform or the law `hypothesis`.
+fn full_permutations_test(counts: &[u64], hypothesis: Option<&Arc<Law>>, trials: u64) -> Draft {
+    let uniform_p = 1.0 / counts.len() as f64;
+    goodness_of_fit(
         "permutations".to_string(),
         counts.iter().enumerate().map(|(rank, &observed)| {
             (
@@ -429,38 +688,17 @@ pub fn build_run_report(
             )
         }),
         trials,
-    ));
-    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
-    let identity_count = counts[0];
-    drafts.push(identity_test(
-        identity_count,
-        trials,
-        Probability::from_p(identity_p0),
-    ));
-    let positions = position_counts(n, &counts);
-    let theory_matrix = model.map(|law| law.position_matrix());
-    for position in 0..n {
-        drafts.push(goodness_of_fit(
-            format!("position {position}"),
-            (0..n).map(|card| {
-                let p = match (facts.against, &theory_matrix) {
-                    (Against::Model, Some(matrix)) => matrix[card][position],
-                    _ => 1.0 / n as f64,
-                };
-                (positions[card][position], p)
-            }),
-            trials,
-        ));
-    }
-    let family_size = drafts.len();
-    let tests = decide(drafts, facts.alpha);
-    let bias_detected = bias_detected(&tests);
+    )
+}
 
-    // Figures.
-    let never_seen = counts.iter().filter(|&&c| c == 0).count() as u64;
-    let frequencies = frequencies(&positions, trials);
-    let largest_deviation = largest_deviation(&frequencies);
-
+/// The figures only a full tally has: ratios, distances, extremes and the ordering table.
+fn full_part(
+    facts: &RunFacts,
+    n: usize,
+    counts: &Arc<Vec<u64>>,
+    model: Option<&Arc<Law>>,
+    trials: u64,
+) -> FullPart {
     let table = PermutationTable {
         deck: n,
         trials,
@@ -468,317 +706,74 @@ pub fn build_run_report(
         law: model.cloned(),
         listed: facts.all_orderings || n <= MAX_LISTED_DECK,
     };
-    let (most, least) = extreme_ranks(&counts);
-    let most_frequent: Vec<PermutationRow> = most.into_iter().map(|r| table.row(r)).collect();
-    let least_frequent: Vec<PermutationRow> = least.into_iter().map(|r| table.row(r)).collect();
+    let (most, least) = extreme_ranks(counts);
+    FullPart {
+        max_min_ratio: max_min_ratio(counts),
+        max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
+        never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
+        tv_distance: tv_distance(counts, trials),
+        tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
+        most_frequent: most.into_iter().map(|r| table.row(r)).collect(),
+        least_frequent: least.into_iter().map(|r| table.row(r)).collect(),
+        permutations: table,
+    }
+}
 
-    let model_summary = power_summary(law.as_ref(), Some(trials), facts.alpha, family_size);
-
-    // Words.
+/// The notes of a full report: the riffle's theory, unreachable orderings or why there is no
+/// law, skipped lines, orderings not listed.
+fn full_notes(
+    facts: &RunFacts,
+    n: usize,
+    law: Option<&Result<Arc<Law>, ExactError>>,
+    listed: bool,
+) -> Vec<Note> {
     let mut notes = Vec::new();
-    let mut warnings = Vec::new();
     notes.extend(facts.riffle_note(n));
-    if let Some(law) = model {
-        let support = law.support_size();
-        if (support as u64) < orderings {
-            notes.push(format!(
-                "only {support} of the {orderings} orderings are reachable under the exact law \
-                 of {algorithm_name}; the other {} have probability 0",
-                orderings - support as u64
-            ));
+    match law {
+        Some(Ok(law)) => {
+            let support = law.support_size() as u64;
+            let orderings = factorial(n);
+            if support < orderings {
+                notes.push(Note::Unreachable {
+                    algorithm: facts.algorithm_label(),
+                    support,
+                    orderings,
+                });
+            }
         }
-    } else if let Some(Err(error)) = &law {
-        notes.push(format!(
-            "no exact law for {algorithm_name} at {n} cards: {error}; theory columns are empty \
-             and only the uniform hypothesis can be tested"
-        ));
+        Some(Err(error)) => notes.push(Note::NoExactLaw {
+            algorithm: facts.algorithm_label(),
+            deck: n,
+            reason: error.to_string(),
+        }),
+        None => {}
     }
     notes.extend(facts.skipped_lines_note());
-    if !table.listed {
-        notes.push(unlisted_orderings_note(n));
+    if !listed {
+        notes.push(Note::UnlistedOrderings { deck: n });
     }
-    let smallest_expected = match hypothesis {
-        None => uniform_p * trials_f,
-        Some(law) => {
-            law.probabilities
-                .iter()
-                .copied()
-                .filter(|&p| p > 0.0)
-                .fold(f64::INFINITY, f64::min)
-                * trials_f
-        }
+    notes
+}
+
+/// The warning of a full report whose smallest expected count per ordering is below 5.
+fn full_warnings(
+    facts: &RunFacts,
+    hypothesis: Option<&Arc<Law>>,
+    n: usize,
+    trials: u64,
+) -> Vec<Warning> {
+    let smallest_p = match hypothesis {
+        None => 1.0 / factorial(n) as f64,
+        Some(law) => law
+            .probabilities
+            .iter()
+            .copied()
+            .filter(|&p| p > 0.0)
+            .fold(f64::INFINITY, f64::min),
     };
-    if trials > 0 && smallest_expected < MIN_EXPECTED_COUNT {
-        let smallest_p = smallest_expected / trials_f;
-        // The 1e-12 keeps a ratio like 5 / (1/24) = 120.00000000000001 from rounding up to 121.
-        let needed = (MIN_EXPECTED_COUNT / smallest_p * (1.0 - 1e-12)).ceil() as u64;
-        warnings.push(format!(
-            "the smallest expected count per ordering is {smallest_expected:.3} (< 5): the χ² \
-             p-value of the permutations test is unreliable; use at least {needed} {}",
-            match facts.origin {
-                Origin::Simulation { .. } => "trials",
-                Origin::Input(_) => "permutations",
-            }
-        ));
-    }
-
-    let verdict = verdict_sentence(&tests, facts.alpha, &hypothesis_name);
-    RunReport {
-        tool: "shuffle-bias",
-        version: env!("CARGO_PKG_VERSION"),
-        command: facts.command,
-        algorithm: facts.shuffle.map(|s| s.algorithm.name()),
-        passes: facts.shuffle.map(|s| s.passes),
-        cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
-        definition: facts.shuffle.map(|s| s.algorithm.definition()),
-        meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
-        input: facts.input().cloned(),
-        deck: n,
-        orderings: Some(orderings),
-        mode: TallyMode::Full,
-        trials,
-        trials_requested: facts.trials_requested,
-        interrupted: facts.interrupted,
-        seed: facts.simulation().map(|(seed, _, _)| seed),
-        rng: facts.simulation().map(|(_, rng, _)| rng),
-        threads: facts.simulation().map(|(_, _, threads)| threads),
-        elapsed_seconds: facts.elapsed_seconds,
-        shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
-        alpha: facts.alpha,
-        against: facts.against,
-        bias_detected,
-        verdict,
-        notes,
-        warnings,
-        tests,
-        identity: Identity {
-            count: identity_count,
-            frequency: ratio(identity_count as f64, trials_f),
-            expected_frequency: uniform_p,
-            theory_frequency: model.map(|l| l.probabilities[0]),
-            theory_fraction: model.and_then(|l| l.fraction(0)),
-        },
-        max_min_ratio: max_min_ratio(&counts),
-        max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
-        never_seen: Some(never_seen),
-        tv_distance: Some(tv_distance(&counts, trials)),
-        tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
-        model: model_summary,
-        positions: Positions {
-            counts: positions,
-            frequencies,
-            expected_frequency: 1.0 / n as f64,
-            theory: theory_matrix,
-            largest_deviation,
-        },
-        most_frequent,
-        least_frequent,
-        permutations: table,
-        statistics: Vec::new(),
-    }
-}
-
-/// One row of a law's most/least likely orderings.
-#[derive(Debug, Clone, Serialize)]
-pub struct LawRow {
-    /// Lexicographic rank.
-    pub rank: usize,
-    /// The deck: `permutation[position] = card`.
-    pub permutation: Vec<Card>,
-    /// Exact probability.
-    pub probability: f64,
-    /// As a reduced fraction, when exact.
-    pub fraction: Option<String>,
-    /// The numerator over the law's common denominator (for equally likely paths, the number of
-    /// choice paths that give this ordering).
-    pub numerator: Option<u128>,
-    /// The law's common denominator (n! for Fisher–Yates, n^n for naive, 2^k for the sorts).
-    pub denominator: Option<u128>,
-    /// probability × n!.
-    pub ratio_to_uniform: f64,
-}
-
-/// Every ordering's exact probability, streamed.
-#[derive(Debug, Clone)]
-pub struct LawTable {
-    law: Arc<Law>,
-    /// As [`PermutationTable`]'s: whether JSON and CSV list every row.
-    listed: bool,
-}
-
-impl LawTable {
-    /// Whether every row is to be listed in JSON and CSV.
-    pub fn listed(&self) -> bool {
-        self.listed
-    }
-
-    /// The probabilities in rank order.
-    pub fn probabilities(&self) -> &[f64] {
-        &self.law.probabilities
-    }
-
-    /// The row of `rank`.
-    pub fn row(&self, rank: usize) -> LawRow {
-        let p = self.law.probabilities[rank];
-        LawRow {
-            rank,
-            permutation: unrank(rank, self.law.deck),
-            probability: p,
-            fraction: self.law.fraction(rank),
-            numerator: self.law.exact.as_ref().map(|e| e.numerators[rank]),
-            denominator: self.law.exact.as_ref().map(|e| e.denominator),
-            ratio_to_uniform: p * self.law.probabilities.len() as f64,
-        }
-    }
-
-    /// All rows in rank order.
-    pub fn rows(&self) -> impl Iterator<Item = LawRow> + '_ {
-        (0..self.law.probabilities.len()).map(|rank| self.row(rank))
-    }
-}
-
-impl Serialize for LawTable {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        if !self.listed {
-            return serializer.serialize_none();
-        }
-        serialize_rows(serializer, self.law.probabilities.len(), self.rows())
-    }
-}
-
-/// The report of `theory`: an algorithm's exact law, without simulation.
-#[derive(Debug, Clone, Serialize)]
-pub struct TheoryReport {
-    /// Always `shuffle-bias`.
-    pub tool: &'static str,
-    /// The tool's version.
-    pub version: &'static str,
-    /// Always `theory`.
-    pub command: &'static str,
-    /// The algorithm's name.
-    pub algorithm: &'static str,
-    /// How many times the algorithm is applied (left out of JSON when 1).
-    #[serde(skip_serializing_if = "is_one")]
-    pub passes: u32,
-    /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
-    /// algorithms).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cut_probability: Option<CutProbability>,
-    /// Its exact definition.
-    pub definition: &'static str,
-    /// Whether it is meant to be uniform.
-    pub meant_uniform: bool,
-    /// Number of cards.
-    pub deck: usize,
-    /// n!.
-    pub orderings: u64,
-    /// Choice paths the law accounts for (walked, or implied by propagation or convolution);
-    /// 18446744073709551615 (u64::MAX) stands for that many or more.
-    pub paths: u64,
-    /// Whether the probabilities are exact fractions.
-    pub exact_fractions: bool,
-    /// Permutations with non-zero probability.
-    pub support_size: usize,
-    /// P(deck unchanged).
-    pub identity_probability: f64,
-    /// The same as a fraction.
-    pub identity_fraction: Option<String>,
-    /// 1/n!.
-    pub uniform_probability: f64,
-    /// Largest probability.
-    pub max_probability: f64,
-    /// Smallest probability.
-    pub min_probability: f64,
-    /// max / min (null when some ordering is impossible).
-    pub max_min_ratio: Option<f64>,
-    /// Total variation distance from uniform.
-    pub tv_distance: f64,
-    /// The family-wise level the detection figures refer to.
-    pub alpha: f64,
-    /// w², detection power figures (power itself is null: no trials).
-    pub model: ModelSummary,
-    /// `[card][position]` probabilities.
-    pub positions: Vec<Vec<f64>>,
-    /// The most likely orderings.
-    pub most_likely: Vec<LawRow>,
-    /// The least likely orderings.
-    pub least_likely: Vec<LawRow>,
-    /// Every ordering (null above [`MAX_LISTED_DECK`] cards unless `--all-orderings`).
-    pub permutations: LawTable,
-    /// Remarks on the report (left out of JSON when there are none).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
-
-/// Build the report of `theory`; `all_orderings` lists every ordering in JSON and CSV whatever
-/// the deck (see [`MAX_LISTED_DECK`]).
-pub fn build_theory_report(
-    shuffle: impl Into<Shuffle>,
-    law: Arc<Law>,
-    alpha: f64,
-    all_orderings: bool,
-) -> TheoryReport {
-    let shuffle = shuffle.into();
-    let algorithm = shuffle.algorithm;
-    let n = law.deck;
-    let orderings = factorial(n);
-    let probabilities = &law.probabilities;
-    let max_probability = probabilities.iter().copied().fold(0.0, f64::max);
-    let min_probability = probabilities.iter().copied().fold(f64::INFINITY, f64::min);
-    let table = LawTable {
-        law: law.clone(),
-        listed: all_orderings || n <= MAX_LISTED_DECK,
-    };
-    let notes = if table.listed {
-        Vec::new()
-    } else {
-        vec![unlisted_orderings_note(n)]
-    };
-    // Rank by probability; the exact numerators break float ties consistently.
-    let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
-    ranks.sort_by(|&a, &b| {
-        probabilities[b]
-            .total_cmp(&probabilities[a])
-            .then(a.cmp(&b))
-    });
-    let k = EXTREMES.min(ranks.len());
-    let most_likely: Vec<LawRow> = ranks[..k].iter().map(|&r| table.row(r)).collect();
-    ranks.sort_by(|&a, &b| {
-        probabilities[a]
-            .total_cmp(&probabilities[b])
-            .then(a.cmp(&b))
-    });
-    let least_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
-    let result = Ok(law.clone());
-    TheoryReport {
-        tool: "shuffle-bias",
-        version: env!("CARGO_PKG_VERSION"),
-        command: "theory",
-        algorithm: algorithm.name(),
-        passes: shuffle.passes,
-        cut_probability: shuffle.cut_probability_used(),
-        definition: algorithm.definition(),
-        meant_uniform: algorithm.meant_uniform(),
-        deck: n,
-        orderings,
-        paths: law.paths,
-        exact_fractions: law.exact.is_some(),
-        support_size: law.support_size(),
-        identity_probability: probabilities[0],
-        identity_fraction: law.fraction(0),
-        uniform_probability: 1.0 / orderings as f64,
-        max_probability,
-        min_probability,
-        max_min_ratio: Some(law.max_min_ratio()).filter(|r| r.is_finite()),
-        tv_distance: law.tv_distance_from_uniform(),
-        alpha,
-        model: power_summary(Some(&result), None, alpha, n + 2),
-        positions: law.position_matrix(),
-        most_likely,
-        least_likely,
-        permutations: table,
-        notes,
-    }
+    Warning::per_ordering(smallest_p, trials, facts.trial_unit())
+        .into_iter()
+        .collect()
 }
 
 /// One permutation statistic in a marginal report: its histogram, its law, and its χ² test.
@@ -885,97 +880,47 @@ impl MarginalTheory {
 ///
 /// The family: one χ² test per final position (the cards found there, against 1/n or the
 /// theory's column), the exact binomial test of the identity (from the log of its probability,
-/// which may be below f64's range), and one test per statistic ([`statistic_test`]): χ² over
-/// cells pooled to an expected count of at least 5, the exact binomial test outside the
-/// likeliest value when fewer than two such cells exist, and an outright rejection when a
-/// value of probability zero is seen. Against the model, a test whose law the model does not
-/// give is left out (and a note says so).
+/// which may be below f64's range), and one test per statistic
+/// ([`crate::analysis::goodness_of_fit::statistic_test`]): χ² over cells pooled to an expected
+/// count of at least 5, the exact binomial test outside the likeliest value when fewer than two
+/// such cells exist, and an outright rejection when a value of probability zero is seen.
+/// Against the model, a test whose law the model does not give is left out (and a note says
+/// so).
 pub fn build_marginal_report(
     facts: &RunFacts,
     tally: MarginalTally,
     theory: MarginalTheory,
 ) -> RunReport {
-    let algorithm_name = facts.shuffle.map_or("the input".to_string(), |s| s.label());
     let n = tally.deck;
     let trials = tally.trials;
-    let trials_f = trials as f64;
-    let uniform_identity = uniform_ordering_probability(n);
     let against_model = facts.against == Against::Model;
-    let mut notes = Vec::new();
-    let mut warnings = Vec::new();
-    let mut left_out = Vec::new();
-    notes.extend(facts.riffle_note(n));
-
-    let positions = tally.position_matrix();
+    let uniform_identity = uniform_ordering_probability(n);
+    let position_counts = tally.position_matrix();
     let mut drafts = Vec::with_capacity(n + 1 + Statistic::ALL.len());
+    let mut left_out = Vec::new();
+
     match (against_model, &theory.positions) {
         (true, None) => left_out.push("the positions".to_string()),
-        (_, matrix) => {
-            for position in 0..n {
-                drafts.push(goodness_of_fit(
-                    format!("position {position}"),
-                    (0..n).map(|card| {
-                        let p = match (against_model, matrix) {
-                            (true, Some(matrix)) => matrix[card][position],
-                            _ => 1.0 / n as f64,
-                        };
-                        (positions[card][position], p)
-                    }),
-                    trials,
-                ));
-            }
-        }
+        (_, matrix) => drafts.extend(position_drafts(
+            &position_counts,
+            matrix.as_ref().filter(|_| against_model),
+            trials,
+        )),
     }
     match (against_model, theory.identity) {
         (true, None) => left_out.push("the identity".to_string()),
         (true, Some(p0)) => drafts.push(identity_test(tally.identity, trials, p0)),
         (false, _) => drafts.push(identity_test(tally.identity, trials, uniform_identity)),
     }
-
-    // The statistics: their drafts go into the family, their tables into the report.
     let mut statistics = Vec::new();
     for (index, &statistic) in Statistic::ALL.iter().enumerate() {
-        let uniform_law = statistic.uniform_value_law(n);
         let model = theory.statistic(index);
-        let law = match (against_model, model) {
-            (true, None) => {
-                left_out.push(statistic.name().to_string());
-                continue;
-            }
-            (true, Some(model)) => model,
-            (false, _) => &uniform_law,
-        };
-        let uniform = &uniform_law.probabilities;
-        let model = model.map(|m| &m.probabilities);
-        let expected = &law.probabilities;
-        let observed = tally.histogram(statistic);
-        let bins = pooled_cells(law, trials);
-        let draft = statistic_test(statistic.name(), observed, law, &bins, trials);
-        let significant = |p: &f64| *p >= 1e-12;
-        let shown = observed
-            .iter()
-            .rposition(|&c| c > 0)
-            .into_iter()
-            .chain(expected.iter().rposition(significant))
-            .chain(uniform.iter().rposition(significant))
-            .chain(model.and_then(|m| m.iter().rposition(significant)))
-            .max()
-            .map_or(0, |last| last + 1);
-        statistics.push(StatisticResult {
-            name: statistic.name(),
-            definition: statistic.definition(),
-            observed: observed[..shown].to_vec(),
-            mean_observed: observed_mean(observed, trials),
-            mean_expected: mean(expected.iter().copied()),
-            expected: expected[..shown].to_vec(),
-            uniform: uniform[..shown].to_vec(),
-            theory: model.map(|m| m[..shown].to_vec()),
-            bins: bins.iter().map(|b| [b.start, b.end]).collect(),
-            chi_square: draft.statistic,
-            df: draft.df.unwrap_or(0.0),
-            p_value: plain(draft.p),
-            log10_p_value: draft.p.log10,
-        });
+        if against_model && model.is_none() {
+            left_out.push(statistic.name().to_string());
+            continue;
+        }
+        let (result, draft) = statistic_result(statistic, &tally, model, against_model);
+        statistics.push(result);
         drafts.push(draft);
     }
     if drafts.is_empty() {
@@ -983,138 +928,101 @@ pub fn build_marginal_report(
             "the model gives no law to test against",
         ));
     }
-    let tests = decide(drafts, facts.alpha);
-    let bias_detected = bias_detected(&tests);
 
-    if let Some(source) = &theory.source {
-        notes.push(format!(
-            "marginal mode: positions, identity and {} statistics are tallied instead of \
-             the {n}! orderings; theory from {source}",
-            Statistic::ALL.len()
-        ));
-    } else if facts.shuffle.is_none() {
-        notes.push(format!(
-            "marginal mode: positions, identity and {} statistics are tallied instead of \
-             the {n}! orderings",
-            Statistic::ALL.len()
-        ));
-    } else {
-        notes.push(format!(
-            "marginal mode: positions, identity and {} statistics are tallied instead of \
-             the {n}! orderings; no exact law of {algorithm_name} is known at {n} cards, so \
-             theory columns are empty",
-            Statistic::ALL.len()
-        ));
-    }
-    if !left_out.is_empty() {
-        notes.push(format!(
-            "against the model, {} could not be tested: the model gives no law for them",
-            left_out.join(", ")
-        ));
-    }
-    notes.extend(facts.skipped_lines_note());
-    let per_cell = trials_f / n as f64;
-    if trials > 0 && per_cell < MIN_EXPECTED_COUNT {
-        warnings.push(format!(
-            "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
-             p-values of the position tests are unreliable; use at least {} {}",
-            (MIN_EXPECTED_COUNT * n as f64).ceil() as u64,
-            match facts.origin {
-                Origin::Simulation { .. } => "trials",
-                Origin::Input(_) => "permutations",
-            }
-        ));
-    }
-
-    let hypothesis_name = if against_model {
-        format!("the exact law of {algorithm_name}")
-    } else {
-        "uniform".to_string()
-    };
-    let verdict = verdict_sentence(&tests, facts.alpha, &hypothesis_name);
-    let frequencies = frequencies(&positions, trials);
-    let largest_deviation = largest_deviation(&frequencies);
-    let orderings = (n <= 20).then(|| factorial(n));
-    RunReport {
-        tool: "shuffle-bias",
-        version: env!("CARGO_PKG_VERSION"),
-        command: facts.command,
-        algorithm: facts.shuffle.map(|s| s.algorithm.name()),
-        passes: facts.shuffle.map(|s| s.passes),
-        cut_probability: facts.shuffle.and_then(Shuffle::cut_probability_used),
-        definition: facts.shuffle.map(|s| s.algorithm.definition()),
-        meant_uniform: facts.shuffle.map(|s| s.algorithm.meant_uniform()),
-        input: facts.input().cloned(),
-        deck: n,
-        orderings,
-        mode: TallyMode::Marginal,
-        trials,
-        trials_requested: facts.trials_requested,
-        interrupted: facts.interrupted,
-        seed: facts.simulation().map(|(seed, _, _)| seed),
-        rng: facts.simulation().map(|(_, rng, _)| rng),
-        threads: facts.simulation().map(|(_, _, threads)| threads),
-        elapsed_seconds: facts.elapsed_seconds,
-        shuffles_per_second: ratio(trials_f, facts.elapsed_seconds),
-        alpha: facts.alpha,
-        against: facts.against,
-        bias_detected,
-        verdict,
-        notes,
-        warnings,
-        tests,
+    let common = Common {
+        header: facts.header(n, (n <= 20).then(|| factorial(n)), trials),
+        drafts,
+        notes: marginal_notes(facts, n, theory.source.as_deref(), left_out),
+        warnings: Warning::per_position(n, trials, facts.trial_unit())
+            .into_iter()
+            .collect(),
         identity: Identity {
             count: tally.identity,
-            frequency: ratio(tally.identity as f64, trials_f),
+            frequency: ratio(tally.identity as f64, trials as f64),
             expected_frequency: uniform_identity.p,
             theory_frequency: theory.identity.map(|p0| p0.p),
             theory_fraction: None,
         },
-        max_min_ratio: None,
-        max_min_ratio_theory: None,
-        never_seen: None,
-        tv_distance: None,
-        tv_distance_theory: None,
         model: power_summary(None, Some(trials), facts.alpha, 1),
-        positions: Positions {
-            counts: positions,
-            frequencies,
-            expected_frequency: 1.0 / n as f64,
-            theory: theory.positions,
-            largest_deviation,
+        positions: positions(position_counts, trials, theory.positions),
+    };
+    common.into_report(facts, ModePart::Marginal(MarginalPart { statistics }))
+}
+
+/// One statistic's table and test: its histogram against its law under the hypothesis (the
+/// model's law `model` against the model, the uniform law otherwise), over pooled cells.
+fn statistic_result(
+    statistic: Statistic,
+    tally: &MarginalTally,
+    model: Option<&ValueLaw>,
+    against_model: bool,
+) -> (StatisticResult, Draft) {
+    let trials = tally.trials;
+    let uniform_law = statistic.uniform_value_law(tally.deck);
+    let law = match model {
+        Some(model) if against_model => model,
+        _ => &uniform_law,
+    };
+    let uniform = &uniform_law.probabilities;
+    let model = model.map(|m| &m.probabilities);
+    let expected = &law.probabilities;
+    let observed = tally.histogram(statistic);
+    let bins = pooled_cells(law, trials);
+    let draft = statistic_test(statistic.name(), observed, law, &bins, trials);
+    // Values are shown up to the last one seen or of probability ≥ 1e-12 under some law.
+    let significant = |p: &f64| *p >= 1e-12;
+    let shown = observed
+        .iter()
+        .rposition(|&c| c > 0)
+        .into_iter()
+        .chain(expected.iter().rposition(significant))
+        .chain(uniform.iter().rposition(significant))
+        .chain(model.and_then(|m| m.iter().rposition(significant)))
+        .max()
+        .map_or(0, |last| last + 1);
+    let result = StatisticResult {
+        name: statistic.name(),
+        definition: statistic.definition(),
+        observed: observed[..shown].to_vec(),
+        mean_observed: observed_mean(observed, trials),
+        mean_expected: mean(expected.iter().copied()),
+        expected: expected[..shown].to_vec(),
+        uniform: uniform[..shown].to_vec(),
+        theory: model.map(|m| m[..shown].to_vec()),
+        bins: bins.iter().map(|b| [b.start, b.end]).collect(),
+        chi_square: draft.statistic,
+        df: draft.df.unwrap_or(0.0),
+        p_value: plain(draft.p),
+        log10_p_value: draft.p.log10,
+    };
+    (result, draft)
+}
+
+/// The notes of a marginal report: the riffle's theory, what is tallied and where the theory
+/// comes from, the parts left out against the model, skipped lines.
+fn marginal_notes(
+    facts: &RunFacts,
+    n: usize,
+    source: Option<&str>,
+    left_out: Vec<String>,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    notes.extend(facts.riffle_note(n));
+    let laws = match (source, facts.shuffle) {
+        (Some(source), _) => MarginalLaws::From(source.to_string()),
+        (None, None) => MarginalLaws::NoAlgorithm,
+        (None, Some(shuffle)) => MarginalLaws::Unknown {
+            algorithm: shuffle.label(),
         },
-        most_frequent: Vec::new(),
-        least_frequent: Vec::new(),
-        permutations: PermutationTable {
-            deck: n,
-            trials,
-            counts: Arc::new(Vec::new()),
-            law: None,
-            listed: true,
-        },
-        statistics,
+    };
+    notes.push(Note::MarginalMode {
+        deck: n,
+        statistics: Statistic::ALL.len(),
+        laws,
+    });
+    if !left_out.is_empty() {
+        notes.push(Note::LeftOut { parts: left_out });
     }
-}
-
-fn is_one(passes: &u32) -> bool {
-    *passes == 1
-}
-
-fn is_one_pass(passes: &Option<u32>) -> bool {
-    passes.is_none_or(|passes| passes == 1)
-}
-
-impl RunReport {
-    /// The shuffle as headers name it (`riffle · 3 passes`), or None without an algorithm.
-    pub fn shuffle_label(&self) -> Option<String> {
-        self.algorithm
-            .map(|name| shuffle_label(name, self.cut_probability, self.passes.unwrap_or(1)))
-    }
-}
-
-impl TheoryReport {
-    /// The shuffle as headers name it (`riffle · 3 passes`).
-    pub fn shuffle_label(&self) -> String {
-        shuffle_label(self.algorithm, self.cut_probability, self.passes)
-    }
+    notes.extend(facts.skipped_lines_note());
+    notes
 }
