@@ -10,6 +10,7 @@ use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
 use crate::analysis::decision::format_p;
+use crate::analysis::figures::mean;
 use crate::engine::algorithms::shuffle_label;
 use crate::engine::permutation::format_permutation;
 use crate::input::permutation_reader::Numbering;
@@ -643,9 +644,29 @@ fn positions_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
 }
 
 /// The sections of a marginal report after the tests: figures, statistics, positions.
+/// The sections of a marginal report: its figures, one table per statistic, the positions.
 fn marginal_sections(run: &RunReport, doc: &mut Document) {
     let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
     let algorithm = label.as_str();
+    marginal_figures(run, algorithm, doc);
+    statistic_sections(run, algorithm, doc);
+    doc.blank();
+    if run.header.deck <= MATRIX_TABLE_MAX_DECK {
+        positions_section(run, algorithm, doc);
+    } else {
+        doc.text(
+            format!(
+                "Positions: the {0}×{0} matrix of where each card ended is in --format json \
+                 and --format csv --table positions, and drawn by --plot.",
+                run.header.deck
+            ),
+            "  ",
+        );
+    }
+}
+
+/// The figures of a marginal report: identity, the worst position cell, the statistics' means.
+fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Document) {
     let with_theory = run.header.algorithm.is_some();
     doc.blank();
     let theory_header = format!("theory ({algorithm})");
@@ -681,18 +702,11 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
         ],
     ];
     for statistic in run.statistics() {
-        let theory_mean = statistic.theory.as_ref().map(|law| {
-            law.iter()
-                .enumerate()
-                .map(|(v, p)| v as f64 * p)
-                .sum::<f64>()
-        });
-        let uniform_mean: f64 = statistic
-            .uniform
-            .iter()
-            .enumerate()
-            .map(|(v, p)| v as f64 * p)
-            .sum();
+        let theory_mean = statistic
+            .theory
+            .as_ref()
+            .map(|law| mean(law.iter().copied()));
+        let uniform_mean = mean(statistic.uniform.iter().copied());
         rows.push(vec![
             format!("mean {}", statistic.name),
             format!("{:.4}", statistic.mean_observed),
@@ -715,6 +729,10 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
         ),
         "  ",
     );
+}
+
+/// One heading and table per permutation statistic.
+fn statistic_sections(run: &RunReport, algorithm: &str, doc: &mut Document) {
     for statistic in run.statistics() {
         doc.blank();
         // One pooled cell: the test is the exact binomial one (exact-binomial-outside-mode).
@@ -737,19 +755,6 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
             format_p(statistic.log10_p_value)
         ));
         doc.table(statistic_table(statistic, algorithm));
-    }
-    doc.blank();
-    if run.header.deck <= MATRIX_TABLE_MAX_DECK {
-        positions_section(run, algorithm, doc);
-    } else {
-        doc.text(
-            format!(
-                "Positions: the {0}×{0} matrix of where each card ended is in --format json \
-                 and --format csv --table positions, and drawn by --plot.",
-                run.header.deck
-            ),
-            "  ",
-        );
     }
 }
 

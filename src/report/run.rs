@@ -1026,3 +1026,162 @@ fn marginal_notes(
     notes.extend(facts.skipped_lines_note());
     notes
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use approx::assert_relative_eq;
+
+    fn facts() -> RunFacts {
+        RunFacts {
+            command: "run",
+            shuffle: None,
+            origin: Origin::Simulation {
+                seed: 1,
+                rng: RngKind::Chacha8,
+                threads: 1,
+            },
+            trials_requested: 40,
+            elapsed_seconds: 2.0,
+            interrupted: false,
+            alpha: 0.01,
+            against: Against::Uniform,
+            all_orderings: false,
+        }
+    }
+
+    /// The top-level JSON keys in the order written (none of them also names a nested field
+    /// of these small reports, whose `input` is null).
+    fn keys(report: &RunReport) -> Vec<&'static str> {
+        let json = serde_json::to_string(report).unwrap();
+        let mut found: Vec<(usize, &'static str)> = FIELDS
+            .iter()
+            .filter_map(|&key| json.find(&format!("\"{key}\":")).map(|at| (at, key)))
+            .collect();
+        found.sort();
+        found.into_iter().map(|(_, key)| key).collect()
+    }
+
+    /// The JSON field order of every run report (passes and cut_probability are left out when
+    /// 1 and absent).
+    const FIELDS: [&str; 37] = [
+        "tool",
+        "version",
+        "command",
+        "algorithm",
+        "definition",
+        "meant_uniform",
+        "input",
+        "deck",
+        "orderings",
+        "mode",
+        "trials",
+        "trials_requested",
+        "interrupted",
+        "seed",
+        "rng",
+        "threads",
+        "elapsed_seconds",
+        "shuffles_per_second",
+        "alpha",
+        "against",
+        "bias_detected",
+        "verdict",
+        "notes",
+        "warnings",
+        "tests",
+        "identity",
+        "max_min_ratio",
+        "max_min_ratio_theory",
+        "never_seen",
+        "tv_distance",
+        "tv_distance_theory",
+        "model",
+        "positions",
+        "most_frequent",
+        "least_frequent",
+        "permutations",
+        "statistics",
+    ];
+
+    #[test]
+    fn a_full_report_of_two_cards_has_the_hand_computed_tests_and_figures() {
+        // 30 identities and 10 swaps in 40 shuffles against 20 expected each: χ² = 2·10²/20 =
+        // 10 with 1 df for the orderings and for each position (a card's position decides the
+        // ordering); the identity is Bin(40, ½), 30 seen.
+        let tally = Tally {
+            deck: 2,
+            counts: vec![30, 10],
+            trials: 40,
+        };
+        let report = build_run_report(&facts(), tally, None);
+        assert_eq!(report.mode(), TallyMode::Full);
+        let names: Vec<&str> = report.tests.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["permutations", "identity", "position 0", "position 1"]
+        );
+        for chi_square in [&report.tests[0], &report.tests[2], &report.tests[3]] {
+            assert_relative_eq!(chi_square.statistic, 10.0, max_relative = 1e-14);
+            assert_eq!(chi_square.df, Some(1.0));
+        }
+        assert_eq!(report.tests[1].statistic, 30.0);
+        assert!(report.bias_detected);
+        let full = report.full().unwrap();
+        assert_eq!(full.tv_distance, 0.25);
+        assert_eq!(full.max_min_ratio, Some(3.0));
+        assert_eq!(full.never_seen, 0);
+        assert_eq!(report.header.shuffles_per_second, 20.0);
+        assert_eq!(report.identity.frequency, 0.75);
+        assert!(report.statistics().is_empty());
+        // 2 orderings of ≥ 5 expected and 40 trials: no warning; no algorithm: no note.
+        assert!(report.warnings.is_empty());
+        assert!(report.notes.is_empty());
+        assert_eq!(keys(&report), FIELDS);
+    }
+
+    #[test]
+    fn a_marginal_report_keeps_the_same_fields_with_the_full_ones_null_or_empty() {
+        let mut tally = MarginalTally::new(3);
+        for deck in [[0, 1, 2], [1, 2, 0], [2, 0, 1]] {
+            tally.add(&deck);
+        }
+        let report = build_marginal_report(&facts(), tally, MarginalTheory::default());
+        assert_eq!(report.mode(), TallyMode::Marginal);
+        assert!(report.full().is_none());
+        assert_eq!(report.statistics().len(), Statistic::ALL.len());
+        // 3 positions, the identity, one test per statistic.
+        assert_eq!(report.tests.len(), 3 + 1 + Statistic::ALL.len());
+        // 3 trials over 3 cards: each card is expected once per position (< 5).
+        assert_eq!(
+            report.warnings,
+            [Warning::FewPerPosition {
+                per_cell: 1.0,
+                needed: 15,
+                unit: TrialUnit::Trials
+            }]
+        );
+        assert_eq!(
+            report.notes,
+            [Note::MarginalMode {
+                deck: 3,
+                statistics: Statistic::ALL.len(),
+                laws: MarginalLaws::NoAlgorithm
+            }]
+        );
+        assert_eq!(keys(&report), FIELDS);
+        let json = serde_json::to_value(&report).unwrap();
+        for null in [
+            "max_min_ratio",
+            "never_seen",
+            "tv_distance",
+            "tv_distance_theory",
+        ] {
+            assert!(json[null].is_null(), "{null}");
+        }
+        for empty in ["most_frequent", "least_frequent", "permutations"] {
+            assert_eq!(json[empty], serde_json::json!([]), "{empty}");
+        }
+        assert_eq!(json["mode"], "marginal");
+    }
+}
