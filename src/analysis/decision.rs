@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::test_note::TestNote;
 use super::{Draft, TestMethod, plain};
 use crate::stats::holm::holm_adjust;
 use crate::stats::pvalue::PValue;
@@ -32,7 +33,7 @@ pub struct TestResult {
     /// Whether the adjusted p-value is at most alpha.
     pub rejected: bool,
     /// Why a test failed outright or could not be run, when it did.
-    pub note: Option<String>,
+    pub note: Option<TestNote>,
 }
 
 /// Adjust a family of drafts with Holm's method (Holm 1979) and decide each at `alpha`: the

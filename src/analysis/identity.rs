@@ -4,6 +4,7 @@
 
 use num_bigint::BigUint;
 
+use super::test_note::TestNote;
 use super::{Draft, TestMethod};
 use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::probability::Probability;
@@ -16,15 +17,9 @@ use crate::theory::permutation_statistics::{big_factorial, ratio_to_f64, ratio_t
 /// impossible, and then one sighting rejects outright).
 pub fn identity_test(count: u64, trials: u64, p0: Probability) -> Draft {
     let (p, note) = if p0.is_impossible() && count > 0 {
-        (
-            PValue::ZERO,
-            Some(format!(
-                "the identity is impossible under the hypothesis but was seen {count} time{}",
-                if count == 1 { "" } else { "s" }
-            )),
-        )
+        (PValue::ZERO, Some(TestNote::ImpossibleIdentity { count }))
     } else if trials == 0 {
-        (PValue::ONE, Some("no trials".to_string()))
+        (PValue::ONE, Some(TestNote::NoTrials))
     } else {
         (binomial_two_sided_at(count, trials, p0), None)
     };
@@ -83,10 +78,8 @@ mod tests {
         assert_relative_eq!(draft.p.p, 2.0 * tail, max_relative = 1e-12);
         assert_relative_eq!(draft.p.p, 0.030_923_933_4, max_relative = 1e-8);
         assert_eq!(
-            identity_test(0, 0, Probability::from_p(0.5))
-                .note
-                .as_deref(),
-            Some("no trials")
+            identity_test(0, 0, Probability::from_p(0.5)).note,
+            Some(TestNote::NoTrials)
         );
     }
 }

@@ -10,10 +10,12 @@ pub mod figures;
 pub mod goodness_of_fit;
 pub mod identity;
 pub mod power;
+pub mod test_note;
 
 use serde::Serialize;
 
 use crate::stats::pvalue::PValue;
+use test_note::TestNote;
 
 /// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
@@ -74,19 +76,19 @@ pub struct Draft {
     /// The unadjusted p-value.
     pub p: PValue,
     /// Why the test failed outright or could not be run, when it did.
-    pub note: Option<String>,
+    pub note: Option<TestNote>,
 }
 
 impl Draft {
     /// The placeholder of an empty family: nothing to test, p = 1.
-    pub fn nothing_to_test(note: &str) -> Self {
+    pub fn nothing_to_test(note: TestNote) -> Self {
         Draft {
             name: "none".to_string(),
             method: TestMethod::None,
             statistic: 0.0,
             df: None,
             p: PValue::ONE,
-            note: Some(note.to_string()),
+            note: Some(note),
         }
     }
 }

@@ -260,7 +260,9 @@ fn write_run_tests<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> cs
             opt(test.adjusted_p_value),
             test.log10_adjusted_p_value.to_string(),
             test.rejected.to_string(),
-            test.note.clone().unwrap_or_default(),
+            test.note
+                .as_ref()
+                .map_or_else(String::new, ToString::to_string),
         ])?;
     }
     Ok(())

@@ -299,9 +299,10 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
             );
         }
     }
-    for test in run.tests.iter().filter(|t| t.note.is_some()) {
-        let note = test.note.as_deref().unwrap_or_default();
-        doc.text(format!("  {}: {note}", test.name), "    ");
+    for test in &run.tests {
+        if let Some(note) = &test.note {
+            doc.text(format!("  {}: {note}", test.name), "    ");
+        }
     }
 }
 

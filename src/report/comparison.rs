@@ -9,7 +9,7 @@
 use serde::Serialize;
 
 use crate::engine::random_source::RngKind;
-use crate::report::notes::{MAX_LISTED_DECK, Note, Warning};
+use crate::report::notes::{AlgorithmWarning, MAX_LISTED_DECK, Note, Warning};
 use crate::report::run::{PermutationTable, PositionDeviation, RunReport};
 
 /// One algorithm's line in the comparison.
@@ -149,7 +149,7 @@ pub struct CompareReport {
     /// One sentence for humans.
     pub verdict: String,
     /// Warnings (also printed to stderr), each prefixed with the algorithm's name.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<AlgorithmWarning>,
     /// One row per algorithm, in the order given.
     pub rows: Vec<CompareRow>,
 }
@@ -221,9 +221,10 @@ pub fn build_compare_report(facts: CompareFacts, rows: Vec<CompareRow>) -> Compa
     let warnings = rows
         .iter()
         .flat_map(|row| {
-            row.warnings
-                .iter()
-                .map(|w| format!("{}: {w}", row.algorithm))
+            row.warnings.iter().map(|warning| AlgorithmWarning {
+                algorithm: row.algorithm,
+                warning: warning.clone(),
+            })
         })
         .collect();
     CompareReport {

@@ -245,6 +245,21 @@ impl Warning {
     }
 }
 
+/// A warning of one algorithm of `compare`, prefixed with its name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlgorithmWarning {
+    /// The algorithm whose run it weakens.
+    pub algorithm: &'static str,
+    /// The warning.
+    pub warning: Warning,
+}
+
+impl fmt::Display for AlgorithmWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.algorithm, self.warning)
+    }
+}
+
 /// Notes and warnings serialise as their sentence.
 macro_rules! serialize_as_sentence {
     ($($kind:ty),*) => {$(
@@ -255,7 +270,7 @@ macro_rules! serialize_as_sentence {
         }
     )*};
 }
-serialize_as_sentence!(Note, Warning);
+serialize_as_sentence!(Note, Warning, AlgorithmWarning);
 
 #[cfg(test)]
 mod tests {

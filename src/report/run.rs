@@ -26,6 +26,7 @@ use crate::analysis::figures::{
 use crate::analysis::goodness_of_fit::{goodness_of_fit, pooled_cells, statistic_test};
 use crate::analysis::identity::{identity_test, uniform_ordering_probability};
 use crate::analysis::power::power_summary;
+use crate::analysis::test_note::TestNote;
 use crate::analysis::{Draft, plain, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::marginal::MarginalTally;
@@ -924,9 +925,7 @@ pub fn build_marginal_report(
         drafts.push(draft);
     }
     if drafts.is_empty() {
-        drafts.push(Draft::nothing_to_test(
-            "the model gives no law to test against",
-        ));
+        drafts.push(Draft::nothing_to_test(TestNote::NoLawToTest));
     }
 
     let common = Common {
