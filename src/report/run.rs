@@ -3,7 +3,8 @@
 //! A [`RunReport`] is a common header ([`RunHeader`]: what was tallied and how), the family of
 //! tests with its verdict and the figures every mode has, and a [`ModePart`]: the figures of a
 //! full tally (every ordering) or of a marginal one (positions, identity, statistics).
-//! [`build_run_report`] and [`build_marginal_report`] build it in named steps, calling
+//! [`build_run_report`] (in `run/full.rs`) and [`build_marginal_report`] (in
+//! `run/marginal.rs`) build it in named steps, calling
 //! [`crate::analysis`] for every test and figure; nothing here prints or formats for a
 //! terminal. The JSON schema is this module's `Serialize` output, one flat object whose field
 //! order never changes; every field is documented here and in the README.
@@ -16,27 +17,24 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
+pub use full::build_run_report;
+pub use marginal::build_marginal_report;
 
-use super::notes::{MAX_LISTED_DECK, MarginalLaws, Note, TrialUnit, Warning};
+mod full;
+mod marginal;
+
+use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
-use crate::analysis::figures::{
-    extreme_ranks, frequencies, largest_deviation, max_min_ratio, mean, observed_mean,
-    position_counts, tv_distance,
-};
-use crate::analysis::goodness_of_fit::{goodness_of_fit, pooled_cells, statistic_test};
-use crate::analysis::identity::{identity_test, uniform_ordering_probability};
-use crate::analysis::power::power_summary;
-use crate::analysis::test_note::TestNote;
-use crate::analysis::{Draft, plain, ratio};
+use crate::analysis::figures::{frequencies, largest_deviation};
+use crate::analysis::goodness_of_fit::goodness_of_fit;
+use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
-use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::engine::random_source::RngKind;
-use crate::engine::simulate::Tally;
 use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
-use crate::theory::exact::{ExactError, Law};
+use crate::theory::exact::Law;
 use crate::theory::permutation_statistics::{
     Statistic, StatisticValues, ValueLaw, riffle_rising_value_law,
 };
@@ -627,156 +625,6 @@ fn position_drafts(counts: &[Vec<u64>], matrix: Option<&Vec<Vec<f64>>>, trials: 
         .collect()
 }
 
-/// Build the report of a run from its tally and, when computed, the algorithm's exact law.
-///
-/// The family: Pearson's χ² over every ordering, the exact binomial test of the identity, and
-/// one χ² test per final position, against uniform or the exact law. `law` is None when there
-/// is no algorithm (`check` against uniform).
-pub fn build_run_report(
-    facts: &RunFacts,
-    tally: Tally,
-    law: Option<Result<Arc<Law>, ExactError>>,
-) -> RunReport {
-    let n = tally.deck;
-    let trials = tally.trials;
-    let counts = Arc::new(tally.counts);
-    let model = law.as_ref().and_then(|law| law.as_ref().ok());
-    let hypothesis = model.filter(|_| facts.against == Against::Model);
-    let position_counts = position_counts(n, &counts);
-    let theory_matrix = model.map(|law| law.position_matrix());
-
-    let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
-    let uniform_p = 1.0 / counts.len() as f64;
-    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
-    drafts.push(identity_test(
-        counts[0],
-        trials,
-        Probability::from_p(identity_p0),
-    ));
-    let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
-    drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
-    let family_size = drafts.len();
-
-    let part = full_part(facts, n, &counts, model, trials);
-    let listed = part.permutations.listed();
-    let common = Common {
-        header: facts.header(n, Some(factorial(n)), trials),
-        drafts,
-        notes: full_notes(facts, n, law.as_ref(), listed),
-        warnings: full_warnings(facts, hypothesis, n, trials),
-        identity: Identity {
-            count: counts[0],
-            frequency: ratio(counts[0] as f64, trials as f64),
-            expected_frequency: uniform_p,
-            theory_frequency: model.map(|l| l.probabilities[0]),
-            theory_fraction: model.and_then(|l| l.fraction(0)),
-        },
-        model: power_summary(law.as_ref(), Some(trials), facts.alpha, family_size),
-        positions: positions(position_counts, trials, theory_matrix),
-    };
-    common.into_report(facts, ModePart::Full(part))
-}
-
-/// Pearson's χ² over every ordering, against uniform or the law `hypothesis`.
-fn full_permutations_test(counts: &[u64], hypothesis: Option<&Arc<Law>>, trials: u64) -> Draft {
-    let uniform_p = 1.0 / counts.len() as f64;
-    goodness_of_fit(
-        "permutations".to_string(),
-        counts.iter().enumerate().map(|(rank, &observed)| {
-            (
-                observed,
-                hypothesis.map_or(uniform_p, |law| law.probabilities[rank]),
-            )
-        }),
-        trials,
-    )
-}
-
-/// The figures only a full tally has: ratios, distances, extremes and the ordering table.
-fn full_part(
-    facts: &RunFacts,
-    n: usize,
-    counts: &Arc<Vec<u64>>,
-    model: Option<&Arc<Law>>,
-    trials: u64,
-) -> FullPart {
-    let table = PermutationTable {
-        deck: n,
-        trials,
-        counts: counts.clone(),
-        law: model.cloned(),
-        listed: facts.all_orderings || n <= MAX_LISTED_DECK,
-    };
-    let (most, least) = extreme_ranks(counts);
-    FullPart {
-        max_min_ratio: max_min_ratio(counts),
-        max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
-        never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
-        tv_distance: tv_distance(counts, trials),
-        tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
-        most_frequent: most.into_iter().map(|r| table.row(r)).collect(),
-        least_frequent: least.into_iter().map(|r| table.row(r)).collect(),
-        permutations: table,
-    }
-}
-
-/// The notes of a full report: the riffle's theory, unreachable orderings or why there is no
-/// law, skipped lines, orderings not listed.
-fn full_notes(
-    facts: &RunFacts,
-    n: usize,
-    law: Option<&Result<Arc<Law>, ExactError>>,
-    listed: bool,
-) -> Vec<Note> {
-    let mut notes = Vec::new();
-    notes.extend(facts.riffle_note(n));
-    match law {
-        Some(Ok(law)) => {
-            let support = law.support_size() as u64;
-            let orderings = factorial(n);
-            if support < orderings {
-                notes.push(Note::Unreachable {
-                    algorithm: facts.algorithm_label(),
-                    support,
-                    orderings,
-                });
-            }
-        }
-        Some(Err(error)) => notes.push(Note::NoExactLaw {
-            algorithm: facts.algorithm_label(),
-            deck: n,
-            reason: error.to_string(),
-        }),
-        None => {}
-    }
-    notes.extend(facts.skipped_lines_note());
-    if !listed {
-        notes.push(Note::UnlistedOrderings { deck: n });
-    }
-    notes
-}
-
-/// The warning of a full report whose smallest expected count per ordering is below 5.
-fn full_warnings(
-    facts: &RunFacts,
-    hypothesis: Option<&Arc<Law>>,
-    n: usize,
-    trials: u64,
-) -> Vec<Warning> {
-    let smallest_p = match hypothesis {
-        None => 1.0 / factorial(n) as f64,
-        Some(law) => law
-            .probabilities
-            .iter()
-            .copied()
-            .filter(|&p| p > 0.0)
-            .fold(f64::INFINITY, f64::min),
-    };
-    Warning::per_ordering(smallest_p, trials, facts.trial_unit())
-        .into_iter()
-        .collect()
-}
-
 /// One permutation statistic in a marginal report: its histogram, its law, and its χ² test.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatisticResult {
@@ -877,158 +725,12 @@ impl MarginalTheory {
     }
 }
 
-/// Build the report of a run or check in marginal mode.
-///
-/// The family: one χ² test per final position (the cards found there, against 1/n or the
-/// theory's column), the exact binomial test of the identity (from the log of its probability,
-/// which may be below f64's range), and one test per statistic
-/// ([`crate::analysis::goodness_of_fit::statistic_test`]): χ² over cells pooled to an expected
-/// count of at least 5, the exact binomial test outside the likeliest value when fewer than two
-/// such cells exist, and an outright rejection when a value of probability zero is seen.
-/// Against the model, a test whose law the model does not give is left out (and a note says
-/// so).
-pub fn build_marginal_report(
-    facts: &RunFacts,
-    tally: MarginalTally,
-    theory: MarginalTheory,
-) -> RunReport {
-    let n = tally.deck;
-    let trials = tally.trials;
-    let against_model = facts.against == Against::Model;
-    let uniform_identity = uniform_ordering_probability(n);
-    let position_counts = tally.position_matrix();
-    let mut drafts = Vec::with_capacity(n + 1 + Statistic::ALL.len());
-    let mut left_out = Vec::new();
-
-    match (against_model, &theory.positions) {
-        (true, None) => left_out.push("the positions".to_string()),
-        (_, matrix) => drafts.extend(position_drafts(
-            &position_counts,
-            matrix.as_ref().filter(|_| against_model),
-            trials,
-        )),
-    }
-    match (against_model, theory.identity) {
-        (true, None) => left_out.push("the identity".to_string()),
-        (true, Some(p0)) => drafts.push(identity_test(tally.identity, trials, p0)),
-        (false, _) => drafts.push(identity_test(tally.identity, trials, uniform_identity)),
-    }
-    let mut statistics = Vec::new();
-    for (index, &statistic) in Statistic::ALL.iter().enumerate() {
-        let model = theory.statistic(index);
-        if against_model && model.is_none() {
-            left_out.push(statistic.name().to_string());
-            continue;
-        }
-        let (result, draft) = statistic_result(statistic, &tally, model, against_model);
-        statistics.push(result);
-        drafts.push(draft);
-    }
-    if drafts.is_empty() {
-        drafts.push(Draft::nothing_to_test(TestNote::NoLawToTest));
-    }
-
-    let common = Common {
-        header: facts.header(n, (n <= 20).then(|| factorial(n)), trials),
-        drafts,
-        notes: marginal_notes(facts, n, theory.source.as_deref(), left_out),
-        warnings: Warning::per_position(n, trials, facts.trial_unit())
-            .into_iter()
-            .collect(),
-        identity: Identity {
-            count: tally.identity,
-            frequency: ratio(tally.identity as f64, trials as f64),
-            expected_frequency: uniform_identity.p,
-            theory_frequency: theory.identity.map(|p0| p0.p),
-            theory_fraction: None,
-        },
-        model: power_summary(None, Some(trials), facts.alpha, 1),
-        positions: positions(position_counts, trials, theory.positions),
-    };
-    common.into_report(facts, ModePart::Marginal(MarginalPart { statistics }))
-}
-
-/// One statistic's table and test: its histogram against its law under the hypothesis (the
-/// model's law `model` against the model, the uniform law otherwise), over pooled cells.
-fn statistic_result(
-    statistic: Statistic,
-    tally: &MarginalTally,
-    model: Option<&ValueLaw>,
-    against_model: bool,
-) -> (StatisticResult, Draft) {
-    let trials = tally.trials;
-    let uniform_law = statistic.uniform_value_law(tally.deck);
-    let law = match model {
-        Some(model) if against_model => model,
-        _ => &uniform_law,
-    };
-    let uniform = &uniform_law.probabilities;
-    let model = model.map(|m| &m.probabilities);
-    let expected = &law.probabilities;
-    let observed = tally.histogram(statistic);
-    let bins = pooled_cells(law, trials);
-    let draft = statistic_test(statistic.name(), observed, law, &bins, trials);
-    // Values are shown up to the last one seen or of probability ≥ 1e-12 under some law.
-    let significant = |p: &f64| *p >= 1e-12;
-    let shown = observed
-        .iter()
-        .rposition(|&c| c > 0)
-        .into_iter()
-        .chain(expected.iter().rposition(significant))
-        .chain(uniform.iter().rposition(significant))
-        .chain(model.and_then(|m| m.iter().rposition(significant)))
-        .max()
-        .map_or(0, |last| last + 1);
-    let result = StatisticResult {
-        name: statistic.name(),
-        definition: statistic.definition(),
-        observed: observed[..shown].to_vec(),
-        mean_observed: observed_mean(observed, trials),
-        mean_expected: mean(expected.iter().copied()),
-        expected: expected[..shown].to_vec(),
-        uniform: uniform[..shown].to_vec(),
-        theory: model.map(|m| m[..shown].to_vec()),
-        bins: bins.iter().map(|b| [b.start, b.end]).collect(),
-        chi_square: draft.statistic,
-        df: draft.df.unwrap_or(0.0),
-        p_value: plain(draft.p),
-        log10_p_value: draft.p.log10,
-    };
-    (result, draft)
-}
-
-/// The notes of a marginal report: the riffle's theory, what is tallied and where the theory
-/// comes from, the parts left out against the model, skipped lines.
-fn marginal_notes(
-    facts: &RunFacts,
-    n: usize,
-    source: Option<&str>,
-    left_out: Vec<String>,
-) -> Vec<Note> {
-    let mut notes = Vec::new();
-    notes.extend(facts.riffle_note(n));
-    let laws = match (source, facts.shuffle) {
-        (Some(source), _) => MarginalLaws::From(source.to_string()),
-        (None, None) => MarginalLaws::NoAlgorithm,
-        (None, Some(shuffle)) => MarginalLaws::Unknown {
-            algorithm: shuffle.label(),
-        },
-    };
-    notes.push(Note::MarginalMode {
-        deck: n,
-        statistics: Statistic::ALL.len(),
-        laws,
-    });
-    if !left_out.is_empty() {
-        notes.push(Note::LeftOut { parts: left_out });
-    }
-    notes.extend(facts.skipped_lines_note());
-    notes
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::marginal::MarginalTally;
+    use crate::engine::simulate::Tally;
+    use crate::report::notes::MarginalLaws;
     use approx::assert_relative_eq;
 
     fn facts() -> RunFacts {
