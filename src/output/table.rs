@@ -478,6 +478,35 @@ impl TableExporter {
         doc.text(&compare.verdict, "  ");
         doc.blank();
 
+        let table = self.compare_table(compare);
+        match self.terminal.width {
+            // On a terminal too narrow for it, the table comes in two halves that each fit:
+            // the tests and the verdict, then the other figures.
+            Some(width) if table.natural_width() > usize::from(width) => {
+                doc.table(table.columns(&[0, 1, 2, 3, 7]));
+                doc.table(table.columns(&[0, 4, 5, 6]));
+            }
+            _ => doc.table(table),
+        }
+        doc.text(
+            "(exact theory in parentheses; worst cell: the card → final position furthest \
+             from 1/n, in percentage points; 99% power: trials at which the permutations test \
+             detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
+            " ",
+        );
+        for row in &compare.rows {
+            for note in &row.notes {
+                doc.text(format!("note: {}: {note}", row.algorithm), "  ");
+            }
+        }
+        for name in &compare.not_run {
+            doc.line(format!("not run (interrupted): {name}"));
+        }
+        doc
+    }
+
+    /// One row per algorithm and a last row for uniform, theory in parentheses.
+    fn compare_table(&self, compare: &CompareReport) -> TableBlock {
         // Eight columns of figures do not fit in 80: this table is allowed 120 (and comes in
         // two halves on a narrower terminal, below).
         let mut table = new_table(&[
@@ -549,30 +578,7 @@ impl TableExporter {
             String::new(),
         ]);
         align_right_from(&mut table, 1);
-        match self.terminal.width {
-            // On a terminal too narrow for it, the table comes in two halves that each fit:
-            // the tests and the verdict, then the other figures.
-            Some(width) if table.natural_width() > usize::from(width) => {
-                doc.table(table.columns(&[0, 1, 2, 3, 7]));
-                doc.table(table.columns(&[0, 4, 5, 6]));
-            }
-            _ => doc.table(table),
-        }
-        doc.text(
-            "(exact theory in parentheses; worst cell: the card → final position furthest \
-             from 1/n, in percentage points; 99% power: trials at which the permutations test \
-             detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
-            " ",
-        );
-        for row in &compare.rows {
-            for note in &row.notes {
-                doc.text(format!("note: {}: {note}", row.algorithm), "  ");
-            }
-        }
-        for name in &compare.not_run {
-            doc.line(format!("not run (interrupted): {name}"));
-        }
-        doc
+        table
     }
 }
 
