@@ -12,14 +12,30 @@ fn main() -> std::process::ExitCode {
     };
     match execute(cli) {
         Ok(code) => code.into(),
-        Err(Failure::Message(message)) => {
-            eprintln!("shuffle-bias: error: {message}");
-            ExitCode::Error.into()
+        Err(failure) => {
+            let code = exit_code(&failure);
+            if code == ExitCode::Interrupted {
+                eprintln!("shuffle-bias: {failure}");
+            } else {
+                eprintln!("shuffle-bias: error: {failure}");
+            }
+            code.into()
         }
-        Err(Failure::Interrupted(doing)) => {
-            eprintln!("shuffle-bias: interrupted {doing}");
-            ExitCode::Interrupted.into()
-        }
+    }
+}
+
+/// The exit code of a failure: 130 when Ctrl-C came before there was anything to report, 2
+/// for everything else (bad flags or input, unwritable output, a law that cannot be had).
+fn exit_code(failure: &Failure) -> ExitCode {
+    match failure {
+        Failure::Interrupted(_) => ExitCode::Interrupted,
+        Failure::Input(error) if error.is_interrupted() => ExitCode::Interrupted,
+        Failure::Usage(_)
+        | Failure::File(_)
+        | Failure::Input(_)
+        | Failure::Stdout(_)
+        | Failure::Export(_)
+        | Failure::NoLaw(_) => ExitCode::Error,
     }
 }
 

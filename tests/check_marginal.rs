@@ -260,10 +260,10 @@ fn every_bad_52_card_line_is_reported_at_its_file_and_line() {
         let error = read_file(name, &options).unwrap_err();
         let location = format!("{}:{line}", fixture(name).display());
         assert_eq!(error.location, location, "{name}: {error}");
-        assert!(error.message.starts_with(message), "{name}: {error}");
+        assert!(error.message().starts_with(message), "{name}: {error}");
         assert!(
             error
-                .message
+                .message()
                 .ends_with("pass --skip-invalid to count and skip bad lines)"),
             "{name}: {error}"
         );
@@ -277,14 +277,14 @@ fn a_repeated_card_and_a_mixed_numbering_name_the_card_and_the_first_line() {
     let repeated = third.lines().nth(2).unwrap().split(' ').nth(10).unwrap();
     assert!(
         error
-            .message
+            .message()
             .starts_with(&format!("card '{repeated}' appears twice")),
         "{error}"
     );
     let error = read_file("bad-deal52-mixed-numbering.txt", &marginal()).unwrap_err();
     let first = format!("{}:1", fixture("bad-deal52-mixed-numbering.txt").display());
     assert!(
-        error.message.starts_with(&format!(
+        error.message().starts_with(&format!(
             "this permutation is 1-based but {first} was 0-based"
         )),
         "{error}"
@@ -308,7 +308,7 @@ fn invalid_utf8_and_a_label_repeated_are_reported_at_their_line() {
     )
     .unwrap_err();
     assert_eq!(error.location, "deals.txt:2");
-    assert!(error.message.starts_with("invalid UTF-8"), "{error}");
+    assert!(error.message().starts_with("invalid UTF-8"), "{error}");
 
     let labels = card_labels();
     let mut named: Vec<&str> = labels.iter().map(String::as_str).collect();
@@ -317,7 +317,7 @@ fn invalid_utf8_and_a_label_repeated_are_reported_at_their_line() {
     let error = read_text(&text, &labelled()).unwrap_err();
     assert_eq!(error.location, "deals.txt:3");
     assert!(
-        error.message.starts_with("card 'QH' appears twice"),
+        error.message().starts_with("card 'QH' appears twice"),
         "{error}"
     );
 }
@@ -450,7 +450,7 @@ fn the_full_mode_still_refuses_a_52_card_deal() {
     );
     assert!(
         error
-            .message
+            .message()
             .starts_with("too many cards: expected 11, found more"),
         "{error}"
     );

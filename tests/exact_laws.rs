@@ -490,3 +490,117 @@ fn the_mixing_curve_is_the_distance_of_each_number_of_passes() {
     let twice = exact_law(Shuffle::once(Algorithm::Naive).with_passes(2), 4, 1_000_000).unwrap();
     assert!((naive[1] - twice.tv_distance_from_uniform()).abs() < 1e-15);
 }
+
+mod mapped_laws {
+    //! The exact law of an algorithm fed by a biased range mapping, against a brute-force count
+    //! over every sequence of words: the algorithm run once per word sequence, each word turned
+    //! into an integer by the mapping's own draw (not by its closed-form weights).
+    use shuffle_bias::engine::algorithms::{Algorithm, Card, Shuffle};
+    use shuffle_bias::engine::mapping::{Mapping, ScriptedWords};
+    use shuffle_bias::engine::permutation::{factorial, rank};
+    use shuffle_bias::engine::random_source::RandomSource;
+    use shuffle_bias::theory::exact::{ChoiceLaw, exact_law_under};
+
+    /// Integers drawn by `mapping` from a script of words.
+    struct ScriptedMapping {
+        words: ScriptedWords,
+        mapping: Mapping,
+    }
+
+    impl RandomSource for ScriptedMapping {
+        fn below(&mut self, bound: usize) -> usize {
+            self.mapping.draw(&mut self.words, bound as u64) as usize
+        }
+        fn coin(&mut self) -> bool {
+            self.below(2) == 1
+        }
+    }
+
+    /// Counts of each ordering over every sequence of `draws` words of `bits` bits.
+    fn brute_force(algorithm: Algorithm, n: usize, mapping: Mapping, bits: u32) -> Vec<u128> {
+        let draws = if algorithm == Algorithm::Naive {
+            n
+        } else {
+            n - 1
+        };
+        let words = 1u64 << bits;
+        let mut counts = vec![0u128; factorial(n) as usize];
+        let identity: Vec<Card> = (0..n as Card).collect();
+        let mut deck = identity.clone();
+        let mut scratch = identity.clone();
+        let shuffle = Shuffle::from(algorithm);
+        for index in 0..words.pow(draws as u32) {
+            let script: Vec<u64> = (0..draws)
+                .map(|d| (index / words.pow(d as u32)) % words)
+                .collect();
+            let mut source = ScriptedMapping {
+                words: ScriptedWords::new(bits, script),
+                mapping,
+            };
+            deck.copy_from_slice(&identity);
+            shuffle.apply(&mut deck, &mut scratch, &mut source);
+            assert_eq!(
+                source.words.used(),
+                draws,
+                "one word per draw, no rejection"
+            );
+            counts[rank(&deck)] += 1;
+        }
+        counts
+    }
+
+    fn assert_law_matches(algorithm: Algorithm, n: usize, mapping: Mapping, bits: u32) {
+        let law =
+            exact_law_under(algorithm, n, 100_000_000, Some(ChoiceLaw { mapping, bits })).unwrap();
+        let fractions = law.exact.expect("exact fractions at this size");
+        let counts = brute_force(algorithm, n, mapping, bits);
+        let total: u128 = counts.iter().sum();
+        for (rank, (&numerator, &count)) in fractions.numerators.iter().zip(&counts).enumerate() {
+            // numerator / denominator = count / total, in integers.
+            assert_eq!(
+                numerator * total,
+                count * fractions.denominator,
+                "{} n={n} {} W={bits}: ordering {rank}",
+                algorithm.name(),
+                mapping.name()
+            );
+        }
+    }
+
+    #[test]
+    fn fisher_yates_with_modulo_on_bytes_matches_every_word_sequence_on_four_cards() {
+        // 2^24 word sequences of three bytes.
+        assert_law_matches(Algorithm::FisherYates, 4, Mapping::Modulo, 8);
+    }
+
+    #[test]
+    fn fisher_yates_with_modulo_and_multiply_match_every_word_sequence_on_five_cards() {
+        // Four draws of 6-bit words: 2^24 sequences each.
+        assert_law_matches(Algorithm::FisherYates, 5, Mapping::Modulo, 6);
+        assert_law_matches(Algorithm::FisherYates, 5, Mapping::Multiply, 6);
+    }
+
+    #[test]
+    fn naive_and_sattolo_with_modulo_match_every_word_sequence() {
+        // Naive draws n times (below n each): 2^20 sequences of 5-bit words; Sattolo n − 1.
+        assert_law_matches(Algorithm::Naive, 4, Mapping::Modulo, 5);
+        assert_law_matches(Algorithm::Sattolo, 4, Mapping::Modulo, 5);
+    }
+
+    #[test]
+    fn modulo_bias_makes_fisher_yates_non_uniform_and_lemire_keeps_it_uniform() {
+        let under = |mapping| {
+            exact_law_under(
+                Algorithm::FisherYates,
+                6,
+                100_000_000,
+                Some(ChoiceLaw { mapping, bits: 8 }),
+            )
+            .unwrap()
+        };
+        let modulo = under(Mapping::Modulo);
+        assert!(modulo.tv_distance_from_uniform() > 0.005);
+        let lemire = under(Mapping::Lemire);
+        assert!(lemire.tv_distance_from_uniform() < 1e-12);
+    }
+}

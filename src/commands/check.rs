@@ -3,9 +3,8 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{Failure, Theory, exact_law_shown, marginal_theory, open_output, publish};
+use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::config::CheckConfig;
-use crate::engine::algorithms::Shuffle;
 use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, open_sources, read_permutations};
@@ -18,7 +17,7 @@ use crate::report::run::{MarginalTheory, build_marginal_report};
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
-    let inputs = open_sources(&config.sources).map_err(|e| Failure::Message(e.to_string()))?;
+    let inputs = open_sources(&config.sources)?;
     let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
@@ -32,21 +31,9 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
-    let input = match input {
-        Err(error) if error.interrupted => {
-            eprintln!("shuffle-bias: {error}");
-            return Ok(ExitCode::Interrupted);
-        }
-        input => input.map_err(|e| Failure::Message(e.to_string()))?,
-    };
+    // Ctrl-C before the first permutation is a failure too (exit 130: see main).
+    let input = input?;
     // The theory can only be computed once the deck size is known (possibly from the input).
-    let no_law = |shuffle: Shuffle, error: String| {
-        Failure::Message(format!(
-            "--against {}: no exact law at {} cards: {error}",
-            shuffle.label(),
-            input.deck
-        ))
-    };
     let theory = match (&input.counts, model) {
         (InputCounts::Full(_), None) => Theory::Full(None),
         (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
@@ -57,7 +44,11 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 config.max_paths_given,
                 config.quiet,
             )?
-            .map_err(|error| no_law(shuffle, error.to_string()))?,
+            .map_err(|source| NoLaw::CheckModel {
+                shuffle: shuffle.label(),
+                deck: input.deck,
+                source,
+            })?,
         )))),
         (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
         (InputCounts::Marginal(_), Some(shuffle)) => {
@@ -69,10 +60,11 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 config.quiet,
             )?;
             if theory.source.is_none() {
-                return Err(no_law(
-                    shuffle,
-                    "none is known for this deck in marginal mode".to_string(),
-                ));
+                return Err(NoLaw::CheckModelMarginal {
+                    shuffle: shuffle.label(),
+                    deck: input.deck,
+                }
+                .into());
             }
             Theory::Marginal(theory)
         }

@@ -2,17 +2,20 @@
 
 use super::{Failure, open_output, write_report};
 use crate::cli::ListArgs;
-use crate::config::{OutputConfig, output_config};
+use crate::config::{OutputConfig, UsageError, output_config};
 use crate::engine::algorithms::Algorithm;
 use crate::exit_code::ExitCode;
 use crate::output::{Report, Terminal};
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
     if let Some(path) = &args.output.plot {
-        return Err(Failure::Message(format!(
-            "--plot {}: `list` has nothing to draw; use --plot with run, check, theory or compare",
-            path.display()
-        )));
+        return Err(UsageError::Conflict {
+            flag: "--plot",
+            value: Some(path.display().to_string()),
+            hint: "`list` has nothing to draw; use --plot with run, check, theory or compare"
+                .to_string(),
+        }
+        .into());
     }
     let output = OutputConfig {
         terminal: Terminal::default(),

@@ -5,6 +5,7 @@
 
 mod check;
 mod compare;
+mod failure;
 mod list;
 mod run;
 mod theory;
@@ -13,9 +14,7 @@ use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::cli::{Cli, Command};
-use crate::config::{
-    CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
-};
+use crate::config::{CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig};
 use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::simulate::Tally;
@@ -30,20 +29,7 @@ use crate::report::run::RunReport;
 use crate::theory::exact::MAX_EXACT_DECK;
 use crate::theory::exact::{ExactError, Law, STEP_PROPAGATION, exact_law};
 
-/// Why a command failed.
-#[derive(Debug)]
-pub enum Failure {
-    /// A message for stderr (exit 2).
-    Message(String),
-    /// Ctrl-C came before there was anything to report: what was being done (exit 130).
-    Interrupted(String),
-}
-
-impl From<UsageError> for Failure {
-    fn from(error: UsageError) -> Self {
-        Failure::Message(error.0)
-    }
-}
+pub use failure::{Failure, Interruption, NoLaw};
 
 /// Run the command and say how the process should end.
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
@@ -69,9 +55,7 @@ impl Sink {
     fn open(flag: &'static str, target: &Target) -> Result<Sink, Failure> {
         Ok(match target {
             Target::Stdout => Sink::Stdout,
-            Target::File(path) => {
-                Sink::File(OutputFile::create(flag, path).map_err(Failure::Message)?)
-            }
+            Target::File(path) => Sink::File(OutputFile::create(flag, path)?),
         })
     }
 
@@ -79,7 +63,6 @@ impl Sink {
     /// and the command still ends with its verdict's exit code.
     fn write_with(
         &mut self,
-        flag: &str,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<(), Failure> {
         let result = match self {
@@ -89,24 +72,14 @@ impl Sink {
             }
             Sink::File(file) => write(file),
         };
-        match result {
-            Ok(()) => Ok(()),
-            Err(error) if error.kind() == io::ErrorKind::BrokenPipe => match self {
-                Sink::Stdout => Ok(()),
-                Sink::File(file) => Err(Failure::Message(format!(
-                    "{flag} {}: writing failed: {error}",
-                    file.path().display()
-                ))),
-            },
-            Err(error) if error.kind() == io::ErrorKind::InvalidInput => {
-                Err(Failure::Message(error.to_string()))
+        match (result, self) {
+            (Ok(()), _) => Ok(()),
+            (Err(error), Sink::Stdout) if error.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            (Err(error), _) if error.kind() == io::ErrorKind::InvalidInput => {
+                Err(Failure::Export(error))
             }
-            Err(error) => Err(Failure::Message(match self {
-                Sink::Stdout => format!("writing to stdout failed: {error}"),
-                Sink::File(file) => {
-                    format!("{flag} {}: writing failed: {error}", file.path().display())
-                }
-            })),
+            (Err(error), Sink::Stdout) => Err(Failure::Stdout(error)),
+            (Err(error), Sink::File(file)) => Err(file.write_failed(error).into()),
         }
     }
 
@@ -114,7 +87,7 @@ impl Sink {
     fn commit(self) -> Result<(), Failure> {
         match self {
             Sink::Stdout => Ok(()),
-            Sink::File(file) => file.commit().map_err(Failure::Message),
+            Sink::File(file) => Ok(file.commit()?),
         }
     }
 }
@@ -144,9 +117,9 @@ fn write_report(
     mut out: Destinations,
 ) -> Result<(), Failure> {
     if let Some(plot) = &mut out.plot {
-        plot.write_with("--plot", |writer| SvgExporter.export(report, writer))?;
+        plot.write_with(|writer| SvgExporter.export(report, writer))?;
     }
-    out.report.write_with("-o", |writer| {
+    out.report.write_with(|writer| {
         exporter(output.format, output.table, output.terminal).export(report, writer)
     })?;
     if let Some(plot) = out.plot {
@@ -175,10 +148,10 @@ fn exact_law_shown(
     let law = exact_law(shuffle, deck, max_paths);
     progress.finish();
     match law {
-        Err(ExactError::Interrupted) => Err(Failure::Interrupted(format!(
-            "while computing the exact law of {} on {deck} cards; nothing was reported",
-            shuffle.label()
-        ))),
+        Err(ExactError::Interrupted) => Err(Failure::Interrupted(Interruption::ExactLaw {
+            shuffle: shuffle.label(),
+            deck,
+        })),
         Ok(law) => {
             if max_paths_given && law.method == STEP_PROPAGATION && shuffle.passes == 1 {
                 eprintln!(

@@ -4,7 +4,8 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{
-    Counted, Failure, Sink, Theory, exact_law_shown, finish_run, marginal_theory, open_output,
+    Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
+    open_output,
 };
 use crate::config::RunConfig;
 use crate::engine::emit::emit_permutations;
@@ -26,41 +27,40 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     };
     // The theory is computed before the long run, so that an impossible `--against model`
     // fails at once.
-    let theory = match config.mode {
+    let theory = match config.settings.mode {
         TallyMode::Full => {
             let law = exact_law_shown(
                 config.shuffle,
-                config.deck,
+                config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
                 config.quiet,
             )?
             .map(Arc::new);
             if let (Against::Model, Err(error)) = (config.against, &law) {
-                return Err(Failure::Message(format!(
-                    "--against model: no exact law for {} at {} cards: {error}; use --against \
-                     uniform",
-                    config.shuffle.label(),
-                    config.deck
-                )));
+                return Err(NoLaw::RunModel {
+                    shuffle: config.shuffle.label(),
+                    deck: config.settings.deck,
+                    source: error.clone(),
+                }
+                .into());
             }
             Theory::Full(Some(law))
         }
         TallyMode::Marginal => {
             let theory = marginal_theory(
                 config.shuffle,
-                config.deck,
+                config.settings.deck,
                 config.max_paths,
                 config.max_paths_given,
                 config.quiet,
             )?;
             if config.against == Against::Model && theory.source.is_none() {
-                return Err(Failure::Message(format!(
-                    "--against model: no exact law of {} is known at {} cards in marginal mode; \
-                     use --against uniform",
-                    config.shuffle.label(),
-                    config.deck
-                )));
+                return Err(NoLaw::RunModelMarginal {
+                    shuffle: config.shuffle.label(),
+                    deck: config.settings.deck,
+                }
+                .into());
             }
             Theory::Marginal(theory)
         }
@@ -68,17 +68,17 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
 
     let spec = SimulationSpec {
         shuffle: config.shuffle,
-        deck: config.deck,
-        trials: config.trials,
-        seed: config.seed,
-        rng: config.rng,
-        threads: config.threads,
+        deck: config.settings.deck,
+        trials: config.settings.trials,
+        seed: config.settings.seed,
+        rng: config.settings.rng,
+        threads: config.settings.threads,
     };
-    let progress = Progress::new(config.trials, "shuffles", config.quiet);
+    let progress = Progress::new(config.settings.trials, "shuffles", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
-    let (counted, tallied) = match config.mode {
+    let (counted, tallied) = match config.settings.mode {
         TallyMode::Full => {
             let tally = simulate(&spec, stop, &mut show);
             let tallied = tally.trials;
@@ -102,7 +102,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         // a file whose counts would not match the report.
         let mut complete = tallied == spec.trials;
         if complete {
-            sink.write_with("--emit-permutations", |writer| {
+            sink.write_with(|writer| {
                 complete = emit_permutations(&spec, writer, stop)?;
                 Ok(())
             })?;
@@ -119,14 +119,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         command: "run",
         shuffle: Some(config.shuffle),
         origin: Origin::Simulation {
-            seed: config.seed,
-            rng: config.rng,
-            threads: config.threads,
+            seed: config.settings.seed,
+            rng: config.settings.rng,
+            threads: config.settings.threads,
         },
-        trials_requested: config.trials,
+        trials_requested: config.settings.trials,
         elapsed_seconds,
-        interrupted: tallied < config.trials,
-        alpha: config.alpha,
+        interrupted: tallied < config.settings.trials,
+        alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
     };

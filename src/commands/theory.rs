@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use super::{Failure, exact_law_shown, open_output, write_report};
+use super::{Failure, Interruption, NoLaw, exact_law_shown, open_output, write_report};
 use crate::config::TheoryConfig;
 use crate::exit_code::ExitCode;
 use crate::output::Report;
@@ -31,16 +31,15 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         );
         progress.finish();
         let report = report.map_err(|error| match error {
-            ExactError::Interrupted => Failure::Interrupted(
-                "while computing the mixing curve; nothing was reported".to_string(),
-            ),
-            error => Failure::Message(format!(
-                "--passes {}..{}: no mixing curve for {} at {} cards: {error}",
-                range.first,
-                range.last,
-                config.shuffle.algorithm.name(),
-                config.deck
-            )),
+            ExactError::Interrupted => Failure::Interrupted(Interruption::MixingCurve),
+            source => NoLaw::MixingCurve {
+                first: range.first,
+                last: range.last,
+                algorithm: config.shuffle.algorithm.name().to_string(),
+                deck: config.deck,
+                source,
+            }
+            .into(),
         })?;
         write_report(&config.output, &Report::Mixing(&report), out)?;
         return Ok(ExitCode::NoBiasDetected);
@@ -52,12 +51,10 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         config.max_paths_given,
         false,
     )?
-    .map_err(|error| {
-        Failure::Message(format!(
-            "no exact law for {} at {} cards: {error}",
-            config.shuffle.label(),
-            config.deck
-        ))
+    .map_err(|source| NoLaw::Theory {
+        shuffle: config.shuffle.label(),
+        deck: config.deck,
+        source,
     })?;
     let report = build_theory_report(
         config.shuffle,

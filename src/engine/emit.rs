@@ -9,10 +9,9 @@
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
-
 use crate::engine::algorithms::Card;
-use crate::engine::random_source::{BlockRng, FastSource, RngKind};
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
+use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 
 /// Write every permutation of the run described by `spec` to `out`, after a `#` header line.
@@ -20,6 +19,17 @@ use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 /// was written is not the whole run.
 pub fn emit_permutations(
     spec: &SimulationSpec,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
+    emit_permutations_from(spec, &SourceSpec::chacha(spec.rng), out, stop)
+}
+
+/// [`emit_permutations`] with the random source `source` instead of `spec.rng` (the same
+/// shuffles as [`crate::engine::simulate::simulate_from`] tallies).
+pub fn emit_permutations_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
     out: &mut dyn Write,
     stop: &AtomicBool,
 ) -> io::Result<bool> {
@@ -31,22 +41,42 @@ pub fn emit_permutations(
     if shuffle.passes != 1 {
         flags.push_str(&format!(" --passes {}", shuffle.passes));
     }
+    let mut generator = format!("--rng {}", source.generator.name());
+    if !source.is_fast_path() {
+        generator.push_str(&format!(" --map {}", source.mapping.name()));
+        if let Some(bits) = source.bits {
+            generator.push_str(&format!(" --bits {bits}"));
+        }
+    }
     writeln!(
         out,
-        "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} --rng {}: one shuffle per \
-         line, the card at each position (cards 0-based)",
+        "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} {generator}: one shuffle \
+         per line, the card at each position (cards 0-based)",
         shuffle.algorithm.name(),
         spec.deck,
         spec.trials,
         spec.seed,
-        spec.rng.name()
     )?;
+    struct Emit<'a, 'w> {
+        spec: &'a SimulationSpec,
+        out: &'a mut io::BufWriter<&'w mut dyn Write>,
+        stop: &'a AtomicBool,
+    }
+    impl SourcesVisitor for Emit<'_, '_> {
+        type Output = io::Result<bool>;
+        fn visit<B: BlockSources>(self, sources: &B) -> io::Result<bool> {
+            emit_with(self.spec, sources, self.out, self.stop)
+        }
+    }
     let mut writer = io::BufWriter::with_capacity(1 << 20, out);
-    let complete = match spec.rng {
-        RngKind::Chacha8 => emit_with::<ChaCha8Rng>(spec, &mut writer, stop)?,
-        RngKind::Chacha12 => emit_with::<ChaCha12Rng>(spec, &mut writer, stop)?,
-        RngKind::Chacha20 => emit_with::<ChaCha20Rng>(spec, &mut writer, stop)?,
-    };
+    let complete = dispatch(
+        source,
+        Emit {
+            spec,
+            out: &mut writer,
+            stop,
+        },
+    )?;
     writer.flush()?;
     Ok(complete)
 }
@@ -59,8 +89,9 @@ fn push_decimal(line: &mut Vec<u8>, value: Card) {
     line.push(b'0' + (value % 10) as u8);
 }
 
-fn emit_with<R: BlockRng>(
+fn emit_with<B: BlockSources>(
     spec: &SimulationSpec,
+    sources: &B,
     out: &mut dyn Write,
     stop: &AtomicBool,
 ) -> io::Result<bool> {
@@ -74,9 +105,10 @@ fn emit_with<R: BlockRng>(
             return Ok(false);
         }
         let length = BLOCK_TRIALS.min(spec.trials - block * BLOCK_TRIALS);
-        let mut source = FastSource::new(R::for_block(spec.seed, block));
+        let mut source = sources.for_block(spec.seed, block);
         for _ in 0..length {
             deck.copy_from_slice(&identity);
+            source.start_shuffle();
             spec.shuffle.apply(&mut deck, &mut scratch, &mut source);
             line.clear();
             for (position, &card) in deck.iter().enumerate() {
@@ -90,4 +122,52 @@ fn emit_with<R: BlockRng>(
         }
     }
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::algorithms::Algorithm;
+    use crate::engine::generators::GeneratorKind;
+    use crate::engine::mapped_source::Generator;
+    use crate::engine::mapping::Mapping;
+    use crate::engine::permutation::rank;
+    use crate::engine::random_source::RngKind;
+    use crate::engine::simulate::simulate_from;
+
+    #[test]
+    fn the_permutations_written_are_the_shuffles_tallied_for_any_source() {
+        let spec = SimulationSpec {
+            shuffle: Algorithm::FisherYates.into(),
+            deck: 4,
+            trials: BLOCK_TRIALS + 500,
+            seed: 11,
+            rng: RngKind::Chacha8,
+            threads: 2,
+        };
+        let stop = AtomicBool::new(false);
+        for source in [
+            SourceSpec::chacha(RngKind::Chacha8),
+            SourceSpec {
+                generator: Generator::Other(GeneratorKind::AnsiC),
+                mapping: Mapping::Modulo,
+                bits: Some(8),
+                reseed: None,
+            },
+        ] {
+            let mut text = Vec::new();
+            assert!(emit_permutations_from(&spec, &source, &mut text, &stop).unwrap());
+            let text = String::from_utf8(text).unwrap();
+            let mut lines = text.lines();
+            let header = lines.next().unwrap();
+            assert!(header.contains(&format!("--rng {}", source.generator.name())));
+            let mut counts = vec![0u64; 24];
+            for line in lines {
+                let deck: Vec<Card> = line.split(' ').map(|t| t.parse().unwrap()).collect();
+                counts[rank(&deck)] += 1;
+            }
+            let tally = simulate_from(&spec, &source, &stop, &mut |_| {});
+            assert_eq!(counts, tally.counts, "{header}");
+        }
+    }
 }

@@ -3,6 +3,9 @@
 
 pub mod algorithms;
 pub mod emit;
+pub mod generators;
+pub mod mapped_source;
+pub mod mapping;
 pub mod marginal;
 pub mod permutation;
 pub mod random_source;

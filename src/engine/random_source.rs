@@ -27,6 +27,12 @@ pub trait RandomSource {
     fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
         self.below(denominator) < numerator
     }
+
+    /// Called by the simulation before each shuffle. Nothing for a source that is one stream
+    /// (it compiles away); a source that re-seeds its generator before every shuffle, as a game
+    /// calling `srand(time(NULL))` before each deal does, starts afresh here.
+    #[inline(always)]
+    fn start_shuffle(&mut self) {}
 }
 
 /// A machine word on which Lemire's multiply-and-reject reduction can run.
@@ -139,6 +145,38 @@ macro_rules! impl_block_rng {
 impl_block_rng!(ChaCha8Rng);
 impl_block_rng!(ChaCha12Rng);
 impl_block_rng!(ChaCha20Rng);
+
+/// Trials per block: block b of a run draws from its own stream, fixed by (seed, b). Part of
+/// the reproducibility contract: changing it changes every count.
+pub const BLOCK_TRIALS: u64 = 1 << 16;
+
+/// How each block of a run gets its random source: the simulation's loops are generic over
+/// this, so the fast ChaCha path and a source assembled at run time
+/// ([`crate::engine::mapped_source::SourceSpec`]) drive the same code.
+pub trait BlockSources: Sync {
+    /// The source of one block.
+    type Source: RandomSource;
+    /// The source of block `block` of a run seeded with `seed`: fixed by `(seed, block)` alone.
+    fn for_block(&self, seed: u64, block: u64) -> Self::Source;
+}
+
+/// The simulation's default sources: ChaCha `R` through [`FastSource`].
+pub struct FastSources<R>(std::marker::PhantomData<fn() -> R>);
+
+impl<R> Default for FastSources<R> {
+    fn default() -> Self {
+        FastSources(std::marker::PhantomData)
+    }
+}
+
+impl<R: BlockRng> BlockSources for FastSources<R> {
+    type Source = FastSource<R>;
+
+    #[inline]
+    fn for_block(&self, seed: u64, block: u64) -> FastSource<R> {
+        FastSource::new(R::for_block(seed, block))
+    }
+}
 
 /// Words the simulation's source buffers at a time: sixteen ChaCha blocks.
 const BUFFER_WORDS: usize = 256;

@@ -11,16 +11,14 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
-use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
-
 use crate::engine::algorithms::{Algorithm, Card, Shuffle};
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::permutation::{
     FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
 };
-use crate::engine::random_source::{BlockRng, FastSource, RngKind};
+use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 
-/// Trials per block. Part of the reproducibility contract: changing it changes every count.
-pub const BLOCK_TRIALS: u64 = 1 << 16;
+pub use crate::engine::random_source::BLOCK_TRIALS;
 
 /// What to simulate.
 #[derive(Debug, Clone)]
@@ -65,11 +63,37 @@ pub struct Tally {
 /// done so far, a few times a second; setting `stop` ends the run after the blocks in flight,
 /// and the tally then holds only the completed blocks.
 pub fn simulate(spec: &SimulationSpec, stop: &AtomicBool, progress: &mut dyn FnMut(u64)) -> Tally {
-    match spec.rng {
-        RngKind::Chacha8 => simulate_with::<ChaCha8Rng>(spec, stop, progress),
-        RngKind::Chacha12 => simulate_with::<ChaCha12Rng>(spec, stop, progress),
-        RngKind::Chacha20 => simulate_with::<ChaCha20Rng>(spec, stop, progress),
+    simulate_from(spec, &SourceSpec::chacha(spec.rng), stop, progress)
+}
+
+/// Run the simulation with the random source `source` (a generator, a range mapping and a word
+/// width) instead of `spec.rng`: ChaCha with Lemire's reduction takes the fast path (the counts
+/// of [`simulate`]), anything else the source made as real code makes it.
+pub fn simulate_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> Tally {
+    struct Full<'a> {
+        spec: &'a SimulationSpec,
+        stop: &'a AtomicBool,
+        progress: &'a mut dyn FnMut(u64),
     }
+    impl SourcesVisitor for Full<'_> {
+        type Output = Tally;
+        fn visit<B: BlockSources>(self, sources: &B) -> Tally {
+            simulate_with(self.spec, sources, self.stop, self.progress)
+        }
+    }
+    dispatch(
+        source,
+        Full {
+            spec,
+            stop,
+            progress,
+        },
+    )
 }
 
 /// Dispatch once on the algorithm, so that each worker loop is compiled for one algorithm.
@@ -79,23 +103,28 @@ pub fn simulate(spec: &SimulationSpec, stop: &AtomicBool, progress: &mut dyn FnM
 /// not see through from the worker loop). Several passes share one loop that dispatches on the algorithm at every
 /// pass: a match per pass costs nothing beside a pass, and it keeps the number of compiled loops
 /// (algorithms × deck sizes × generators) from doubling.
-fn simulate_with<R: BlockRng>(
+fn simulate_with<B: BlockSources>(
     spec: &SimulationSpec,
+    sources: &B,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Tally {
     let shuffle = spec.shuffle;
     if shuffle.passes != 1 {
-        return run_workers::<R, _>(spec, stop, progress, move |deck, scratch, source| {
-            shuffle.apply(deck, scratch, source)
-        });
+        return run_workers::<B, _>(
+            spec,
+            sources,
+            stop,
+            progress,
+            move |deck, scratch, source| shuffle.apply(deck, scratch, source),
+        );
     }
     macro_rules! run_as {
         ($($variant:ident),*) => {
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
                     let cut = shuffle.cut_probability;
-                    run_workers::<R, _>(spec, stop, progress, move |deck, scratch, source| {
+                    run_workers::<B, _>(spec, sources, stop, progress, move |deck, scratch, source| {
                         Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
                     })
                 })*
@@ -118,44 +147,46 @@ fn simulate_with<R: BlockRng>(
 
 /// Dispatch once on the deck size, so that each worker loop works on a fixed-size array: the
 /// compiler then unrolls the shuffle, the rank and the deck reset completely.
-fn run_workers<R, S>(
+fn run_workers<B, S>(
     spec: &SimulationSpec,
+    sources: &B,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
 ) -> Tally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     match spec.deck {
-        2 => run_sized::<R, S, 2>(spec, stop, progress, shuffle),
-        3 => run_sized::<R, S, 3>(spec, stop, progress, shuffle),
-        4 => run_sized::<R, S, 4>(spec, stop, progress, shuffle),
-        5 => run_sized::<R, S, 5>(spec, stop, progress, shuffle),
-        6 => run_sized::<R, S, 6>(spec, stop, progress, shuffle),
-        7 => run_sized::<R, S, 7>(spec, stop, progress, shuffle),
-        8 => run_sized::<R, S, 8>(spec, stop, progress, shuffle),
-        9 => run_sized::<R, S, 9>(spec, stop, progress, shuffle),
-        10 => run_sized::<R, S, 10>(spec, stop, progress, shuffle),
-        11 => run_sized::<R, S, 11>(spec, stop, progress, shuffle),
+        2 => run_sized::<B, S, 2>(spec, sources, stop, progress, shuffle),
+        3 => run_sized::<B, S, 3>(spec, sources, stop, progress, shuffle),
+        4 => run_sized::<B, S, 4>(spec, sources, stop, progress, shuffle),
+        5 => run_sized::<B, S, 5>(spec, sources, stop, progress, shuffle),
+        6 => run_sized::<B, S, 6>(spec, sources, stop, progress, shuffle),
+        7 => run_sized::<B, S, 7>(spec, sources, stop, progress, shuffle),
+        8 => run_sized::<B, S, 8>(spec, sources, stop, progress, shuffle),
+        9 => run_sized::<B, S, 9>(spec, sources, stop, progress, shuffle),
+        10 => run_sized::<B, S, 10>(spec, sources, stop, progress, shuffle),
+        11 => run_sized::<B, S, 11>(spec, sources, stop, progress, shuffle),
         n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
     }
 }
 
-fn run_sized<R, S, const N: usize>(
+fn run_sized<B, S, const N: usize>(
     spec: &SimulationSpec,
+    sources: &B,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
 ) -> Tally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     let queue = BlockQueue::new(spec.trials);
     let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, &queue, progress, &|| {
-        tally_blocks::<R, S, N>(spec, &queue, stop, &shuffle)
+        tally_blocks::<B, S, N>(spec, sources, &queue, stop, &shuffle)
     });
 
     let mut counts = vec![0u64; factorial(N) as usize];
@@ -276,22 +307,23 @@ const PREFETCH_BATCH: usize = 16;
 /// On x86-64 the loop is compiled a second time with the `popcnt` instruction enabled (the rank
 /// counts the bits of a mask; the baseline x86-64 target emulates that with a dozen
 /// instructions), and that copy runs when the CPU has it. Both copies compute the same counts.
-fn tally_blocks<R, S, const N: usize>(
+fn tally_blocks<B, S, const N: usize>(
     spec: &SimulationSpec,
+    sources: &B,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
-        return unsafe { tally_blocks_with_popcnt::<R, S, N>(spec, queue, stop, shuffle) };
+        return unsafe { tally_blocks_with_popcnt::<B, S, N>(spec, sources, queue, stop, shuffle) };
     }
-    tally_blocks_portable::<R, S, N>(spec, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(spec, sources, queue, stop, shuffle)
 }
 
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
@@ -300,29 +332,31 @@ where
 /// The CPU must support `popcnt`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn tally_blocks_with_popcnt<R, S, const N: usize>(
+unsafe fn tally_blocks_with_popcnt<B, S, const N: usize>(
     spec: &SimulationSpec,
+    sources: &B,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    tally_blocks_portable::<R, S, N>(spec, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(spec, sources, queue, stop, shuffle)
 }
 
 #[inline(always)]
-fn tally_blocks_portable<R, S, const N: usize>(
+fn tally_blocks_portable<B, S, const N: usize>(
     spec: &SimulationSpec,
+    sources: &B,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let cells = factorial(N) as usize;
     let mut narrow = vec![0u32; cells];
@@ -341,14 +375,14 @@ where
             }
             in_narrow = 0;
         }
-        let mut source = FastSource::new(R::for_block(spec.seed, block));
+        let mut source = sources.for_block(spec.seed, block);
         // A block is done in chunks with a look at `stop` between them; after a stop the
         // shuffles of the chunks done are kept.
         let mut done = 0;
         while done < length {
             let part = chunk.min(length - done);
             if prefetch {
-                tally_block_prefetched::<R, S, N>(
+                tally_block_prefetched::<B, S, N>(
                     &mut narrow,
                     part,
                     &mut source,
@@ -356,7 +390,7 @@ where
                     shuffle,
                 );
             } else {
-                tally_block::<R, S, N>(&mut narrow, part, &mut source, &mut scratch, shuffle);
+                tally_block::<B, S, N>(&mut narrow, part, &mut source, &mut scratch, shuffle);
             }
             done += part;
             if done < length && stop.load(Ordering::Relaxed) {
@@ -376,20 +410,21 @@ where
 
 /// Shuffle a fresh deck `length` times and count each ordering.
 #[inline(always)]
-fn tally_block<R, S, const N: usize>(
+fn tally_block<B, S, const N: usize>(
     counts: &mut [u32],
     length: u64,
-    source: &mut FastSource<R>,
+    source: &mut B::Source,
     scratch: &mut [Card; N],
     shuffle: &S,
 ) where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
     assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
+        source.start_shuffle();
         shuffle(&mut deck, scratch, source);
         count::<N>(counts, rank_array(&deck));
     }
@@ -413,15 +448,15 @@ fn count<const N: usize>(counts: &mut [u32], rank: usize) {
 /// then count the batch, so that the cache misses overlap instead of queueing one by one. The
 /// counts are the same (addition commutes).
 #[inline(always)]
-fn tally_block_prefetched<R, S, const N: usize>(
+fn tally_block_prefetched<B, S, const N: usize>(
     counts: &mut [u32],
     length: u64,
-    source: &mut FastSource<R>,
+    source: &mut B::Source,
     scratch: &mut [Card; N],
     shuffle: &S,
 ) where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>),
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
     assert_eq!(counts.len() as u64, FACTORIALS[N]);
@@ -431,6 +466,7 @@ fn tally_block_prefetched<R, S, const N: usize>(
         let batch = remaining.min(PREFETCH_BATCH);
         for slot in &mut ranks[..batch] {
             let mut deck = identity;
+            source.start_shuffle();
             shuffle(&mut deck, scratch, source);
             let rank = rank_array(&deck);
             prefetch(counts, rank);
@@ -469,6 +505,81 @@ mod tests {
             seed: 7,
             rng: RngKind::Chacha8,
             threads,
+        }
+    }
+
+    #[test]
+    fn the_assembled_source_for_chacha8_and_lemire_tallies_what_the_fast_path_tallies() {
+        // The fast path and MappedSource draw the same integers from ChaCha8 by Lemire's method
+        // (coins differ: the fast path spends one bit per coin), so algorithms that only draw
+        // integers give identical counts either way.
+        let stop = AtomicBool::new(false);
+        let source = SourceSpec::chacha(RngKind::Chacha8);
+        for algorithm in [Algorithm::FisherYates, Algorithm::Naive, Algorithm::Sattolo] {
+            let spec = SimulationSpec {
+                shuffle: algorithm.into(),
+                ..spec(2)
+            };
+            let fast = simulate(&spec, &stop, &mut |_| {});
+            let assembled = simulate_with(&spec, &source, &stop, &mut |_| {});
+            assert_eq!(fast, assembled, "{}", algorithm.name());
+        }
+    }
+
+    #[test]
+    fn a_run_on_rand_modulo_k_is_reproducible_on_any_number_of_threads() {
+        use crate::engine::generators::GeneratorKind;
+        use crate::engine::mapped_source::Generator;
+        use crate::engine::mapping::Mapping;
+        let stop = AtomicBool::new(false);
+        let source = SourceSpec {
+            generator: Generator::Other(GeneratorKind::Msvc),
+            mapping: Mapping::Modulo,
+            bits: None,
+            reseed: None,
+        };
+        let one = simulate_from(&spec(1), &source, &stop, &mut |_| {});
+        let three = simulate_from(&spec(3), &source, &stop, &mut |_| {});
+        assert_eq!(one, three);
+        assert_eq!(one.trials, spec(1).trials);
+        assert_ne!(
+            one,
+            simulate(&spec(1), &stop, &mut |_| {}),
+            "another stream"
+        );
+    }
+
+    #[test]
+    fn a_generator_reseeded_from_4_bits_before_every_shuffle_makes_at_most_16_decks() {
+        use crate::engine::generators::GeneratorKind;
+        use crate::engine::mapped_source::{Generator, Reseed, SeedSequence};
+        use crate::engine::mapping::Mapping;
+        let stop = AtomicBool::new(false);
+        for seeds in [SeedSequence::Counter, SeedSequence::Random] {
+            let source = SourceSpec {
+                generator: Generator::Other(GeneratorKind::Mt19937),
+                mapping: Mapping::Lemire,
+                bits: None,
+                reseed: Some(Reseed { bits: 4, seeds }),
+            };
+            let spec = SimulationSpec {
+                shuffle: Algorithm::FisherYates.into(),
+                deck: 6,
+                ..spec(2)
+            };
+            let tally = simulate_from(&spec, &source, &stop, &mut |_| {});
+            let seen = tally.counts.iter().filter(|&&c| c > 0).count();
+            assert!(seen <= 16, "{seeds:?}: {seen} orderings from 16 seeds");
+            assert!(seen >= 8, "{seeds:?}: {seen}");
+            assert_eq!(
+                tally,
+                simulate_from(
+                    &SimulationSpec { threads: 3, ..spec },
+                    &source,
+                    &stop,
+                    &mut |_| {}
+                )
+            );
         }
     }
 

@@ -8,11 +8,10 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
-
 use crate::engine::algorithms::Card;
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
-use crate::engine::random_source::{BlockRng, FastSource, RngKind};
+use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
 /// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
@@ -22,35 +21,57 @@ pub fn simulate_marginal(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
-    match spec.rng {
-        RngKind::Chacha8 => marginal_with::<ChaCha8Rng>(spec, stop, progress),
-        RngKind::Chacha12 => marginal_with::<ChaCha12Rng>(spec, stop, progress),
-        RngKind::Chacha20 => marginal_with::<ChaCha20Rng>(spec, stop, progress),
-    }
+    simulate_marginal_from(spec, &SourceSpec::chacha(spec.rng), stop, progress)
 }
 
-fn marginal_with<R: BlockRng>(
+/// [`simulate_marginal`] with the random source `source` instead of `spec.rng` (see
+/// [`crate::engine::simulate::simulate_from`]).
+pub fn simulate_marginal_from(
     spec: &SimulationSpec,
+    source: &SourceSpec,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
-    // One match per shuffle is nothing next to the O(n) work of a large deck, so the loop is
-    // not compiled once per algorithm.
-    let shuffle = spec.shuffle;
-    marginal_workers::<R, _>(spec, stop, progress, move |deck, scratch, source| {
-        shuffle.apply(deck, scratch, source)
-    })
+    struct Marginal<'a> {
+        spec: &'a SimulationSpec,
+        stop: &'a AtomicBool,
+        progress: &'a mut dyn FnMut(u64),
+    }
+    impl SourcesVisitor for Marginal<'_> {
+        type Output = MarginalTally;
+        fn visit<B: BlockSources>(self, sources: &B) -> MarginalTally {
+            // One match per shuffle is nothing next to the O(n) work of a large deck, so the
+            // loop is not compiled once per algorithm.
+            let shuffle = self.spec.shuffle;
+            marginal_workers(
+                self.spec,
+                sources,
+                self.stop,
+                self.progress,
+                move |deck, scratch, source| shuffle.apply(deck, scratch, source),
+            )
+        }
+    }
+    dispatch(
+        source,
+        Marginal {
+            spec,
+            stop,
+            progress,
+        },
+    )
 }
 
-fn marginal_workers<R, S>(
+fn marginal_workers<B, S>(
     spec: &SimulationSpec,
+    sources: &B,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
 ) -> MarginalTally
 where
-    R: BlockRng,
-    S: Fn(&mut [Card], &mut [Card], &mut FastSource<R>) + Sync,
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     let queue = BlockQueue::new(spec.trials);
     let work = || {
@@ -61,10 +82,11 @@ where
         let mut tally = MarginalTally::new(n);
         let chunk = spec.chunk_trials();
         while let Some((block, length)) = queue.take(stop) {
-            let mut source = FastSource::new(R::for_block(spec.seed, block));
+            let mut source = sources.for_block(spec.seed, block);
             let mut done = 0;
             for trial in 1..=length {
                 deck.copy_from_slice(&identity);
+                source.start_shuffle();
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
                 done = trial;
@@ -91,6 +113,7 @@ mod tests {
     use super::*;
     use crate::engine::algorithms::{Algorithm, Shuffle};
     use crate::engine::permutation::for_each_in_rank_order;
+    use crate::engine::random_source::RngKind;
     use crate::engine::simulate::{BLOCK_TRIALS, simulate};
 
     fn spec(algorithm: Algorithm, deck: usize, threads: usize) -> SimulationSpec {

@@ -230,32 +230,86 @@ pub struct InputTally {
     pub interrupted: bool,
 }
 
-/// A failure that stops the reading: `location: message`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A failure that stops the reading: `location: problem`.
+#[derive(Debug, thiserror::Error)]
+#[error("{location}: {problem}")]
 pub struct InputError {
-    /// `FILE:LINE`, or `FILE` when the file itself fails.
+    /// `FILE:LINE`, `FILE` when the file itself fails, or every source (`a.txt, b.txt`) when
+    /// the input as a whole fails.
     pub location: String,
-    /// What is wrong and how to fix it.
-    pub message: String,
-    /// True when the reading was stopped (Ctrl-C) before any permutation was read: nothing is
-    /// wrong with the input, there is just nothing to report.
-    pub interrupted: bool,
+    /// What is wrong, and how to fix it.
+    pub problem: InputProblem,
+}
+
+/// What stopped the reading; the `Display` says how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum InputProblem {
+    /// A line that is no permutation (without `--skip-invalid`): the problem as the report's
+    /// examples of skipped lines show it.
+    #[error("{0} (fix the line, or pass --skip-invalid to count and skip bad lines)")]
+    BadLine(String),
+    /// The file cannot be opened.
+    #[error("cannot open the file ({0}); check the path")]
+    CannotOpen(#[source] io::Error),
+    /// A directory was given as a file.
+    #[error("this is a directory; give files of permutations (or - for stdin)")]
+    Directory,
+    /// Reading failed.
+    #[error("cannot read: {0}")]
+    CannotRead(#[source] io::Error),
+    /// The reading thread could not be started.
+    #[error("cannot start reading: {0}")]
+    CannotStart(#[source] io::Error),
+    /// The reading thread ended without a word (it panicked).
+    #[error("cannot read: the reading thread failed")]
+    ReadingThreadFailed,
+    /// `--deck` or `--labels` names a deck the mode cannot tally.
+    #[error("decks of {} cannot be tallied in this mode; give 2 to {largest} cards", cards(*.deck))]
+    DeckOutOfRange {
+        /// The deck asked for.
+        deck: usize,
+        /// The largest this mode tallies.
+        largest: usize,
+    },
+    /// Ctrl-C came before any permutation was read: nothing is wrong with the input, there is
+    /// just nothing to report.
+    #[error("interrupted before any permutation was read; nothing to report")]
+    Interrupted,
+    /// Every non-blank line was rejected under `--skip-invalid`.
+    #[error(
+        "no valid permutation: {}",
+        if *.invalid == 1 {
+            "the only non-blank line was rejected".to_string()
+        } else {
+            format!("all {} non-blank lines were rejected", .invalid)
+        }
+    )]
+    AllRejected {
+        /// The lines rejected.
+        invalid: u64,
+    },
+    /// The input holds no permutation.
+    #[error("no permutations: the input is empty (one permutation per line, e.g. `2 0 3 1`)")]
+    Empty,
 }
 
 impl InputError {
     /// A failure of the input at `location`.
-    fn new(location: impl Into<String>, message: impl Into<String>) -> Self {
+    fn new(location: impl Into<String>, problem: InputProblem) -> Self {
         InputError {
             location: location.into(),
-            message: message.into(),
-            interrupted: false,
+            problem,
         }
     }
-}
 
-impl std::fmt::Display for InputError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.location, self.message)
+    /// Whether the reading was stopped (Ctrl-C) before any permutation was read.
+    pub fn is_interrupted(&self) -> bool {
+        matches!(self.problem, InputProblem::Interrupted)
+    }
+
+    /// What is wrong and how to fix it, without the location.
+    pub fn message(&self) -> String {
+        self.problem.to_string()
     }
 }
 
@@ -871,12 +925,7 @@ impl<'a> Reader<'a> {
     /// reading.
     fn reject(&mut self, problem: String, location: String) -> Result<(), InputError> {
         if !self.options.skip_invalid {
-            return Err(InputError::new(
-                location,
-                format!(
-                    "{problem} (fix the line, or pass --skip-invalid to count and skip bad lines)"
-                ),
-            ));
+            return Err(InputError::new(location, InputProblem::BadLine(problem)));
         }
         self.invalid += 1;
         if self.invalid_examples.len() < INVALID_EXAMPLES {
@@ -905,9 +954,7 @@ impl<'a> Reader<'a> {
         let reading = thread::Builder::new()
             .name("shuffle-bias input".to_string())
             .spawn(move || feed(inputs, &chunks, &reusable))
-            .map_err(|error| {
-                InputError::new(first.clone(), format!("cannot start reading: {error}"))
-            })?;
+            .map_err(|error| InputError::new(first.clone(), InputProblem::CannotStart(error)))?;
         let mut source = 0;
         let mut lines = Lines::new(first);
         loop {
@@ -940,7 +987,7 @@ impl<'a> Reader<'a> {
                 Err(RecvTimeoutError::Disconnected) => {
                     return Err(InputError::new(
                         names[source].clone(),
-                        "cannot read: the reading thread failed",
+                        InputProblem::ReadingThreadFailed,
                     ));
                 }
             }
@@ -1019,7 +1066,7 @@ fn feed(inputs: Vec<(String, Input)>, chunks: &SyncSender<Delivery>, reusable: &
                 }
                 Err(error) => Delivery::Failed(InputError::new(
                     name.clone(),
-                    format!("cannot read: {error}"),
+                    InputProblem::CannotRead(error),
                 )),
             };
             let last = !matches!(delivery, Delivery::Chunk(..));
@@ -1057,18 +1104,15 @@ impl Input {
             Opening::Stdin => Ok(Box::new(io::stdin().lock())),
             Opening::File(path) => File::open(&path)
                 .map(|file| Box::new(file) as Box<dyn Read>)
-                .map_err(|error| cannot_open(name, &error)),
+                .map_err(|error| cannot_open(name, error)),
             Opening::Reader(reader) => Ok(reader),
         }
     }
 }
 
 /// The error of a file that cannot be opened.
-fn cannot_open(name: &str, error: &io::Error) -> InputError {
-    InputError::new(
-        name,
-        format!("cannot open the file ({error}); check the path"),
-    )
+fn cannot_open(name: &str, error: io::Error) -> InputError {
+    InputError::new(name, InputProblem::CannotOpen(error))
 }
 
 /// Check every source before reading any, so that a missing or unreadable file fails at once,
@@ -1082,15 +1126,12 @@ pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Input>, InputError> {
             InputSource::Stdin => Ok(Input(Opening::Stdin)),
             InputSource::File(path) => {
                 let name = source.name();
-                let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&name, &e))?;
+                let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&name, e))?;
                 if metadata.is_dir() {
-                    return Err(InputError::new(
-                        name,
-                        "this is a directory; give files of permutations (or - for stdin)",
-                    ));
+                    return Err(InputError::new(name, InputProblem::Directory));
                 }
                 if metadata.is_file() {
-                    File::open(path).map_err(|e| cannot_open(&name, &e))?;
+                    File::open(path).map_err(|e| cannot_open(&name, e))?;
                 }
                 Ok(Input(Opening::File(path.clone())))
             }
@@ -1119,40 +1160,23 @@ pub fn read_permutations(
     {
         return Err(InputError::new(
             names.join(", "),
-            format!(
-                "decks of {} cannot be tallied in this mode; give 2 to {largest} cards",
-                cards(n)
-            ),
+            InputProblem::DeckOutOfRange { deck: n, largest },
         ));
     }
     let mut reader = Reader::new(options, deck);
     let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
     progress(reader.lines);
     if reader.permutations == 0 {
-        return Err(if !finished {
-            InputError {
-                interrupted: true,
-                ..InputError::new(
-                    names.join(", "),
-                    "interrupted before any permutation was read; nothing to report",
-                )
-            }
+        let problem = if !finished {
+            InputProblem::Interrupted
         } else if reader.invalid > 0 {
-            InputError::new(
-                names.join(", "),
-                match reader.invalid {
-                    1 => "no valid permutation: the only non-blank line was rejected".to_string(),
-                    invalid => {
-                        format!("no valid permutation: all {invalid} non-blank lines were rejected")
-                    }
-                },
-            )
+            InputProblem::AllRejected {
+                invalid: reader.invalid,
+            }
         } else {
-            InputError::new(
-                names.join(", "),
-                "no permutations: the input is empty (one permutation per line, e.g. `2 0 3 1`)",
-            )
-        });
+            InputProblem::Empty
+        };
+        return Err(InputError::new(names.join(", "), problem));
     }
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
@@ -1463,7 +1487,7 @@ mod tests {
     #[test]
     fn a_stop_before_any_permutation_is_an_error_marked_interrupted() {
         let error = tally_then_stop("# nothing yet\n").unwrap_err();
-        assert!(error.interrupted);
+        assert!(error.is_interrupted());
         assert_eq!(
             error.to_string(),
             "<stdin>: interrupted before any permutation was read; nothing to report"
@@ -1503,13 +1527,16 @@ mod tests {
         let error = open_sources(&sources).err().unwrap();
         assert!(error.location.ends_with("no-such-file.txt"), "{error}");
         assert!(
-            error.message.starts_with("cannot open the file ("),
+            error.message().starts_with("cannot open the file ("),
             "{error}"
         );
         let error = open_sources(&[InputSource::File(here.join("src"))])
             .err()
             .unwrap();
-        assert!(error.message.starts_with("this is a directory"), "{error}");
+        assert!(
+            error.message().starts_with("this is a directory"),
+            "{error}"
+        );
     }
 
     /// "0 1 2" padded with spaces to `length` bytes: a valid line of any length.

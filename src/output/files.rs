@@ -24,6 +24,101 @@ use tempfile::NamedTempFile;
 
 use crate::interrupt;
 
+/// Why an output or an input file cannot be used: the `Display` is the user's message, naming
+/// the flag and the file and saying how to fix it.
+#[derive(Debug, thiserror::Error)]
+pub enum FileError {
+    /// More than one output goes to stdout (`-o -` and `--emit-permutations -`, say).
+    #[error(
+        "{} would {} write to stdout; send all but one to a file (e.g. -o report.txt)",
+        flags.join(" and "),
+        if flags.len() == 2 { "both" } else { "all" }
+    )]
+    SeveralToStdout {
+        /// The flags that name stdout, in order.
+        flags: Vec<&'static str>,
+    },
+    /// An output names a directory.
+    #[error("{flag} {}: this is a directory; name a file in it", path.display())]
+    Directory {
+        /// The flag.
+        flag: &'static str,
+        /// The directory.
+        path: PathBuf,
+    },
+    /// Two outputs name one file.
+    #[error(
+        "{first_flag} {} and {flag} {} name the same file; give each output its own file",
+        first.display(),
+        path.display()
+    )]
+    SameOutput {
+        /// The flag of the first output.
+        first_flag: &'static str,
+        /// Its file.
+        first: PathBuf,
+        /// The flag of the second.
+        flag: &'static str,
+        /// Its file, under another name perhaps.
+        path: PathBuf,
+    },
+    /// An output is also an input of the command.
+    #[error(
+        "{flag} {}: this file is also an input ({}); writing it would destroy what is read — \
+         name another file",
+        path.display(),
+        if input.as_os_str() == "/dev/stdin" {
+            "stdin is redirected from it".to_string()
+        } else {
+            input.display().to_string()
+        }
+    )]
+    OutputIsInput {
+        /// The output's flag.
+        flag: &'static str,
+        /// The output.
+        path: PathBuf,
+        /// The input it is (`/dev/stdin` when stdin is redirected from it).
+        input: PathBuf,
+    },
+    /// An input given twice (under any name).
+    #[error(
+        "FILE {} and {} are the same file, which would be counted twice; give each input once",
+        first.display(),
+        again.display()
+    )]
+    InputTwice {
+        /// The first name.
+        first: PathBuf,
+        /// The second.
+        again: PathBuf,
+    },
+    /// The file (or its temporary file beside it) cannot be created.
+    #[error(
+        "{flag} {}: cannot create the file ({source}); check the directory exists and is \
+         writable",
+        path.display()
+    )]
+    CannotCreate {
+        /// The flag.
+        flag: &'static str,
+        /// The target.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// Writing, flushing or renaming the file into place failed.
+    #[error("{flag} {}: writing failed: {source}", path.display())]
+    WriteFailed {
+        /// The flag.
+        flag: &'static str,
+        /// The target.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+}
+
 /// Where one output goes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
@@ -103,55 +198,49 @@ pub fn stdin_file() -> Option<PathBuf> {
 /// created. `outputs` pairs each flag (`-o`, `--plot`, …) with its target; `inputs` are the
 /// files read (stdin's file included, if stdin was redirected from one). The message names the
 /// flags and says how to fix it.
-pub fn check_outputs(outputs: &[(&str, &Target)], inputs: &[PathBuf]) -> Result<(), String> {
-    let to_stdout: Vec<&str> = outputs
+pub fn check_outputs(
+    outputs: &[(&'static str, &Target)],
+    inputs: &[PathBuf],
+) -> Result<(), FileError> {
+    let to_stdout: Vec<&'static str> = outputs
         .iter()
         .filter(|(_, target)| **target == Target::Stdout)
         .map(|(flag, _)| *flag)
         .collect();
     if to_stdout.len() > 1 {
-        return Err(format!(
-            "{} would {} write to stdout; send all but one to a file (e.g. -o report.txt)",
-            to_stdout.join(" and "),
-            if to_stdout.len() == 2 { "both" } else { "all" }
-        ));
+        return Err(FileError::SeveralToStdout { flags: to_stdout });
     }
-    let files: Vec<(&str, &Path)> = outputs
+    let files: Vec<(&'static str, &Path)> = outputs
         .iter()
         .filter_map(|(flag, target)| target.file().map(|path| (*flag, path)))
         .collect();
     for (i, &(flag, path)) in files.iter().enumerate() {
         if path.is_dir() {
-            return Err(format!(
-                "{flag} {}: this is a directory; name a file in it",
-                path.display()
-            ));
+            return Err(FileError::Directory {
+                flag,
+                path: path.to_path_buf(),
+            });
         }
         if is_special(path) {
             continue;
         }
         for &(other_flag, other) in &files[..i] {
             if same_file(path, other) {
-                return Err(format!(
-                    "{other_flag} {} and {flag} {} name the same file; give each output its own \
-                     file",
-                    other.display(),
-                    path.display()
-                ));
+                return Err(FileError::SameOutput {
+                    first_flag: other_flag,
+                    first: other.to_path_buf(),
+                    flag,
+                    path: path.to_path_buf(),
+                });
             }
         }
         for input in inputs {
             if same_file(path, input) {
-                return Err(format!(
-                    "{flag} {}: this file is also an input ({}); writing it would destroy what \
-                     is read — name another file",
-                    path.display(),
-                    if input.as_os_str() == "/dev/stdin" {
-                        "stdin is redirected from it".to_string()
-                    } else {
-                        input.display().to_string()
-                    }
-                ));
+                return Err(FileError::OutputIsInput {
+                    flag,
+                    path: path.to_path_buf(),
+                    input: input.clone(),
+                });
             }
         }
     }
@@ -159,18 +248,16 @@ pub fn check_outputs(outputs: &[(&str, &Target)], inputs: &[PathBuf]) -> Result<
 }
 
 /// Refuse an input file given twice (under any name): it would be counted twice.
-pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), String> {
+pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), FileError> {
     for (i, path) in inputs.iter().enumerate() {
         if is_special(path) {
             continue;
         }
         if let Some(first) = inputs[..i].iter().find(|other| same_file(path, other)) {
-            return Err(format!(
-                "FILE {} and {} are the same file, which would be counted twice; give each \
-                 input once",
-                first.display(),
-                path.display()
-            ));
+            return Err(FileError::InputTwice {
+                first: first.clone(),
+                again: path.clone(),
+            });
         }
     }
     Ok(())
@@ -194,13 +281,11 @@ enum Sink {
 
 impl OutputFile {
     /// Start writing `path` for `flag`; fails at once if the file cannot be created.
-    pub fn create(flag: &'static str, path: &Path) -> Result<Self, String> {
-        let cannot = |error: io::Error| {
-            format!(
-                "{flag} {}: cannot create the file ({error}); check the directory exists and is \
-                 writable",
-                path.display()
-            )
+    pub fn create(flag: &'static str, path: &Path) -> Result<Self, FileError> {
+        let cannot = |source: io::Error| FileError::CannotCreate {
+            flag,
+            path: path.to_path_buf(),
+            source,
         };
         if is_special(path) {
             let file = OpenOptions::new().write(true).open(path).map_err(cannot)?;
@@ -244,24 +329,28 @@ impl OutputFile {
     }
 
     /// Put the finished file in place of its target.
-    pub fn commit(mut self) -> Result<(), String> {
-        let failed = |error: &dyn std::fmt::Display| {
-            format!(
-                "{} {}: writing failed: {error}",
-                self.flag,
-                self.path.display()
-            )
-        };
+    pub fn commit(mut self) -> Result<(), FileError> {
         match self.sink.take() {
             None => Ok(()),
-            Some(Sink::Direct(mut writer)) => writer.flush().map_err(|e| failed(&e)),
+            Some(Sink::Direct(mut writer)) => writer.flush().map_err(|e| self.write_failed(e)),
             Some(Sink::Temporary(writer)) => {
-                let temporary = writer.into_inner().map_err(|e| failed(e.error()))?;
+                let temporary = writer
+                    .into_inner()
+                    .map_err(|e| self.write_failed(e.into_error()))?;
                 let temporary_path = temporary.path().to_path_buf();
                 let result = temporary.persist(&self.path).map(drop);
                 interrupt::forget_pending(&temporary_path);
-                result.map_err(|e| failed(&e.error))
+                result.map_err(|e| self.write_failed(e.error))
             }
+        }
+    }
+
+    /// The error of a failed write to this file.
+    pub fn write_failed(&self, source: io::Error) -> FileError {
+        FileError::WriteFailed {
+            flag: self.flag,
+            path: self.path.clone(),
+            source,
         }
     }
 }
@@ -346,10 +435,7 @@ mod tests {
     #[test]
     fn special_files_are_written_in_place_and_may_be_named_twice() {
         let null = Target::File(PathBuf::from("/dev/null"));
-        assert_eq!(
-            check_outputs(&[("-o", &null), ("--plot", &null)], &[]),
-            Ok(())
-        );
+        assert!(check_outputs(&[("-o", &null), ("--plot", &null)], &[]).is_ok());
         let mut file = OutputFile::create("-o", Path::new("/dev/null")).unwrap();
         file.write_all(b"nothing").unwrap();
         file.commit().unwrap();
@@ -368,7 +454,9 @@ mod tests {
         fs::write(&input, "0 1 2\n").unwrap();
         let other_name = dir.path().join(".").join("deals.txt");
         let target = Target::File(other_name);
-        let error = check_outputs(&[("-o", &target)], std::slice::from_ref(&input)).unwrap_err();
+        let error = check_outputs(&[("-o", &target)], std::slice::from_ref(&input))
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("also an input"), "{error}");
     }
 
@@ -377,7 +465,9 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let a = Target::File(dir.path().join("out.svg"));
         let b = Target::File(dir.path().join("./out.svg"));
-        let error = check_outputs(&[("-o", &a), ("--plot", &b)], &[]).unwrap_err();
+        let error = check_outputs(&[("-o", &a), ("--plot", &b)], &[])
+            .unwrap_err()
+            .to_string();
         assert!(error.contains("same file"), "{error}");
     }
 
@@ -390,7 +480,8 @@ mod tests {
             ],
             &[],
         )
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(error.contains("stdout"), "{error}");
     }
 

@@ -4,7 +4,8 @@
 //! test for up to 11! − 1 degrees of freedom ([`chi_square`]), the exact two-sided
 //! binomial test for single orderings ([`binomial`]), Holm's multiple-testing
 //! adjustment ([`holm`]), and the power analysis that says how many trials are
-//! needed to detect a given bias ([`power`]). Every figure is computed from the
+//! needed to detect a given bias ([`power`]), on one compensated summation
+//! ([`summation`]). Every figure is computed from the
 //! exact law (no normal approximations) and tested against mpmath.
 
 pub mod binomial;
@@ -14,3 +15,4 @@ pub mod power;
 pub mod probability;
 pub mod pvalue;
 mod special;
+pub mod summation;

@@ -1,6 +1,6 @@
 //! Special functions shared by the statistical tests of this module: ln(1 + x) − x,
 //! the Stirling remainder of ln Γ, erfc and the scaled erfcx, Gauss–Legendre
-//! quadrature, compensated summation, and the regularized upper incomplete gamma
+//! quadrature, and the regularized upper incomplete gamma
 //! function Q(a, x) evaluated in log space so that it stays meaningful far below
 //! f64's smallest positive number.
 //!
@@ -600,31 +600,6 @@ pub(crate) fn gauss_legendre<F: Fn(f64) -> f64>(f: F, lo: f64, hi: f64, panels: 
         total += s * half;
     }
     total
-}
-
-/// Neumaier's compensated summation (Neumaier 1974, improved Kahan–Babuška).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct CompensatedSum {
-    sum: f64,
-    compensation: f64,
-}
-
-impl CompensatedSum {
-    /// Adds one term.
-    pub(crate) fn add(&mut self, value: f64) {
-        let t = self.sum + value;
-        if self.sum.abs() >= value.abs() {
-            self.compensation += (self.sum - t) + value;
-        } else {
-            self.compensation += (value - t) + self.sum;
-        }
-        self.sum = t;
-    }
-
-    /// The compensated total.
-    pub(crate) fn total(&self) -> f64 {
-        self.sum + self.compensation
-    }
 }
 
 #[cfg(test)]

@@ -28,9 +28,11 @@
 use rand_chacha::ChaCha8Rng;
 
 use crate::engine::algorithms::{Card, Shuffle};
+use crate::engine::mapping::Mapping;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
+use crate::stats::summation::CompensatedSum;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -82,10 +84,15 @@ impl ExactFractions {
     }
 }
 
-/// Why an exact law could not be computed.
-#[derive(Debug, Clone, PartialEq)]
+/// Why an exact law could not be computed. The `Display` is the reason as the user reads it,
+/// after the command's own context ("no exact law for naive at 9 cards: …").
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ExactError {
     /// The walk would visit more choice paths than the budget allows.
+    #[error(
+        "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
+         {budget} (raise it with --max-paths)"
+    )]
     TooManyPaths {
         /// Estimated (or, once exceeded, at least this many) paths.
         estimated: f64,
@@ -93,9 +100,14 @@ pub enum ExactError {
         budget: u64,
     },
     /// The deck is larger than [`MAX_EXACT_DECK`].
+    #[error("exact laws are computed up to {MAX_EXACT_DECK} cards, not {0}")]
     DeckTooLarge(usize),
     /// Carrying the law through the passes after the first would compose more permutations than
     /// the budget allows.
+    #[error(
+        "carrying the law through {passes} passes needs {work:.3e} composed permutations, more \
+         than the budget of {budget} (raise it with --max-paths, or ask for fewer --passes)"
+    )]
     TooManyPassSteps {
         /// The passes asked for.
         passes: u32,
@@ -106,36 +118,41 @@ pub enum ExactError {
         budget: u64,
     },
     /// Ctrl-C was pressed while the law was being computed ([`crate::interrupt`]).
+    #[error("interrupted (Ctrl-C) while computing the exact law")]
     Interrupted,
 }
 
-impl std::fmt::Display for ExactError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ExactError::TooManyPaths { estimated, budget } => write!(
-                f,
-                "the exact law needs about {estimated:.3e} choice paths, more than the budget of \
-                 {budget} (raise it with --max-paths)"
-            ),
-            ExactError::DeckTooLarge(n) => write!(
-                f,
-                "exact laws are computed up to {MAX_EXACT_DECK} cards, not {n}"
-            ),
-            ExactError::TooManyPassSteps {
-                passes,
-                work,
-                budget,
-            } => write!(
-                f,
-                "carrying the law through {passes} passes needs {work:.3e} composed \
-                 permutations, more than the budget of {budget} (raise it with --max-paths, or \
-                 ask for fewer --passes)"
-            ),
-            ExactError::Interrupted => {
-                write!(f, "interrupted (Ctrl-C) while computing the exact law")
-            }
-        }
+/// How the integer of a `below(k)` is distributed: uniformly (the default), or as a range
+/// mapping on uniform words gives it ([`Mapping::weights`]): `--map modulo --bits 8` makes the
+/// residues below 2^8 mod k one word in 2^8 likelier than the others, and the exact law follows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChoiceLaw {
+    /// The mapping of a word into `[0, k)`.
+    pub mapping: Mapping,
+    /// The width of its uniform input (the word width, or for `float` the precision of its
+    /// doubles: [`Mapping::input_bits`]).
+    pub bits: u32,
+}
+
+impl ChoiceLaw {
+    /// P(j) for a draw below `k`, as a reduced fraction.
+    fn probability(self, k: u64, j: u64) -> (u128, u128) {
+        reduced(
+            self.mapping.weight(k, self.bits, j),
+            self.mapping.denominator(k, self.bits),
+        )
     }
+
+    /// P(draw below `k` is below `a`), as a reduced fraction.
+    fn probability_below(self, k: u64, a: u64) -> (u128, u128) {
+        let weight = (0..a).map(|j| self.mapping.weight(k, self.bits, j)).sum();
+        reduced(weight, self.mapping.denominator(k, self.bits))
+    }
+}
+
+fn reduced(numerator: u128, denominator: u128) -> (u128, u128) {
+    let divisor = gcd(numerator, denominator).max(1);
+    (numerator / divisor, denominator / divisor)
 }
 
 /// One choice of a recorded path.
@@ -145,18 +162,21 @@ struct Branch {
     choice: u32,
     /// How many options there are.
     options: u32,
-    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a uniform
-    /// choice among `options`.
-    bernoulli: Option<(u64, u64)>,
+    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a choice
+    /// among `options`.
+    bernoulli: Option<(u128, u128)>,
+    /// How a choice among `options` is distributed (None: uniformly).
+    law: Option<ChoiceLaw>,
 }
 
 impl Branch {
     /// The probability of the option taken, as (numerator, denominator).
-    fn probability(self) -> (u64, u64) {
-        match self.bernoulli {
-            None => (1, u64::from(self.options)),
-            Some((a, b)) if self.choice == 1 => (a, b),
-            Some((a, b)) => (b - a, b),
+    fn probability(self) -> (u128, u128) {
+        match (self.bernoulli, self.law) {
+            (Some((a, b)), _) if self.choice == 1 => (a, b),
+            (Some((a, b)), _) => (b - a, b),
+            (None, None) => (1, u128::from(self.options)),
+            (None, Some(law)) => law.probability(u64::from(self.options), u64::from(self.choice)),
         }
     }
 }
@@ -168,9 +188,19 @@ pub struct PathWalker {
     path: Vec<Branch>,
     /// How many choices of the path the current run has consumed.
     position: usize,
+    /// How a `below(k)` is distributed (None: uniformly).
+    law: Option<ChoiceLaw>,
 }
 
 impl PathWalker {
+    /// A walker whose `below(k)` follows `law` (None: uniform).
+    pub fn with_law(law: Option<ChoiceLaw>) -> Self {
+        PathWalker {
+            law,
+            ..PathWalker::default()
+        }
+    }
+
     /// The current path's probability as a reduced fraction (None if a product overflows 128
     /// bits), and as a float.
     fn weight(&self) -> (Option<(u128, u128)>, f64) {
@@ -180,16 +210,11 @@ impl PathWalker {
             let (a, b) = branch.probability();
             float *= a as f64 / b as f64;
             exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
-                Some((
-                    numerator.checked_mul(u128::from(a))?,
-                    denominator.checked_mul(u128::from(b))?,
-                ))
+                let (numerator, denominator) =
+                    reduced(numerator.checked_mul(a)?, denominator.checked_mul(b)?);
+                Some((numerator, denominator))
             });
         }
-        let exact = exact.map(|(numerator, denominator)| {
-            let divisor = gcd(numerator, denominator);
-            (numerator / divisor, denominator / divisor)
-        });
         (exact, float)
     }
 
@@ -208,7 +233,8 @@ impl PathWalker {
     }
 
     /// The recorded choice at the current position, or the first option of a new branch.
-    fn choose(&mut self, options: u32, bernoulli: Option<(u64, u64)>) -> u32 {
+    fn choose(&mut self, options: u32, bernoulli: Option<(u128, u128)>) -> u32 {
+        let law = if bernoulli.is_none() { self.law } else { None };
         let choice = match self.path.get(self.position) {
             Some(branch) => {
                 debug_assert_eq!(
@@ -223,6 +249,7 @@ impl PathWalker {
                     choice: 0,
                     options,
                     bernoulli,
+                    law,
                 });
                 0
             }
@@ -241,13 +268,20 @@ impl RandomSource for PathWalker {
         self.below(2) == 1
     }
 
-    /// A two-way branch weighted a/b and (b − a)/b; no branch at all when one side is
-    /// impossible.
+    /// A two-way branch weighted a/b and (b − a)/b — under a mapping, P(below(b) < a) and its
+    /// complement — with no branch at all when one side is impossible.
     fn bernoulli(&mut self, numerator: usize, denominator: usize) -> bool {
         if numerator == 0 || numerator >= denominator {
             return numerator > 0;
         }
-        self.choose(2, Some((numerator as u64, denominator as u64))) == 1
+        let (a, b) = match self.law {
+            None => (numerator as u128, denominator as u128),
+            Some(law) => law.probability_below(denominator as u64, numerator as u64),
+        };
+        if a == 0 || a == b {
+            return a > 0;
+        }
+        self.choose(2, Some((a, b))) == 1
     }
 }
 
@@ -302,6 +336,17 @@ pub fn estimate_paths(shuffle: impl Into<Shuffle>, n: usize, probes: u32) -> f64
 /// most `max_paths` paths (see the module documentation for how several passes are handled and
 /// budgeted).
 pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Result<Law, ExactError> {
+    exact_law_under(shuffle, n, max_paths, None)
+}
+
+/// [`exact_law`] when every `below(k)` the algorithm draws follows `law` (a range mapping on
+/// uniform words) instead of the uniform law; `None` is [`exact_law`].
+pub fn exact_law_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    max_paths: u64,
+    law: Option<ChoiceLaw>,
+) -> Result<Law, ExactError> {
     let shuffle = shuffle.into();
     if n > MAX_EXACT_DECK {
         return Err(ExactError::DeckTooLarge(n));
@@ -323,11 +368,11 @@ pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Resul
                     });
                 }
             }
-            return propagate_steps(shuffle, n, &bounds);
+            return propagate_steps_under(shuffle, n, &bounds, law);
         }
     }
     if passes <= 1 {
-        return walk_paths(shuffle, n, max_paths, estimated);
+        return walk_paths_under(shuffle, n, max_paths, estimated, law);
     }
     // Walk the K-pass shuffle, or convolve one pass's law with itself: whichever is cheaper.
     // Before the one-pass law is known, its support is at most min(n!, its paths).
@@ -337,11 +382,11 @@ pub fn exact_law(shuffle: impl Into<Shuffle>, n: usize, max_paths: u64) -> Resul
         one_pass_paths + one_pass_paths.min(cells) * cells * f64::from(passes - 1);
     let walk_fits = estimated <= max_paths as f64;
     if walk_fits && estimated <= convolution_bound {
-        return walk_paths(shuffle, n, max_paths, estimated);
+        return walk_paths_under(shuffle, n, max_paths, estimated, law);
     }
-    let one_pass = exact_law(shuffle.with_passes(1), n, max_paths)?;
+    let one_pass = exact_law_under(shuffle.with_passes(1), n, max_paths, law)?;
     match convolve_passes(&one_pass, passes, max_paths) {
-        Err(_) if walk_fits => walk_paths(shuffle, n, max_paths, estimated),
+        Err(_) if walk_fits => walk_paths_under(shuffle, n, max_paths, estimated, law),
         result => result,
     }
 }
@@ -354,6 +399,17 @@ pub fn walk_paths(
     max_paths: u64,
     estimated: f64,
 ) -> Result<Law, ExactError> {
+    walk_paths_under(shuffle, n, max_paths, estimated, None)
+}
+
+/// [`walk_paths`] with every `below(k)` following `law` (None: uniform).
+fn walk_paths_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    max_paths: u64,
+    estimated: f64,
+    law: Option<ChoiceLaw>,
+) -> Result<Law, ExactError> {
     let shuffle = shuffle.into();
     if estimated > max_paths as f64 * 1.5 {
         return Err(ExactError::TooManyPaths {
@@ -365,9 +421,9 @@ pub fn walk_paths(
     let mut numerators = vec![0u128; cells];
     let mut denominator: Option<u128> = Some(1);
     // Neumaier-compensated f64 sums, used if the common denominator overflows.
-    let mut sums = vec![(0.0f64, 0.0f64); cells];
+    let mut sums = vec![CompensatedSum::default(); cells];
 
-    let mut walker = PathWalker::default();
+    let mut walker = PathWalker::with_law(law);
     let identity: Vec<Card> = (0..n as Card).collect();
     let mut deck = identity.clone();
     let mut scratch = identity.clone();
@@ -387,7 +443,7 @@ pub fn walk_paths(
         }
         let cell = rank(&deck);
         let (exact_weight, float_weight) = walker.weight();
-        neumaier_add(&mut sums[cell], float_weight);
+        sums[cell].add(float_weight);
         denominator = match (denominator, exact_weight) {
             (Some(common), Some((weight, path))) => {
                 add_fraction(&mut numerators, common, cell, weight, path)
@@ -409,7 +465,7 @@ pub fn walk_paths(
             .iter()
             .map(|&num| num as f64 / fractions.denominator as f64)
             .collect(),
-        None => sums.iter().map(|(sum, carry)| sum + carry).collect(),
+        None => sums.iter().map(CompensatedSum::total).collect(),
     };
     Ok(Law {
         deck: n,
@@ -474,7 +530,18 @@ pub fn propagate_steps(
     n: usize,
     bounds: &[usize],
 ) -> Result<Law, ExactError> {
-    let operator = PassOperator::steps(shuffle.into(), n, bounds);
+    propagate_steps_under(shuffle, n, bounds, None)
+}
+
+/// [`propagate_steps`] with every choice following `law` (None: uniform); the paths are then
+/// not equally likely, and each choice's stage carries the mapping's weights.
+fn propagate_steps_under(
+    shuffle: impl Into<Shuffle>,
+    n: usize,
+    bounds: &[usize],
+    law: Option<ChoiceLaw>,
+) -> Result<Law, ExactError> {
+    let operator = PassOperator::steps(shuffle.into(), n, bounds, law);
     let start = Weights::Exact {
         numerators: point_mass(n, 0),
         denominator: 1,
@@ -541,7 +608,7 @@ pub fn mixing_curve(
     let mut operator = PassOperator::convolution(&law);
     if shuffle.algorithm.choices_act_on_positions() {
         let (bounds, _) = first_path(shuffle, n);
-        let steps_operator = PassOperator::steps(shuffle, n, &bounds);
+        let steps_operator = PassOperator::steps(shuffle, n, &bounds, None);
         if steps_operator.work(n) < operator.work(n) {
             operator = steps_operator;
         }
@@ -702,7 +769,7 @@ impl PassOperator {
 
     /// Step propagation (see [`propagate_steps`]): x ↦ x ∘ Z, then x ↦ x ∘ M_i(c) for each
     /// choice i, c uniform in 0..bounds[i].
-    fn steps(shuffle: Shuffle, n: usize, bounds: &[usize]) -> PassOperator {
+    fn steps(shuffle: Shuffle, n: usize, bounds: &[usize], law: Option<ChoiceLaw>) -> PassOperator {
         let zero = run_script(shuffle, n, vec![0; bounds.len()]);
         let zero_inverse = inverse(&zero);
         let mut stages = vec![Stage {
@@ -720,13 +787,21 @@ impl PassOperator {
                     compose(&zero_inverse, &run_script(shuffle, n, script))
                 })
                 .collect();
-            stages.push(Stage {
-                moves,
-                weights: Weights::Exact {
+            let weights = match law {
+                None => Weights::Exact {
                     numerators: vec![1; bound],
                     denominator: bound as u128,
                 },
-            });
+                Some(law) => {
+                    let mut weights = Weights::Exact {
+                        numerators: law.mapping.weights(bound as u64, law.bits),
+                        denominator: law.mapping.denominator(bound as u64, law.bits),
+                    };
+                    weights.reduce();
+                    weights
+                }
+            };
+            stages.push(Stage { moves, weights });
         }
         PassOperator { stages }
     }
@@ -841,16 +916,6 @@ fn add_fraction(
     let added = (common / path).checked_mul(weight)?;
     numerators[cell] = numerators[cell].checked_add(added)?;
     Some(common)
-}
-
-fn neumaier_add(sum: &mut (f64, f64), value: f64) {
-    let t = sum.0 + value;
-    if sum.0.abs() >= value.abs() {
-        sum.1 += (sum.0 - t) + value;
-    } else {
-        sum.1 += (value - t) + sum.0;
-    }
-    sum.0 = t;
 }
 
 fn gcd(mut a: u128, mut b: u128) -> u128 {

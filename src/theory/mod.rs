@@ -4,3 +4,4 @@
 pub mod exact;
 pub mod mixing;
 pub mod permutation_statistics;
+pub mod reachable;

@@ -1,0 +1,127 @@
+//! Why a command failed, as one enum: every error of the layers below (flags, files, input,
+//! exact laws) with the command's context, each `Display` being the user's message. `main`
+//! prints it and maps it to the exit code (2, or 130 for an interruption).
+
+use std::io;
+
+use crate::config::UsageError;
+use crate::input::permutation_reader::InputError;
+use crate::output::files::FileError;
+use crate::theory::exact::ExactError;
+
+/// Why a command failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Failure {
+    /// Bad flags (checked before anything runs).
+    #[error(transparent)]
+    Usage(#[from] UsageError),
+    /// An output file could not be created, written or put in place.
+    #[error(transparent)]
+    File(#[from] FileError),
+    /// The input of `check` could not be read, or held no permutation (or Ctrl-C came before
+    /// the first one: [`InputError::Interrupted`]).
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Writing the report to stdout failed (a closed stdout is no failure).
+    #[error("writing to stdout failed: {0}")]
+    Stdout(#[source] io::Error),
+    /// An exporter refused the report (`io::ErrorKind::InvalidInput`): its message as is.
+    #[error("{0}")]
+    Export(#[source] io::Error),
+    /// The command needs an exact law (or a mixing curve) that cannot be computed.
+    #[error(transparent)]
+    NoLaw(#[from] NoLaw),
+    /// Ctrl-C came before there was anything to report.
+    #[error("interrupted {0}")]
+    Interrupted(Interruption),
+}
+
+/// A law that a command needs but cannot have, with what the command was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum NoLaw {
+    /// `theory`: the exact law of the shuffle.
+    #[error("no exact law for {shuffle} at {deck} cards: {source}")]
+    Theory {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards.
+        deck: usize,
+        /// Why.
+        source: ExactError,
+    },
+    /// `theory --passes A..B`: the mixing curve.
+    #[error("--passes {first}..{last}: no mixing curve for {algorithm} at {deck} cards: {source}")]
+    MixingCurve {
+        /// The first number of passes.
+        first: u32,
+        /// The last.
+        last: u32,
+        /// The algorithm's name.
+        algorithm: String,
+        /// Cards.
+        deck: usize,
+        /// Why.
+        source: ExactError,
+    },
+    /// `run --against model` in full mode.
+    #[error(
+        "--against model: no exact law for {shuffle} at {deck} cards: {source}; use --against \
+         uniform"
+    )]
+    RunModel {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards.
+        deck: usize,
+        /// Why.
+        source: ExactError,
+    },
+    /// `run --against model` in marginal mode, where no law of the marginals is known.
+    #[error(
+        "--against model: no exact law of {shuffle} is known at {deck} cards in marginal mode; \
+         use --against uniform"
+    )]
+    RunModelMarginal {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards.
+        deck: usize,
+    },
+    /// `check --against ALGORITHM` in full mode.
+    #[error("--against {shuffle}: no exact law at {deck} cards: {source}")]
+    CheckModel {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards (read off the input, perhaps).
+        deck: usize,
+        /// Why.
+        source: ExactError,
+    },
+    /// `check --against ALGORITHM` in marginal mode, where no law of the marginals is known.
+    #[error(
+        "--against {shuffle}: no exact law at {deck} cards: none is known for this deck in \
+         marginal mode"
+    )]
+    CheckModelMarginal {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards (read off the input, perhaps).
+        deck: usize,
+    },
+}
+
+/// What was being done when Ctrl-C came, with nothing to report yet.
+#[derive(Debug, thiserror::Error)]
+pub enum Interruption {
+    /// Computing an exact law.
+    #[error("while computing the exact law of {shuffle} on {deck} cards; nothing was reported")]
+    ExactLaw {
+        /// The shuffle's label.
+        shuffle: String,
+        /// Cards.
+        deck: usize,
+    },
+    /// Computing a mixing curve.
+    #[error("while computing the mixing curve; nothing was reported")]
+    MixingCurve,
+}

@@ -1,0 +1,262 @@
+//! `check`'s config, in named steps: the labels, the sources (and the files they must not
+//! share with the outputs), the tally mode, and the model the input is tested against.
+
+use std::path::PathBuf;
+
+use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
+use crate::cli::{CheckAgainst, CheckArgs, ModeChoice};
+use crate::engine::algorithms::Shuffle;
+use crate::engine::marginal::MAX_MARGINAL_DECK;
+use crate::engine::permutation::MAX_FULL_DECK;
+use crate::engine::tally::TallyMode;
+use crate::input::permutation_reader::{InputSource, ReaderOptions};
+use crate::output::files::{check_inputs, check_outputs, stdin_file};
+use crate::output::{CsvTable, Format};
+
+/// A validated `check`.
+#[derive(Debug, Clone)]
+pub struct CheckConfig {
+    /// Where to read.
+    pub sources: Vec<InputSource>,
+    /// What to accept.
+    pub reader: ReaderOptions,
+    /// The hypothesis.
+    pub against: CheckAgainst,
+    /// With `--against ALGORITHM`: that algorithm as a shuffle (passes, cut probability).
+    pub model: Option<Shuffle>,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
+    /// Family-wise level.
+    pub alpha: f64,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
+    /// No progress display.
+    pub quiet: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+impl CheckConfig {
+    /// Validate `check`'s flags, in the order their errors are reported: the deck, the labels,
+    /// the sources, the outputs, the mode (with the table it allows), the model, the level and
+    /// the path budget.
+    pub fn from_args(args: &CheckArgs) -> Result<Self, UsageError> {
+        let largest = match args.mode {
+            ModeChoice::Full => MAX_FULL_DECK,
+            ModeChoice::Auto | ModeChoice::Marginal => MAX_MARGINAL_DECK,
+        };
+        check_deck(args.deck, args.mode, largest)?;
+        let labels = match &args.labels {
+            None => None,
+            Some(text) => Some(labels(text, args.deck, largest)?),
+        };
+        let sources = sources(&args.files)?;
+        let output = output_config(&args.output)?;
+        check_files(&sources, &output)?;
+        let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
+        let (mode, marginal_if_large) = mode(args.mode, known_deck);
+        check_table(args, mode, marginal_if_large)?;
+        let model = model(args)?;
+        Ok(CheckConfig {
+            sources,
+            reader: ReaderOptions {
+                deck: args.deck,
+                labels,
+                skip_invalid: args.skip_invalid,
+                mode,
+                marginal_if_large,
+            },
+            against: args.against,
+            model,
+            all_orderings: args.all_orderings,
+            alpha: check_alpha(args.alpha)?,
+            max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
+            quiet: args.quiet,
+            output,
+        })
+    }
+}
+
+/// `--deck`, if given: 2 to `largest` cards for the mode asked for.
+fn check_deck(deck: Option<usize>, mode: ModeChoice, largest: usize) -> Result<(), UsageError> {
+    match deck {
+        Some(deck) if !(2..=largest).contains(&deck) => Err(UsageError::out_of_range(
+            "--deck",
+            deck,
+            if mode == ModeChoice::Full {
+                format!(
+                    "--mode full tallies all n! orderings, which is possible for 2 to \
+                     {MAX_FULL_DECK} cards; use --mode marginal for up to {MAX_MARGINAL_DECK}"
+                )
+            } else {
+                format!("decks of 2 to {MAX_MARGINAL_DECK} cards can be checked")
+            },
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `--labels A,K,Q,J,10`: 2 to `largest` distinct, non-empty labels, as many as `--deck`
+/// says if it is given.
+fn labels(text: &str, deck: Option<usize>, largest: usize) -> Result<Vec<String>, UsageError> {
+    let labels: Vec<String> = text.split(',').map(|l| l.trim().to_string()).collect();
+    if labels.iter().any(String::is_empty) {
+        return Err(UsageError::malformed(
+            "--labels",
+            text,
+            "a label is empty; write them like A,K,Q,J,10",
+        ));
+    }
+    if !(2..=largest).contains(&labels.len()) {
+        return Err(UsageError::out_of_range(
+            "--labels",
+            text,
+            format!(
+                "{} label{} given; give 2 to {largest}",
+                labels.len(),
+                if labels.len() == 1 { "" } else { "s" }
+            ),
+        ));
+    }
+    if let Some(repeated) = labels
+        .iter()
+        .enumerate()
+        .find(|(i, l)| labels[..*i].contains(l))
+        .map(|(_, l)| l)
+    {
+        return Err(UsageError::malformed(
+            "--labels",
+            text,
+            format!("the label '{repeated}' is given twice; labels must be distinct"),
+        ));
+    }
+    if let Some(deck) = deck
+        && deck != labels.len()
+    {
+        return Err(UsageError::DeckAndLabels {
+            deck,
+            labels: labels.len(),
+        });
+    }
+    Ok(labels)
+}
+
+/// The sources of the FILE arguments: stdin when there are none, `-` for stdin at most once.
+fn sources(files: &[PathBuf]) -> Result<Vec<InputSource>, UsageError> {
+    let sources = if files.is_empty() {
+        vec![InputSource::Stdin]
+    } else {
+        files
+            .iter()
+            .map(|path| {
+                if path.as_os_str() == "-" {
+                    InputSource::Stdin
+                } else {
+                    InputSource::File(path.clone())
+                }
+            })
+            .collect()
+    };
+    if sources.iter().filter(|s| **s == InputSource::Stdin).count() > 1 {
+        return Err(UsageError::Repeated {
+            argument: "FILE",
+            hint: "`-` (stdin) can be given only once".to_string(),
+        });
+    }
+    Ok(sources)
+}
+
+/// No input file twice, and no output that is an input (stdin's file included, when stdin is
+/// redirected from one).
+fn check_files(sources: &[InputSource], output: &OutputConfig) -> Result<(), UsageError> {
+    let mut input_files: Vec<PathBuf> = sources
+        .iter()
+        .filter_map(|source| match source {
+            InputSource::File(path) => Some(path.clone()),
+            InputSource::Stdin => None,
+        })
+        .collect();
+    check_inputs(&input_files)?;
+    if sources.contains(&InputSource::Stdin) {
+        input_files.extend(stdin_file());
+    }
+    check_outputs(&output.targets(), &input_files)?;
+    Ok(())
+}
+
+/// The tally mode, and whether the reader is to switch to marginal once the first permutation
+/// shows a deck too large for full mode. Auto is full up to 11 cards, marginal above; when the
+/// deck size is only known from the first permutation, the reader decides then.
+fn mode(choice: ModeChoice, known_deck: Option<usize>) -> (TallyMode, bool) {
+    match choice {
+        ModeChoice::Full => (TallyMode::Full, false),
+        ModeChoice::Marginal => (TallyMode::Marginal, false),
+        ModeChoice::Auto => match known_deck {
+            Some(n) if n > MAX_FULL_DECK => (TallyMode::Marginal, false),
+            Some(_) => (TallyMode::Full, false),
+            None => (TallyMode::Full, true),
+        },
+    }
+}
+
+/// The CSV table must be one the mode tallies.
+fn check_table(
+    args: &CheckArgs,
+    mode: TallyMode,
+    marginal_if_large: bool,
+) -> Result<(), UsageError> {
+    if args.output.format != Format::Csv {
+        return Ok(());
+    }
+    let table = args.output.table.unwrap_or_default();
+    if mode == TallyMode::Marginal && table == CsvTable::Permutations {
+        return Err(UsageError::conflict(
+            "--table",
+            "permutations",
+            "marginal mode does not tally orderings; use --table summary, tests, positions or \
+             statistics",
+        ));
+    }
+    if mode == TallyMode::Full && !marginal_if_large && table == CsvTable::Statistics {
+        return Err(UsageError::conflict(
+            "--table",
+            "statistics",
+            "the permutation statistics are tallied in marginal mode; add --mode marginal",
+        ));
+    }
+    Ok(())
+}
+
+/// With `--against ALGORITHM`, that algorithm as a shuffle; with `--against uniform`, no
+/// `--passes` or `--cut-probability`, which belong to an algorithm.
+fn model(args: &CheckArgs) -> Result<Option<Shuffle>, UsageError> {
+    match args.against {
+        CheckAgainst::Algorithm(algorithm) => Ok(Some(check_shuffle(
+            algorithm,
+            args.passes.unwrap_or(1),
+            args.cut_probability,
+        )?)),
+        CheckAgainst::Uniform => {
+            if let Some(passes) = args.passes {
+                return Err(UsageError::conflict(
+                    "--passes",
+                    passes,
+                    "passes belong to an algorithm; give one with --against ALGORITHM, or drop \
+                     --passes",
+                ));
+            }
+            if let Some(p) = args.cut_probability {
+                return Err(UsageError::conflict(
+                    "--cut-probability",
+                    p,
+                    "only the overhand shuffle cuts with a probability; use it with --against \
+                     overhand, or drop it",
+                ));
+            }
+            Ok(None)
+        }
+    }
+}

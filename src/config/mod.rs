@@ -1,0 +1,109 @@
+//! The validated configuration: every range, combination and resource limit is checked here,
+//! once, before anything runs, with a message that names the flag and says how to fix it
+//! ([`UsageError`]).
+//!
+//! One file per command ([`run`], [`compare`], [`check`], [`theory`]); what several share
+//! lives beside them: the output flags ([`output`]), the simulation settings and their memory
+//! ([`simulation`]), and here the checks of the level, the path budget and the shuffle.
+
+mod check;
+mod compare;
+mod error;
+mod output;
+mod run;
+mod simulation;
+mod theory;
+
+pub use check::CheckConfig;
+pub use compare::CompareConfig;
+pub use error::UsageError;
+pub use output::{OutputConfig, output_config};
+pub use run::RunConfig;
+pub use simulation::{
+    FALLBACK_MEMORY_LIMIT, SimulationSettings, default_trials, marginal_memory_bytes, memory_limit,
+    run_memory_bytes,
+};
+pub use theory::TheoryConfig;
+
+use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::theory::exact::DEFAULT_MAX_PATHS;
+
+/// The most worker threads accepted.
+pub const MAX_THREADS: usize = 256;
+
+/// The most shuffles one run (or one `compare`, all algorithms together) may ask for: 2^53, the
+/// largest count every statistic holds exactly in an f64 (and weeks of work at any speed).
+pub const MAX_TRIALS: u64 = 1 << 53;
+
+/// The most passes `run` and `check` accept, as `theory` (each pass is a whole shuffle).
+pub const MAX_PASSES: u32 = crate::cli::MAX_PASSES_RANGE;
+
+/// `--alpha`, strictly between 0 and 1.
+fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
+    if alpha > 0.0 && alpha < 1.0 {
+        Ok(alpha)
+    } else {
+        Err(UsageError::out_of_range(
+            "--alpha",
+            alpha,
+            "the significance level must be strictly between 0 and 1 (e.g. --alpha 0.001)",
+        ))
+    }
+}
+
+/// `--max-paths`: at least 1, [`DEFAULT_MAX_PATHS`] when not given.
+fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
+    match max_paths {
+        Some(0) => Err(UsageError::out_of_range(
+            "--max-paths",
+            0,
+            "the exact engine needs at least 1 path (e.g. --max-paths 1e8)",
+        )),
+        Some(paths) => Ok(paths),
+        None => Ok(DEFAULT_MAX_PATHS),
+    }
+}
+
+/// The shuffle of `--passes` and `--cut-probability` (given or not) for `algorithm`.
+fn check_shuffle(
+    algorithm: Algorithm,
+    passes: u32,
+    cut_probability: Option<CutProbability>,
+) -> Result<Shuffle, UsageError> {
+    if passes == 0 {
+        return Err(UsageError::out_of_range(
+            "--passes",
+            0,
+            "a shuffle needs at least one pass (e.g. --passes 1, or --passes 7 for seven \
+             riffles)",
+        ));
+    }
+    if passes > MAX_PASSES {
+        return Err(UsageError::out_of_range(
+            "--passes",
+            passes,
+            format!(
+                "at most {MAX_PASSES} passes (each is a whole shuffle; seven riffles already mix \
+                 52 cards)"
+            ),
+        ));
+    }
+    if let Some(p) = cut_probability
+        && algorithm != Algorithm::Overhand
+    {
+        return Err(UsageError::conflict(
+            "--cut-probability",
+            p,
+            format!(
+                "only the overhand shuffle cuts with a probability, not {}; drop it or use \
+                 overhand",
+                algorithm.name()
+            ),
+        ));
+    }
+    Ok(Shuffle {
+        algorithm,
+        passes,
+        cut_probability: cut_probability.unwrap_or_default(),
+    })
+}

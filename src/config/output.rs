@@ -1,0 +1,84 @@
+//! The output flags every command shares (`--format`, `--table`, `-o`, `--plot`), checked
+//! once: `--table` only with `--format csv`, `--plot` only to an SVG file (or `-`), and the
+//! terminal the report meets.
+
+use std::io::IsTerminal;
+
+use super::UsageError;
+use crate::cli::OutputArgs;
+use crate::output::files::Target;
+use crate::output::{CsvTable, Format, Terminal};
+
+/// Where and how the report is written.
+#[derive(Debug, Clone)]
+pub struct OutputConfig {
+    /// The format.
+    pub format: Format,
+    /// The CSV table.
+    pub table: CsvTable,
+    /// Where the report goes: `-o FILE`, or stdout (also `-o -`).
+    pub report: Target,
+    /// Where to draw the picture, if anywhere (`--plot -` is stdout).
+    pub plot: Option<Target>,
+    /// Colour (the report goes to a terminal and NO_COLOR is not set) and the terminal's
+    /// width, for the table format.
+    pub terminal: Terminal,
+}
+
+impl OutputConfig {
+    /// The outputs with the flags that name them, for [`check_outputs`].
+    pub fn targets(&self) -> Vec<(&'static str, &Target)> {
+        let mut targets = vec![("-o", &self.report)];
+        targets.extend(self.plot.as_ref().map(|plot| ("--plot", plot)));
+        targets
+    }
+}
+
+/// The output flags, checked: `--table` only with `--format csv`, `--plot` only to an SVG file
+/// (or `-`).
+pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
+    if let Some(table) = args.table
+        && args.format != Format::Csv
+    {
+        return Err(UsageError::conflict(
+            "--table",
+            table.name(),
+            format!(
+                "tables are chosen for --format csv only (the {} format holds every table); add \
+                 --format csv or drop --table",
+                args.format.name()
+            ),
+        ));
+    }
+    if let Some(plot) = &args.plot
+        && plot.as_os_str() != "-"
+        && !plot
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("svg"))
+    {
+        return Err(UsageError::malformed(
+            "--plot",
+            plot.display(),
+            format!(
+                "pictures are written as SVG; name the file with .svg (e.g. --plot {})",
+                plot.with_extension("svg").display()
+            ),
+        ));
+    }
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let report = Target::or_stdout(args.output.as_deref());
+    let on_terminal = report == Target::Stdout && std::io::stdout().is_terminal();
+    Ok(OutputConfig {
+        format: args.format,
+        table: args.table.unwrap_or_default(),
+        terminal: Terminal {
+            colour: on_terminal && !no_color,
+            width: on_terminal
+                .then(|| terminal_size::terminal_size_of(std::io::stdout()))
+                .flatten()
+                .map(|(terminal_size::Width(width), _)| width),
+        },
+        report,
+        plot: args.plot.as_deref().map(Target::from_path),
+    })
+}

@@ -1,0 +1,90 @@
+//! `run`'s config: the simulation settings, the shuffle, the hypothesis and the outputs
+//! (the report, the picture, the emitted permutations), checked against each other.
+
+use super::{
+    OutputConfig, SimulationSettings, UsageError, check_max_paths, check_shuffle, output_config,
+};
+use crate::cli::RunArgs;
+use crate::engine::algorithms::Shuffle;
+use crate::engine::tally::TallyMode;
+use crate::output::files::{Target, check_outputs};
+use crate::output::{CsvTable, Format};
+use crate::report::run::Against;
+
+/// A validated `run`.
+#[derive(Debug, Clone)]
+pub struct RunConfig {
+    /// The shuffle: algorithm, passes, cut probability.
+    pub shuffle: Shuffle,
+    /// Mode, deck, trials, seed, generator, threads and level.
+    pub settings: SimulationSettings,
+    /// Hypothesis.
+    pub against: Against,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
+    /// Where to write every permutation, if anywhere.
+    pub emit_permutations: Option<Target>,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
+    /// No progress bar.
+    pub quiet: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+impl RunConfig {
+    /// Validate `run`'s flags.
+    pub fn from_args(args: &RunArgs) -> Result<Self, UsageError> {
+        let settings = SimulationSettings::validate(
+            args.mode,
+            args.deck,
+            args.trials,
+            args.generator.seed,
+            args.generator.rng,
+            args.generator.threads,
+            args.generator.alpha,
+        )?;
+        let output = output_config(&args.output)?;
+        if settings.mode == TallyMode::Marginal {
+            if args.output.format == Format::Csv
+                && args.output.table.unwrap_or_default() == CsvTable::Permutations
+            {
+                return Err(UsageError::conflict(
+                    "--table",
+                    "permutations",
+                    "marginal mode does not tally orderings; use --table summary, tests, \
+                     positions or statistics (or --mode full for up to 11 cards)",
+                ));
+            }
+        } else if args.output.format == Format::Csv
+            && args.output.table.unwrap_or_default() == CsvTable::Statistics
+        {
+            return Err(UsageError::conflict(
+                "--table",
+                "statistics",
+                "the permutation statistics are tallied in marginal mode; add --mode marginal",
+            ));
+        }
+        let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
+        let mut outputs = output.targets();
+        outputs.extend(
+            emit_permutations
+                .as_ref()
+                .map(|target| ("--emit-permutations", target)),
+        );
+        check_outputs(&outputs, &[])?;
+        Ok(RunConfig {
+            shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
+            settings,
+            against: args.against,
+            max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
+            emit_permutations,
+            all_orderings: args.all_orderings,
+            quiet: args.quiet,
+            output,
+        })
+    }
+}

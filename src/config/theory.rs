@@ -1,0 +1,102 @@
+//! `theory`'s config: one exact law, or a mixing curve over a range of passes.
+
+use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
+use crate::cli::{PassesRange, TheoryArgs};
+use crate::engine::algorithms::{Algorithm, Shuffle};
+use crate::output::files::check_outputs;
+use crate::output::{CsvTable, Format};
+use crate::theory::exact::MAX_EXACT_DECK;
+use crate::theory::mixing::max_mixing_deck;
+
+/// A validated `theory`.
+#[derive(Debug, Clone)]
+pub struct TheoryConfig {
+    /// The shuffle: algorithm, passes, cut probability.
+    pub shuffle: Shuffle,
+    /// `--passes A..B`: print the mixing curve over this range instead of one law.
+    pub mixing: Option<PassesRange>,
+    /// Cards.
+    pub deck: usize,
+    /// Level for the power figures.
+    pub alpha: f64,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
+    /// Output.
+    pub output: OutputConfig,
+}
+
+impl TheoryConfig {
+    /// Validate `theory`'s flags.
+    pub fn from_args(args: &TheoryArgs) -> Result<Self, UsageError> {
+        let deck = args.deck;
+        let passes = args.passes;
+        // A range, or the riffle on a deck too large for its full law, gives the mixing curve.
+        let mixing = (passes.first != passes.last
+            || (args.algorithm == Algorithm::Riffle && deck > MAX_EXACT_DECK))
+            .then_some(passes);
+        let largest = if mixing.is_some() {
+            max_mixing_deck(args.algorithm)
+        } else {
+            MAX_EXACT_DECK
+        };
+        if !(2..=largest).contains(&deck) {
+            return Err(UsageError::out_of_range(
+                "--deck",
+                deck,
+                if mixing.is_some() {
+                    format!(
+                        "the mixing curve of {} is computed for 2 to {largest} cards",
+                        args.algorithm.name()
+                    )
+                } else {
+                    format!(
+                        "exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the riffle's \
+                         mixing curve, --passes A..B, for up to {} cards)",
+                        max_mixing_deck(Algorithm::Riffle)
+                    )
+                },
+            ));
+        }
+        if mixing.is_some()
+            && args.output.format == Format::Csv
+            && args.output.table.unwrap_or_default() != CsvTable::Summary
+        {
+            return Err(UsageError::Conflict {
+                flag: "--table",
+                value: None,
+                hint: "a mixing curve is one CSV table, a row per number of passes; use --table \
+                       summary (the default)"
+                    .to_string(),
+            });
+        }
+        if args.output.format == Format::Csv
+            && matches!(
+                args.output.table.unwrap_or_default(),
+                CsvTable::Tests | CsvTable::Statistics
+            )
+        {
+            return Err(UsageError::conflict(
+                "--table",
+                args.output.table.unwrap_or_default().name(),
+                "`theory` runs no tests and tallies no statistics; use --table summary, \
+                 permutations or positions",
+            ));
+        }
+        let output = output_config(&args.output)?;
+        check_outputs(&output.targets(), &[])?;
+        Ok(TheoryConfig {
+            shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
+            mixing,
+            deck,
+            alpha: check_alpha(args.alpha)?,
+            all_orderings: args.all_orderings,
+            max_paths: check_max_paths(args.max_paths)?,
+            max_paths_given: args.max_paths.is_some(),
+            output,
+        })
+    }
+}
