@@ -11,6 +11,8 @@
 //! - [`theory`] — exact laws: the exact engine, which drives the same algorithm code over every
 //!   choice path, the laws of permutation statistics and of riffles, mixing curves;
 //! - [`stats`] — the statistical functions (a leaf: it imports nothing else of the crate);
+//! - [`analysis`] — the analysis of a tally as pure functions: the tests of the family, Holm's
+//!   decision and the verdict, the power figures and the descriptive figures;
 //! - [`report`] — the report models, plain serialisable data built from a tally and a law;
 //! - [`output`] — what turns a report into bytes (table, CSV, JSON, Markdown, SVG), the
 //!   progress bar, and the files written without ever destroying one;
@@ -19,6 +21,7 @@
 //!
 //! [`interrupt`] is Ctrl-C, [`exit_code`] the process's exit codes.
 
+pub mod analysis;
 pub mod cli;
 pub mod commands;
 pub mod config;

@@ -223,6 +223,23 @@ fn the_engine_and_the_theory_never_see_the_command_line_or_the_output() {
 }
 
 #[test]
+fn the_analysis_of_a_tally_imports_only_the_statistics_the_theory_and_the_engine() {
+    // analysis/ is what report/ calls to test a tally; it never sees a report or an exporter.
+    let graph = import_graph();
+    assert!(graph.contains_key("analysis"), "analysis/ was found");
+    for (module, imports) in graph.iter().filter(|(m, _)| within(m, "analysis")) {
+        for imported in imports {
+            assert!(
+                ["analysis", "stats", "theory", "engine"]
+                    .iter()
+                    .any(|lower| within(imported, lower)),
+                "{module} imports {imported}"
+            );
+        }
+    }
+}
+
+#[test]
 fn the_path_finder_sees_through_groups_and_nesting() {
     let paths = crate_paths(
         "use crate::engine::{simulate::Tally, tally::{self, TallyMode}};\nx = crate::stats::pvalue::PValue::ONE;",

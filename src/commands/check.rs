@@ -109,10 +109,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
     let verdict = publish(&config.output, &report, out)?;
-    Ok(if report.interrupted {
+    Ok(if report.header.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {}; the report covers those only",
-            plural(report.trials, "permutation")
+            plural(report.header.trials, "permutation")
         );
         ExitCode::Interrupted
     } else {

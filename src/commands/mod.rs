@@ -211,10 +211,10 @@ fn finish_run(
     out: Destinations,
 ) -> Result<ExitCode, Failure> {
     let verdict = publish(output, report, out)?;
-    Ok(if report.interrupted {
+    Ok(if report.header.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
-            report.trials, report.trials_requested
+            report.header.trials, report.header.trials_requested
         );
         ExitCode::Interrupted
     } else {

@@ -7,9 +7,9 @@ use crate::config::TheoryConfig;
 use crate::exit_code::ExitCode;
 use crate::output::Report;
 use crate::output::progress::Progress;
-use crate::report::run::build_theory_report;
+use crate::report::mixing::build_mixing_report;
+use crate::report::theory::build_theory_report;
 use crate::theory::exact::ExactError;
-use crate::theory::mixing::build_mixing_report;
 
 pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;

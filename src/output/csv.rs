@@ -7,9 +7,10 @@ use std::io::{self, Write};
 
 use super::{CsvTable, Exporter, Report, entries};
 use crate::engine::permutation::{factorial, format_permutation};
-use crate::engine::tally::TallyMode;
 use crate::report::comparison::CompareReport;
-use crate::report::run::{MAX_LISTED_DECK, RunReport, TheoryReport};
+use crate::report::notes::MAX_LISTED_DECK;
+use crate::report::run::{ModePart, PermutationTable, RunReport};
+use crate::report::theory::TheoryReport;
 
 /// Writes the chosen table.
 pub struct CsvExporter {
@@ -62,7 +63,7 @@ impl CsvExporter {
                         mixing.deck.to_string(),
                         point.passes.to_string(),
                         point.tv_distance.to_string(),
-                        mixing.method.to_string(),
+                        mixing.method.name().to_string(),
                     ])?;
                 }
             }
@@ -143,183 +144,210 @@ fn write_run<W: Write>(
     run: &RunReport,
     table: CsvTable,
 ) -> csv::Result<()> {
-    match table {
-        CsvTable::Summary => {
-            writer.write_record([
-                "algorithm",
-                "deck",
-                "trials",
-                "seed",
-                "rng",
-                "threads",
-                "alpha",
-                "against",
-                "bias_detected",
-                "identity_count",
-                "identity_frequency",
-                "identity_expected_frequency",
-                "identity_theory_frequency",
-                "max_min_ratio",
-                "max_min_ratio_theory",
-                "never_seen",
-                "tv_distance",
-                "tv_distance_theory",
-                "largest_position_deviation",
-                "noncentrality_per_trial",
-                "detection_power",
-                "trials_for_99_power",
-                "interrupted",
-                "elapsed_seconds",
-                "shuffles_per_second",
-                "passes",
-                "cut_probability",
-            ])?;
-            writer.write_record([
-                run.algorithm.unwrap_or_default().to_string(),
-                run.deck.to_string(),
-                run.trials.to_string(),
-                opt(run.seed),
-                opt(run.rng.map(|rng| rng.name())),
-                opt(run.threads),
-                run.alpha.to_string(),
-                format!("{:?}", run.against).to_lowercase(),
-                run.bias_detected.to_string(),
-                run.identity.count.to_string(),
-                run.identity.frequency.to_string(),
-                run.identity.expected_frequency.to_string(),
-                opt(run.identity.theory_frequency),
-                opt(run.max_min_ratio),
-                opt(run.max_min_ratio_theory),
-                opt(run.never_seen),
-                opt(run.tv_distance),
-                opt(run.tv_distance_theory),
-                run.positions.largest_deviation.deviation.to_string(),
-                opt(run.model.noncentrality_per_trial),
-                opt(run.model.detection_power),
-                opt(run.model.trials_for_99_power),
-                run.interrupted.to_string(),
-                run.elapsed_seconds.to_string(),
-                run.shuffles_per_second.to_string(),
-                opt(run.passes),
-                opt(run.cut_probability),
-            ])?;
-        }
-        CsvTable::Tests => {
-            writer.write_record([
-                "name",
-                "method",
-                "statistic",
-                "df",
-                "p_value",
-                "log10_p_value",
-                "adjusted_p_value",
-                "log10_adjusted_p_value",
-                "rejected",
-                "note",
-            ])?;
-            for test in &run.tests {
-                writer.write_record([
-                    test.name.clone(),
-                    test.method.to_string(),
-                    test.statistic.to_string(),
-                    opt(test.df),
-                    opt(test.p_value),
-                    test.log10_p_value.to_string(),
-                    opt(test.adjusted_p_value),
-                    test.log10_adjusted_p_value.to_string(),
-                    test.rejected.to_string(),
-                    test.note.clone().unwrap_or_default(),
-                ])?;
-            }
-        }
-        CsvTable::Statistics => {
-            writer.write_record([
-                "statistic",
-                "value",
-                "observed",
-                "frequency",
-                "expected",
-                "uniform",
-                "theory",
-            ])?;
-            for statistic in &run.statistics {
-                for (value, &observed) in statistic.observed.iter().enumerate() {
-                    writer.write_record([
-                        statistic.name.to_string(),
-                        value.to_string(),
-                        observed.to_string(),
-                        (observed as f64 / run.trials.max(1) as f64).to_string(),
-                        statistic.expected[value].to_string(),
-                        statistic.uniform[value].to_string(),
-                        opt(statistic.theory.as_ref().map(|t| t[value])),
-                    ])?;
-                }
-            }
-        }
-        CsvTable::Permutations if run.mode == TallyMode::Marginal => {
+    match (table, &run.part) {
+        (CsvTable::Summary, _) => write_run_summary(writer, run),
+        (CsvTable::Tests, _) => write_run_tests(writer, run),
+        (CsvTable::Statistics, _) => write_run_statistics(writer, run),
+        (CsvTable::Permutations, ModePart::Marginal(_)) => {
             // Reached when `check --mode auto` learns from the input that the deck is too large
             // for every ordering to be tallied; the flags could not be refused earlier.
-            return Err(io::Error::new(
+            Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
                     "--table permutations: {} cards were tallied in marginal mode, which counts \
                      no orderings; use --table summary, tests, positions or statistics",
-                    run.deck
+                    run.header.deck
                 ),
             )
-            .into());
+            .into())
         }
-        CsvTable::Permutations if !run.permutations.listed() => {
-            return Err(unlisted(run.deck).into());
+        (CsvTable::Permutations, ModePart::Full(full)) if !full.permutations.listed() => {
+            Err(unlisted(run.header.deck).into())
         }
-        CsvTable::Permutations => {
+        (CsvTable::Permutations, ModePart::Full(full)) => {
+            write_run_permutations(writer, &full.permutations)
+        }
+        (CsvTable::Positions, _) => write_run_positions(writer, run),
+    }
+}
+
+/// One row of every headline figure (the full tally's figures empty in marginal mode).
+fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
+    let full = run.full();
+    writer.write_record([
+        "algorithm",
+        "deck",
+        "trials",
+        "seed",
+        "rng",
+        "threads",
+        "alpha",
+        "against",
+        "bias_detected",
+        "identity_count",
+        "identity_frequency",
+        "identity_expected_frequency",
+        "identity_theory_frequency",
+        "max_min_ratio",
+        "max_min_ratio_theory",
+        "never_seen",
+        "tv_distance",
+        "tv_distance_theory",
+        "largest_position_deviation",
+        "noncentrality_per_trial",
+        "detection_power",
+        "trials_for_99_power",
+        "interrupted",
+        "elapsed_seconds",
+        "shuffles_per_second",
+        "passes",
+        "cut_probability",
+    ])?;
+    writer.write_record([
+        run.header.algorithm.unwrap_or_default().to_string(),
+        run.header.deck.to_string(),
+        run.header.trials.to_string(),
+        opt(run.header.seed),
+        opt(run.header.rng.map(|rng| rng.name())),
+        opt(run.header.threads),
+        run.header.alpha.to_string(),
+        format!("{:?}", run.header.against).to_lowercase(),
+        run.bias_detected.to_string(),
+        run.identity.count.to_string(),
+        run.identity.frequency.to_string(),
+        run.identity.expected_frequency.to_string(),
+        opt(run.identity.theory_frequency),
+        opt(full.and_then(|f| f.max_min_ratio)),
+        opt(full.and_then(|f| f.max_min_ratio_theory)),
+        opt(full.map(|f| f.never_seen)),
+        opt(full.map(|f| f.tv_distance)),
+        opt(full.and_then(|f| f.tv_distance_theory)),
+        run.positions.largest_deviation.deviation.to_string(),
+        opt(run.model.noncentrality_per_trial),
+        opt(run.model.detection_power),
+        opt(run.model.trials_for_99_power),
+        run.header.interrupted.to_string(),
+        run.header.elapsed_seconds.to_string(),
+        run.header.shuffles_per_second.to_string(),
+        opt(run.header.passes),
+        opt(run.header.cut_probability),
+    ])?;
+    Ok(())
+}
+
+/// The family of tests, one row each.
+fn write_run_tests<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
+    writer.write_record([
+        "name",
+        "method",
+        "statistic",
+        "df",
+        "p_value",
+        "log10_p_value",
+        "adjusted_p_value",
+        "log10_adjusted_p_value",
+        "rejected",
+        "note",
+    ])?;
+    for test in &run.tests {
+        writer.write_record([
+            test.name.clone(),
+            test.method.to_string(),
+            test.statistic.to_string(),
+            opt(test.df),
+            opt(test.p_value),
+            test.log10_p_value.to_string(),
+            opt(test.adjusted_p_value),
+            test.log10_adjusted_p_value.to_string(),
+            test.rejected.to_string(),
+            test.note
+                .as_ref()
+                .map_or_else(String::new, ToString::to_string),
+        ])?;
+    }
+    Ok(())
+}
+
+/// The permutation statistics, one row per (statistic, value); none in full mode.
+fn write_run_statistics<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
+    writer.write_record([
+        "statistic",
+        "value",
+        "observed",
+        "frequency",
+        "expected",
+        "uniform",
+        "theory",
+    ])?;
+    for statistic in run.statistics() {
+        for (value, &observed) in statistic.observed.iter().enumerate() {
             writer.write_record([
-                "rank",
-                "permutation",
-                "count",
-                "frequency",
-                "expected",
-                "ratio_to_expected",
-                "theory",
-                "theory_expected",
-                "theory_fraction",
+                statistic.name.to_string(),
+                value.to_string(),
+                observed.to_string(),
+                (observed as f64 / run.header.trials.max(1) as f64).to_string(),
+                statistic.expected[value].to_string(),
+                statistic.uniform[value].to_string(),
+                opt(statistic.theory.as_ref().map(|t| t[value])),
             ])?;
-            for row in run.permutations.rows() {
-                writer.write_record([
-                    row.rank.to_string(),
-                    format_permutation(&row.permutation),
-                    row.count.to_string(),
-                    row.frequency.to_string(),
-                    row.expected.to_string(),
-                    row.ratio_to_expected.to_string(),
-                    opt(row.theory),
-                    opt(row.theory_expected),
-                    row.theory_fraction.unwrap_or_default(),
-                ])?;
-            }
         }
-        CsvTable::Positions => {
+    }
+    Ok(())
+}
+
+/// Every ordering, streamed.
+fn write_run_permutations<W: Write>(
+    writer: &mut csv::Writer<W>,
+    permutations: &PermutationTable,
+) -> csv::Result<()> {
+    writer.write_record([
+        "rank",
+        "permutation",
+        "count",
+        "frequency",
+        "expected",
+        "ratio_to_expected",
+        "theory",
+        "theory_expected",
+        "theory_fraction",
+    ])?;
+    for row in permutations.rows() {
+        writer.write_record([
+            row.rank.to_string(),
+            format_permutation(&row.permutation),
+            row.count.to_string(),
+            row.frequency.to_string(),
+            row.expected.to_string(),
+            row.ratio_to_expected.to_string(),
+            opt(row.theory),
+            opt(row.theory_expected),
+            row.theory_fraction.unwrap_or_default(),
+        ])?;
+    }
+    Ok(())
+}
+
+/// The position matrix, one row per (card, position).
+fn write_run_positions<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
+    writer.write_record([
+        "card",
+        "position",
+        "count",
+        "frequency",
+        "expected_frequency",
+        "theory",
+    ])?;
+    let positions = &run.positions;
+    for (card, row) in positions.counts.iter().enumerate() {
+        for (position, count) in row.iter().enumerate() {
             writer.write_record([
-                "card",
-                "position",
-                "count",
-                "frequency",
-                "expected_frequency",
-                "theory",
+                card.to_string(),
+                position.to_string(),
+                count.to_string(),
+                positions.frequencies[card][position].to_string(),
+                positions.expected_frequency.to_string(),
+                opt(positions.theory.as_ref().map(|t| t[card][position])),
             ])?;
-            let positions = &run.positions;
-            for (card, row) in positions.counts.iter().enumerate() {
-                for (position, count) in row.iter().enumerate() {
-                    writer.write_record([
-                        card.to_string(),
-                        position.to_string(),
-                        count.to_string(),
-                        positions.frequencies[card][position].to_string(),
-                        positions.expected_frequency.to_string(),
-                        opt(positions.theory.as_ref().map(|t| t[card][position])),
-                    ])?;
-                }
-            }
         }
     }
     Ok(())

@@ -21,8 +21,9 @@ use std::io::{self, Write};
 
 use crate::engine::algorithms::Algorithm;
 use crate::report::comparison::CompareReport;
-use crate::report::run::{RunReport, TheoryReport};
-use crate::theory::mixing::MixingReport;
+use crate::report::mixing::MixingReport;
+use crate::report::run::RunReport;
+use crate::report::theory::TheoryReport;
 
 /// Anything an exporter can write.
 pub enum Report<'a> {

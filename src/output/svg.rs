@@ -9,7 +9,6 @@ use std::io::{self, Write};
 
 use super::text::group;
 use super::{Exporter, Report};
-use crate::engine::tally::TallyMode;
 use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
     TvAxis, compare_picture, mixing_curve, run_picture,
@@ -31,7 +30,7 @@ impl Exporter for SvgExporter {
 }
 
 fn run_title(run: &RunReport) -> String {
-    let what = match (&run.input, run.shuffle_label()) {
+    let what = match (&run.header.input, run.shuffle_label()) {
         (Some(input), _) => format!(
             "check · {} · {}",
             input.sources.join(", "),
@@ -40,12 +39,15 @@ fn run_title(run: &RunReport) -> String {
         ),
         (None, label) => label.unwrap_or_default(),
     };
-    let seed = run.seed.map_or(String::new(), |s| format!(" · seed {s}"));
+    let seed = run
+        .header
+        .seed
+        .map_or(String::new(), |s| format!(" · seed {s}"));
     format!(
         "{what} · {} cards · {} {}{seed}",
-        run.deck,
-        group(run.trials),
-        if run.input.is_some() {
+        run.header.deck,
+        group(run.header.trials),
+        if run.header.input.is_some() {
             "permutations"
         } else {
             "trials"
@@ -57,12 +59,12 @@ fn picture(report: &Report) -> Result<String, PlotError> {
     match report {
         Report::Run(run) => {
             let title = run_title(run);
-            let orderings = (run.mode == TallyMode::Full).then(|| Orderings {
+            let orderings = run.full().map(|full| Orderings {
                 observed: Some(OrderingCounts {
-                    counts: run.permutations.counts(),
-                    trials: run.trials,
+                    counts: full.permutations.counts(),
+                    trials: run.header.trials,
                 }),
-                theory: run.permutations.theory(),
+                theory: full.permutations.theory(),
             });
             run_picture(&RunPicture {
                 title: &title,

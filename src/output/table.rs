@@ -9,15 +9,16 @@ use std::io::{self, Write};
 use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
+use crate::analysis::decision::format_p;
+use crate::analysis::figures::mean;
 use crate::engine::algorithms::shuffle_label;
 use crate::engine::permutation::format_permutation;
-use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::Numbering;
 use crate::report::comparison::CompareReport;
-use crate::report::run::{
-    LawRow, PermutationRow, RunReport, StatisticResult, TheoryReport, format_p,
-};
-use crate::theory::mixing::MixingReport;
+use crate::report::mixing::MixingReport;
+use crate::report::run::{Against, FullPart, ModePart, PermutationRow, RunReport, StatisticResult};
+use crate::report::theory::{LawRow, TheoryReport};
+use crate::theory::mixing::MixingMethod;
 
 /// The width of `compare`'s table (one row per algorithm, eight columns).
 const COMPARE_WIDTH: u16 = 120;
@@ -167,53 +168,8 @@ impl TableExporter {
 
     fn run(&self, run: &RunReport) -> Document {
         let mut doc = Document::default();
-        let theory_available = run.model.available;
-        let algorithm = run.algorithm.unwrap_or("none");
-        let interrupted = match (run.interrupted, &run.input) {
-            (false, _) => String::new(),
-            (true, None) => format!(" (interrupted after {} trials)", group(run.trials)),
-            (true, Some(_)) => " (interrupted: the input was not read to its end)".to_string(),
-        };
-        match (&run.input, run.seed, run.rng, run.threads) {
-            (Some(input), ..) => {
-                doc.title(format!(
-                    "shuffle-bias check: {} of {} cards ({}) from {}{interrupted}",
-                    plural(input.permutations, "permutation"),
-                    run.deck,
-                    match input.numbering {
-                        Numbering::ZeroBased => "cards 0..n-1",
-                        Numbering::OneBased => "cards 1..n",
-                        Numbering::Labels => "labelled cards",
-                    },
-                    input.sources.join(", ")
-                ));
-                doc.line(format!(
-                    "{} lines read · {:.2} s · {} permutations/s",
-                    group(input.lines),
-                    run.elapsed_seconds,
-                    rate(run.shuffles_per_second)
-                ));
-            }
-            (None, Some(seed), Some(rng), Some(threads)) => {
-                doc.title(format!(
-                    "shuffle-bias run: {} · {} cards · {}{interrupted}",
-                    run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
-                    run.deck,
-                    plural(run.trials, "shuffle"),
-                ));
-                doc.line(format!(
-                    "seed {seed} · {} · {} · {:.2} s · {} shuffles/s",
-                    rng.name(),
-                    plural(threads as u64, "thread"),
-                    run.elapsed_seconds,
-                    rate(run.shuffles_per_second)
-                ));
-            }
-            _ => {}
-        }
-        if let Some(definition) = run.definition {
-            doc.text(format!("definition: {definition}"), "  ");
-        }
+        let algorithm = run.header.algorithm.unwrap_or("none");
+        run_title(run, algorithm, &mut doc);
         doc.blank();
         let headline = if run.bias_detected {
             "BIAS DETECTED"
@@ -225,209 +181,271 @@ impl TableExporter {
         for note in &run.notes {
             doc.text(format!("note: {note}"), "  ");
         }
-
-        // Tests.
         doc.blank();
-        doc.heading(format!(
-            "Tests against {}, Holm–Bonferroni over {} tests",
-            match run.against {
-                crate::report::run::Against::Uniform => "uniform".to_string(),
-                crate::report::run::Against::Model => format!("the exact law of {algorithm}"),
-            },
-            run.tests.len()
-        ));
-        let mut tests = new_table(&["test", "statistic", "df", "p", "Holm p", "result"]);
-        // On a large deck the position tests that pass are summed up in one line.
-        let fold_positions = run.deck > MATRIX_TABLE_MAX_DECK;
-        let is_position = |name: &str| name.starts_with("position ");
-        for test in &run.tests {
-            if fold_positions && is_position(&test.name) && !test.rejected {
-                continue;
-            }
-            tests.add_row(vec![
-                test.name.clone(),
-                if test.method.starts_with("exact-binomial") {
-                    format!("{} seen", group(test.statistic as u64))
-                } else {
-                    statistic_text(test.statistic)
-                },
-                test.df.map_or("binom.".to_string(), |df| group(df as u64)),
-                format_p(test.log10_p_value),
-                format_p(test.log10_adjusted_p_value),
-                if test.rejected { "REJECTED" } else { "ok" }.to_string(),
-            ]);
-        }
-        align_right_from(&mut tests, 1);
-        doc.table(tests);
-        if fold_positions {
-            let positions: Vec<_> = run.tests.iter().filter(|t| is_position(&t.name)).collect();
-            let rejected = positions.iter().filter(|t| t.rejected).count();
-            if let Some(smallest) = positions.iter().min_by(|a, b| {
-                a.log10_adjusted_p_value
-                    .total_cmp(&b.log10_adjusted_p_value)
-            }) {
-                doc.text(
-                    format!(
-                        "({} position tests, {rejected} rejected and listed above; smallest Holm \
-                         p = {} at {}; all of them: --format json, or csv --table tests)",
-                        positions.len(),
-                        format_p(smallest.log10_adjusted_p_value),
-                        smallest.name
-                    ),
-                    " ",
-                );
-            }
-        }
-        for test in run.tests.iter().filter(|t| t.note.is_some()) {
-            let note = test.note.as_deref().unwrap_or_default();
-            doc.text(format!("  {}: {note}", test.name), "    ");
-        }
-        if run.mode == TallyMode::Marginal {
-            marginal_sections(run, &mut doc);
-            return doc;
-        }
-
-        // Figures.
-        doc.blank();
-        let theory_header = format!("theory ({algorithm})");
-        let mut figure_rows: Vec<Vec<String>> = Vec::new();
-        let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
-            (Some(fraction), Some(p)) => format!("{} ({fraction})", percent(p)),
-            (None, Some(p)) => percent(p),
-            _ => "n/a".to_string(),
-        };
-        figure_rows.push(vec![
-            "identity frequency".to_string(),
-            format!(
-                "{} ({})",
-                percent(run.identity.frequency),
-                group(run.identity.count)
-            ),
-            identity_theory,
-            percent(run.identity.expected_frequency),
-        ]);
-        let unavailable = |text: String| {
-            if theory_available {
-                text
-            } else {
-                "n/a".to_string()
-            }
-        };
-        figure_rows.push(vec![
-            "max/min ratio".to_string(),
-            ratio_text(run.max_min_ratio),
-            unavailable(ratio_text(run.max_min_ratio_theory)),
-            "1".to_string(),
-        ]);
-        figure_rows.push(vec![
-            "orderings never seen".to_string(),
-            group(run.never_seen.unwrap_or(0)),
-            unavailable(
-                run.model
-                    .support_size
-                    .map(|s| {
-                        format!(
-                            "{} impossible",
-                            group(run.orderings.unwrap_or(0) - s as u64)
-                        )
-                    })
-                    .unwrap_or_default(),
-            ),
-            "0".to_string(),
-        ]);
-        figure_rows.push(vec![
-            "TV distance".to_string(),
-            format!("{:.5}", run.tv_distance.unwrap_or(0.0)),
-            run.tv_distance_theory
-                .map_or("n/a".to_string(), |d| format!("{d:.5}")),
-            "0".to_string(),
-        ]);
-        let deviation = &run.positions.largest_deviation;
-        let theory_cell = run
-            .positions
-            .theory
-            .as_ref()
-            .map(|t| percent(t[deviation.card][deviation.position]));
-        figure_rows.push(vec![
-            format!("card {} at position {}", deviation.card, deviation.position),
-            percent(deviation.frequency),
-            theory_cell.unwrap_or_else(|| "n/a".to_string()),
-            percent(run.positions.expected_frequency),
-        ]);
-        // Without an algorithm (`check` against uniform) there is no theory column at all.
-        let with_theory = run.algorithm.is_some();
-        let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
-        if !with_theory {
-            header.remove(2);
-        }
-        let mut figures = new_table(&header);
-        for mut row in figure_rows {
-            if !with_theory {
-                row.remove(2);
-            }
-            figures.add_row(row);
-        }
-        align_right_from(&mut figures, 1);
-        doc.table(figures);
-        doc.line(format!(
-            "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
-            deviation.deviation * 100.0
-        ));
-
-        // Power.
-        match (
-            run.model.noncentrality_per_trial,
-            run.model.detection_power,
-            run.model.trials_for_99_power,
-        ) {
-            (Some(w2), Some(power), Some(needed)) if w2 > 0.0 => {
+        tests_section(run, algorithm, &mut doc);
+        match &run.part {
+            ModePart::Marginal(_) => marginal_sections(run, &mut doc),
+            ModePart::Full(full) => {
                 doc.blank();
-                doc.text(
-                    format!(
-                        "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
-                         probability {:.2}%; 99% power needs {} trials (permutations test at \
-                         alpha/{} = {:.2e}).",
-                        group(run.trials),
-                        power * 100.0,
-                        group(needed),
-                        run.tests.len(),
-                        run.model.power_alpha
-                    ),
-                    "  ",
-                );
-            }
-            (Some(_), _, _) => {
+                figures_section(run, full, algorithm, &mut doc);
+                power_section(run, &mut doc);
                 doc.blank();
-                doc.text(
-                    "Power: the exact law is uniform, so there is no bias to detect; a \
-                     rejection would be a false alarm (probability at most alpha).",
-                    "  ",
-                );
+                positions_section(run, algorithm, &mut doc);
+                orderings_section(full, run.model.available, &mut doc);
             }
-            _ => {}
-        }
-
-        // Positions.
-        doc.blank();
-        positions_section(run, algorithm, &mut doc);
-
-        // Orderings.
-        if run.permutations.len() <= FULL_LISTING {
-            let rows: Vec<PermutationRow> = run.permutations.rows().collect();
-            doc.blank();
-            doc.heading(format!(
-                "All {} orderings (card at each position; rank 0 = unchanged)",
-                rows.len()
-            ));
-            doc.table(permutation_rows(&rows, theory_available));
-        } else {
-            doc.blank();
-            doc.heading("Most frequent orderings (card at each position)");
-            doc.table(permutation_rows(&run.most_frequent, theory_available));
-            doc.heading("Least frequent orderings");
-            doc.table(permutation_rows(&run.least_frequent, theory_available));
         }
         doc
+    }
+}
+
+/// The title of a run or check, and the line of how it went.
+fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
+    let header = &run.header;
+    let interrupted = match (header.interrupted, &header.input) {
+        (false, _) => String::new(),
+        (true, None) => format!(" (interrupted after {} trials)", group(header.trials)),
+        (true, Some(_)) => " (interrupted: the input was not read to its end)".to_string(),
+    };
+    match (&header.input, header.seed, header.rng, header.threads) {
+        (Some(input), ..) => {
+            doc.title(format!(
+                "shuffle-bias check: {} of {} cards ({}) from {}{interrupted}",
+                plural(input.permutations, "permutation"),
+                header.deck,
+                match input.numbering {
+                    Numbering::ZeroBased => "cards 0..n-1",
+                    Numbering::OneBased => "cards 1..n",
+                    Numbering::Labels => "labelled cards",
+                },
+                input.sources.join(", ")
+            ));
+            doc.line(format!(
+                "{} lines read · {:.2} s · {} permutations/s",
+                group(input.lines),
+                header.elapsed_seconds,
+                rate(header.shuffles_per_second)
+            ));
+        }
+        (None, Some(seed), Some(rng), Some(threads)) => {
+            doc.title(format!(
+                "shuffle-bias run: {} · {} cards · {}{interrupted}",
+                run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
+                header.deck,
+                plural(header.trials, "shuffle"),
+            ));
+            doc.line(format!(
+                "seed {seed} · {} · {} · {:.2} s · {} shuffles/s",
+                rng.name(),
+                plural(threads as u64, "thread"),
+                header.elapsed_seconds,
+                rate(header.shuffles_per_second)
+            ));
+        }
+        _ => {}
+    }
+    if let Some(definition) = header.definition {
+        doc.text(format!("definition: {definition}"), "  ");
+    }
+}
+
+/// The family of tests; on a large deck the position tests that pass are summed up in one line.
+fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
+    doc.heading(format!(
+        "Tests against {}, Holm–Bonferroni over {} tests",
+        match run.header.against {
+            Against::Uniform => "uniform".to_string(),
+            Against::Model => format!("the exact law of {algorithm}"),
+        },
+        run.tests.len()
+    ));
+    let mut tests = new_table(&["test", "statistic", "df", "p", "Holm p", "result"]);
+    let fold_positions = run.header.deck > MATRIX_TABLE_MAX_DECK;
+    let is_position = |name: &str| name.starts_with("position ");
+    for test in &run.tests {
+        if fold_positions && is_position(&test.name) && !test.rejected {
+            continue;
+        }
+        tests.add_row(vec![
+            test.name.clone(),
+            if test.method.is_binomial() {
+                format!("{} seen", group(test.statistic as u64))
+            } else {
+                statistic_text(test.statistic)
+            },
+            test.df.map_or("binom.".to_string(), |df| group(df as u64)),
+            format_p(test.log10_p_value),
+            format_p(test.log10_adjusted_p_value),
+            if test.rejected { "REJECTED" } else { "ok" }.to_string(),
+        ]);
+    }
+    align_right_from(&mut tests, 1);
+    doc.table(tests);
+    if fold_positions {
+        let positions: Vec<_> = run.tests.iter().filter(|t| is_position(&t.name)).collect();
+        let rejected = positions.iter().filter(|t| t.rejected).count();
+        if let Some(smallest) = positions.iter().min_by(|a, b| {
+            a.log10_adjusted_p_value
+                .total_cmp(&b.log10_adjusted_p_value)
+        }) {
+            doc.text(
+                format!(
+                    "({} position tests, {rejected} rejected and listed above; smallest Holm \
+                     p = {} at {}; all of them: --format json, or csv --table tests)",
+                    positions.len(),
+                    format_p(smallest.log10_adjusted_p_value),
+                    smallest.name
+                ),
+                " ",
+            );
+        }
+    }
+    for test in &run.tests {
+        if let Some(note) = &test.note {
+            doc.text(format!("  {}: {note}", test.name), "    ");
+        }
+    }
+}
+
+/// The figures of a full tally, observed beside theory and uniform.
+fn figures_section(run: &RunReport, full: &FullPart, algorithm: &str, doc: &mut Document) {
+    let theory_available = run.model.available;
+    let theory_header = format!("theory ({algorithm})");
+    let mut figure_rows: Vec<Vec<String>> = Vec::new();
+    let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
+        (Some(fraction), Some(p)) => format!("{} ({fraction})", percent(p)),
+        (None, Some(p)) => percent(p),
+        _ => "n/a".to_string(),
+    };
+    figure_rows.push(vec![
+        "identity frequency".to_string(),
+        format!(
+            "{} ({})",
+            percent(run.identity.frequency),
+            group(run.identity.count)
+        ),
+        identity_theory,
+        percent(run.identity.expected_frequency),
+    ]);
+    let unavailable = |text: String| {
+        if theory_available {
+            text
+        } else {
+            "n/a".to_string()
+        }
+    };
+    figure_rows.push(vec![
+        "max/min ratio".to_string(),
+        ratio_text(full.max_min_ratio),
+        unavailable(ratio_text(full.max_min_ratio_theory)),
+        "1".to_string(),
+    ]);
+    figure_rows.push(vec![
+        "orderings never seen".to_string(),
+        group(full.never_seen),
+        unavailable(
+            run.model
+                .support_size
+                .map(|s| {
+                    format!(
+                        "{} impossible",
+                        group(run.header.orderings.unwrap_or(0) - s as u64)
+                    )
+                })
+                .unwrap_or_default(),
+        ),
+        "0".to_string(),
+    ]);
+    figure_rows.push(vec![
+        "TV distance".to_string(),
+        format!("{:.5}", full.tv_distance),
+        full.tv_distance_theory
+            .map_or("n/a".to_string(), |d| format!("{d:.5}")),
+        "0".to_string(),
+    ]);
+    let deviation = &run.positions.largest_deviation;
+    let theory_cell = run
+        .positions
+        .theory
+        .as_ref()
+        .map(|t| percent(t[deviation.card][deviation.position]));
+    figure_rows.push(vec![
+        format!("card {} at position {}", deviation.card, deviation.position),
+        percent(deviation.frequency),
+        theory_cell.unwrap_or_else(|| "n/a".to_string()),
+        percent(run.positions.expected_frequency),
+    ]);
+    // Without an algorithm (`check` against uniform) there is no theory column at all.
+    let with_theory = run.header.algorithm.is_some();
+    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
+    if !with_theory {
+        header.remove(2);
+    }
+    let mut figures = new_table(&header);
+    for mut row in figure_rows {
+        if !with_theory {
+            row.remove(2);
+        }
+        figures.add_row(row);
+    }
+    align_right_from(&mut figures, 1);
+    doc.table(figures);
+    doc.line(format!(
+        "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
+        deviation.deviation * 100.0
+    ));
+}
+
+/// What the exact law implies for detection, when it is known.
+fn power_section(run: &RunReport, doc: &mut Document) {
+    match (
+        run.model.noncentrality_per_trial,
+        run.model.detection_power,
+        run.model.trials_for_99_power,
+    ) {
+        (Some(w2), Some(power), Some(needed)) if w2 > 0.0 => {
+            doc.blank();
+            doc.text(
+                format!(
+                    "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
+                     probability {:.2}%; 99% power needs {} trials (permutations test at \
+                     alpha/{} = {:.2e}).",
+                    group(run.header.trials),
+                    power * 100.0,
+                    group(needed),
+                    run.tests.len(),
+                    run.model.power_alpha
+                ),
+                "  ",
+            );
+        }
+        (Some(_), _, _) => {
+            doc.blank();
+            doc.text(
+                "Power: the exact law is uniform, so there is no bias to detect; a \
+                 rejection would be a false alarm (probability at most alpha).",
+                "  ",
+            );
+        }
+        _ => {}
+    }
+}
+
+/// Every ordering when they are few, otherwise the most and least frequent.
+fn orderings_section(full: &FullPart, theory_available: bool, doc: &mut Document) {
+    if full.permutations.len() <= FULL_LISTING {
+        let rows: Vec<PermutationRow> = full.permutations.rows().collect();
+        doc.blank();
+        doc.heading(format!(
+            "All {} orderings (card at each position; rank 0 = unchanged)",
+            rows.len()
+        ));
+        doc.table(permutation_rows(&rows, theory_available));
+    } else {
+        doc.blank();
+        doc.heading("Most frequent orderings (card at each position)");
+        doc.table(permutation_rows(&full.most_frequent, theory_available));
+        doc.heading("Least frequent orderings");
+        doc.table(permutation_rows(&full.least_frequent, theory_available));
     }
 }
 
@@ -460,6 +478,35 @@ impl TableExporter {
         doc.text(&compare.verdict, "  ");
         doc.blank();
 
+        let table = self.compare_table(compare);
+        match self.terminal.width {
+            // On a terminal too narrow for it, the table comes in two halves that each fit:
+            // the tests and the verdict, then the other figures.
+            Some(width) if table.natural_width() > usize::from(width) => {
+                doc.table(table.columns(&[0, 1, 2, 3, 7]));
+                doc.table(table.columns(&[0, 4, 5, 6]));
+            }
+            _ => doc.table(table),
+        }
+        doc.text(
+            "(exact theory in parentheses; worst cell: the card → final position furthest \
+             from 1/n, in percentage points; 99% power: trials at which the permutations test \
+             detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
+            " ",
+        );
+        for row in &compare.rows {
+            for note in &row.notes {
+                doc.text(format!("note: {}: {note}", row.algorithm), "  ");
+            }
+        }
+        for name in &compare.not_run {
+            doc.line(format!("not run (interrupted): {name}"));
+        }
+        doc
+    }
+
+    /// One row per algorithm and a last row for uniform, theory in parentheses.
+    fn compare_table(&self, compare: &CompareReport) -> TableBlock {
         // Eight columns of figures do not fit in 80: this table is allowed 120 (and comes in
         // two halves on a narrower terminal, below).
         let mut table = new_table(&[
@@ -531,30 +578,7 @@ impl TableExporter {
             String::new(),
         ]);
         align_right_from(&mut table, 1);
-        match self.terminal.width {
-            // On a terminal too narrow for it, the table comes in two halves that each fit:
-            // the tests and the verdict, then the other figures.
-            Some(width) if table.natural_width() > usize::from(width) => {
-                doc.table(table.columns(&[0, 1, 2, 3, 7]));
-                doc.table(table.columns(&[0, 4, 5, 6]));
-            }
-            _ => doc.table(table),
-        }
-        doc.text(
-            "(exact theory in parentheses; worst cell: the card → final position furthest \
-             from 1/n, in percentage points; 99% power: trials at which the permutations test \
-             detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
-            " ",
-        );
-        for row in &compare.rows {
-            for note in &row.notes {
-                doc.text(format!("note: {}: {note}", row.algorithm), "  ");
-            }
-        }
-        for name in &compare.not_run {
-            doc.line(format!("not run (interrupted): {name}"));
-        }
-        doc
+        table
     }
 }
 
@@ -627,10 +651,30 @@ fn positions_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
 }
 
 /// The sections of a marginal report after the tests: figures, statistics, positions.
+/// The sections of a marginal report: its figures, one table per statistic, the positions.
 fn marginal_sections(run: &RunReport, doc: &mut Document) {
     let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
     let algorithm = label.as_str();
-    let with_theory = run.algorithm.is_some();
+    marginal_figures(run, algorithm, doc);
+    statistic_sections(run, algorithm, doc);
+    doc.blank();
+    if run.header.deck <= MATRIX_TABLE_MAX_DECK {
+        positions_section(run, algorithm, doc);
+    } else {
+        doc.text(
+            format!(
+                "Positions: the {0}×{0} matrix of where each card ended is in --format json \
+                 and --format csv --table positions, and drawn by --plot.",
+                run.header.deck
+            ),
+            "  ",
+        );
+    }
+}
+
+/// The figures of a marginal report: identity, the worst position cell, the statistics' means.
+fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Document) {
+    let with_theory = run.header.algorithm.is_some();
     doc.blank();
     let theory_header = format!("theory ({algorithm})");
     let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
@@ -664,19 +708,12 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
             percent(run.positions.expected_frequency),
         ],
     ];
-    for statistic in &run.statistics {
-        let theory_mean = statistic.theory.as_ref().map(|law| {
-            law.iter()
-                .enumerate()
-                .map(|(v, p)| v as f64 * p)
-                .sum::<f64>()
-        });
-        let uniform_mean: f64 = statistic
-            .uniform
-            .iter()
-            .enumerate()
-            .map(|(v, p)| v as f64 * p)
-            .sum();
+    for statistic in run.statistics() {
+        let theory_mean = statistic
+            .theory
+            .as_ref()
+            .map(|law| mean(law.iter().copied()));
+        let uniform_mean = mean(statistic.uniform.iter().copied());
         rows.push(vec![
             format!("mean {}", statistic.name),
             format!("{:.4}", statistic.mean_observed),
@@ -699,7 +736,11 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
         ),
         "  ",
     );
-    for statistic in &run.statistics {
+}
+
+/// One heading and table per permutation statistic.
+fn statistic_sections(run: &RunReport, algorithm: &str, doc: &mut Document) {
+    for statistic in run.statistics() {
         doc.blank();
         // One pooled cell: the test is the exact binomial one (exact-binomial-outside-mode).
         let test = if statistic.bins.len() < 2 {
@@ -722,19 +763,6 @@ fn marginal_sections(run: &RunReport, doc: &mut Document) {
         ));
         doc.table(statistic_table(statistic, algorithm));
     }
-    doc.blank();
-    if run.deck <= MATRIX_TABLE_MAX_DECK {
-        positions_section(run, algorithm, doc);
-    } else {
-        doc.text(
-            format!(
-                "Positions: the {0}×{0} matrix of where each card ended is in --format json \
-                 and --format csv --table positions, and drawn by --plot.",
-                run.deck
-            ),
-            "  ",
-        );
-    }
 }
 
 /// Width of the text bars of a mixing curve.
@@ -750,9 +778,11 @@ fn mixing_document(mixing: &MixingReport) -> Document {
     doc.text(format!("definition: {}", mixing.definition), "  ");
     doc.text(
         match mixing.method {
-            "riffle-closed-form" => "method: exact, from the closed form of Bayer & Diaconis \
+            MixingMethod::RiffleClosedForm => {
+                "method: exact, from the closed form of Bayer & Diaconis \
                 (1992): P(π) = C(2^K + n − r, n) / 2^(Kn), r the rising sequences of π"
-                .to_string(),
+                    .to_string()
+            }
             _ => "method: exact, the one-pass law of the algorithm's own code carried forward \
                   pass by pass"
                 .to_string(),

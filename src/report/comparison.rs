@@ -9,7 +9,8 @@
 use serde::Serialize;
 
 use crate::engine::random_source::RngKind;
-use crate::report::run::{MAX_LISTED_DECK, PermutationTable, PositionDeviation, RunReport};
+use crate::report::notes::{AlgorithmWarning, MAX_LISTED_DECK, Note, Warning};
+use crate::report::run::{PermutationTable, PositionDeviation, RunReport};
 
 /// One algorithm's line in the comparison.
 #[derive(Debug, Clone, Serialize)]
@@ -59,9 +60,9 @@ pub struct CompareRow {
     /// Exact position matrix, when the law is available.
     pub position_theory: Option<Vec<Vec<f64>>>,
     /// The run's notes (e.g. orderings the algorithm cannot reach).
-    pub notes: Vec<String>,
+    pub notes: Vec<Note>,
     /// The run's warnings (e.g. expected counts below 5).
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
     /// Whether Ctrl-C cut this algorithm's run short.
     pub interrupted: bool,
     /// Every ordering's count and exact probability, for the picture, while the orderings are
@@ -78,12 +79,13 @@ impl CompareRow {
             .iter()
             .find(|t| t.name == "permutations")
             .expect("every run report has the permutations test");
-        let meant_uniform = run.meant_uniform.unwrap_or(false);
+        let full = run.full().expect("compare tallies every ordering");
+        let meant_uniform = run.header.meant_uniform.unwrap_or(false);
         CompareRow {
-            algorithm: run.algorithm.unwrap_or("the input"),
-            definition: run.definition.unwrap_or(""),
+            algorithm: run.header.algorithm.unwrap_or("the input"),
+            definition: run.header.definition.unwrap_or(""),
             meant_uniform,
-            trials: run.trials,
+            trials: run.header.trials,
             chi_square: permutations.statistic,
             df: permutations.df.unwrap_or(0.0),
             p_value: permutations.p_value,
@@ -93,13 +95,13 @@ impl CompareRow {
                 .iter()
                 .map(|t| t.log10_adjusted_p_value)
                 .fold(f64::INFINITY, f64::min),
-            max_min_ratio: run.max_min_ratio,
-            max_min_ratio_theory: run.max_min_ratio_theory,
+            max_min_ratio: full.max_min_ratio,
+            max_min_ratio_theory: full.max_min_ratio_theory,
             identity_frequency: run.identity.frequency,
             identity_theory: run.identity.theory_frequency,
             largest_deviation: run.positions.largest_deviation.clone(),
-            tv_distance: run.tv_distance.expect("compare tallies every ordering"),
-            tv_distance_theory: run.tv_distance_theory,
+            tv_distance: full.tv_distance,
+            tv_distance_theory: full.tv_distance_theory,
             trials_to_detect: run.model.trials_for_99_power,
             bias_detected: run.bias_detected,
             as_expected: run.bias_detected != meant_uniform,
@@ -107,8 +109,8 @@ impl CompareRow {
             position_theory: run.positions.theory.clone(),
             notes: run.notes.clone(),
             warnings: run.warnings.clone(),
-            interrupted: run.interrupted,
-            orderings: (run.deck <= MAX_LISTED_DECK).then(|| run.permutations.clone()),
+            interrupted: run.header.interrupted,
+            orderings: (run.header.deck <= MAX_LISTED_DECK).then(|| full.permutations.clone()),
         }
     }
 }
@@ -147,7 +149,7 @@ pub struct CompareReport {
     /// One sentence for humans.
     pub verdict: String,
     /// Warnings (also printed to stderr), each prefixed with the algorithm's name.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<AlgorithmWarning>,
     /// One row per algorithm, in the order given.
     pub rows: Vec<CompareRow>,
 }
@@ -219,9 +221,10 @@ pub fn build_compare_report(facts: CompareFacts, rows: Vec<CompareRow>) -> Compa
     let warnings = rows
         .iter()
         .flat_map(|row| {
-            row.warnings
-                .iter()
-                .map(|w| format!("{}: {w}", row.algorithm))
+            row.warnings.iter().map(|warning| AlgorithmWarning {
+                algorithm: row.algorithm,
+                warning: warning.clone(),
+            })
         })
         .collect();
     CompareReport {

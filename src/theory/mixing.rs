@@ -8,118 +8,85 @@
 //! one-pass law is carried forward one pass at a time ([`crate::theory::exact::mixing_curve`]), which
 //! is possible for small decks.
 
-use serde::Serialize;
-
-use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
 use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
 
-/// The distances the report says "passes needed" for.
+/// The distances "passes needed" is computed for.
 pub const THRESHOLDS: [f64; 3] = [0.5, 0.1, 0.01];
 
-/// One point of the curve.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct MixingPoint {
-    /// Number of passes.
-    pub passes: u32,
-    /// Total variation distance of the law of that many passes from uniform.
-    pub tv_distance: f64,
+/// How a mixing curve was computed; serialised as `riffle-closed-form` or `exact-law`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum MixingMethod {
+    /// The riffle's closed form (Bayer & Diaconis 1992), exact rational arithmetic.
+    RiffleClosedForm,
+    /// The exact one-pass law carried forward pass by pass.
+    ExactLaw,
 }
 
-/// The least number of passes that brings the distance below a threshold.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct PassesNeeded {
-    /// The distance to get below.
-    pub threshold: f64,
-    /// The least K with TV < threshold (null when not reached within the range computed).
-    pub passes: Option<u32>,
+impl MixingMethod {
+    /// The name JSON and CSV show.
+    pub fn name(self) -> &'static str {
+        match self {
+            MixingMethod::RiffleClosedForm => "riffle-closed-form",
+            MixingMethod::ExactLaw => "exact-law",
+        }
+    }
 }
 
-/// The report of `theory ALGO --passes A..B`.
-#[derive(Debug, Clone, Serialize)]
-pub struct MixingReport {
-    /// Always `shuffle-bias`.
-    pub tool: &'static str,
-    /// This program's version.
-    pub version: &'static str,
-    /// Always `theory`.
-    pub command: &'static str,
-    /// The algorithm.
-    pub algorithm: &'static str,
-    /// Its exact definition.
-    pub definition: &'static str,
-    /// The overhand shuffle's cut probability (left out for the other algorithms).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cut_probability: Option<CutProbability>,
-    /// Number of cards.
-    pub deck: usize,
-    /// How the distances were computed: `riffle-closed-form` (Bayer & Diaconis 1992, exact
-    /// rational arithmetic) or `exact-law` (the one-pass law carried forward pass by pass).
-    pub method: &'static str,
-    /// The curve, one point per number of passes.
-    pub points: Vec<MixingPoint>,
-    /// Passes needed to get below 0.5, 0.1 and 0.01.
-    pub passes_needed: Vec<PassesNeeded>,
+/// A mixing curve: TV distance to uniform by number of passes, and the passes needed to get
+/// below each of [`THRESHOLDS`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct MixingCurve {
+    /// How it was computed.
+    pub method: MixingMethod,
+    /// (passes, TV distance) for each number of passes of the range asked for.
+    pub points: Vec<(u32, f64)>,
+    /// (threshold, least number of passes with TV < threshold, when reached within the range
+    /// computed), one per threshold of [`THRESHOLDS`].
+    pub passes_needed: Vec<(f64, Option<u32>)>,
 }
 
 /// Compute the curve of `shuffle` (its `passes` is ignored) on `deck` cards for `first..=last`
-/// passes.
-pub fn build_mixing_report(
+/// passes: the closed form for the riffle, otherwise the exact law carried forward (within
+/// `max_paths` choice paths for the one-pass law).
+pub fn mixing_curve_of(
     shuffle: Shuffle,
     deck: usize,
     first: u32,
     last: u32,
     max_paths: u64,
-) -> Result<MixingReport, ExactError> {
+) -> Result<MixingCurve, ExactError> {
     let shuffle = shuffle.with_passes(1);
-    let (method, points, passes_needed) = if shuffle.algorithm == Algorithm::Riffle {
-        let points: Vec<MixingPoint> = (first..=last)
-            .map(|passes| MixingPoint {
-                passes,
-                tv_distance: riffle_tv_distance(deck, passes),
-            })
-            .collect();
-        let needed = THRESHOLDS
-            .iter()
-            .map(|&threshold| PassesNeeded {
-                threshold,
-                passes: Some(riffle_passes_needed(deck, threshold)),
-            })
-            .collect();
-        ("riffle-closed-form", points, needed)
-    } else {
-        let curve = mixing_curve(shuffle, deck, last, max_paths)?;
-        let points: Vec<MixingPoint> = curve
-            .iter()
-            .enumerate()
-            .map(|(index, &tv_distance)| MixingPoint {
-                passes: index as u32 + 1,
-                tv_distance,
-            })
-            .collect();
-        let needed = THRESHOLDS
-            .iter()
-            .map(|&threshold| PassesNeeded {
-                threshold,
-                passes: points
-                    .iter()
-                    .find(|p| p.tv_distance < threshold)
-                    .map(|p| p.passes),
-            })
-            .collect();
-        let shown = points.into_iter().filter(|p| p.passes >= first).collect();
-        ("exact-law", shown, needed)
-    };
-    Ok(MixingReport {
-        tool: "shuffle-bias",
-        version: env!("CARGO_PKG_VERSION"),
-        command: "theory",
-        algorithm: shuffle.algorithm.name(),
-        definition: shuffle.algorithm.definition(),
-        cut_probability: shuffle.cut_probability_used(),
-        deck,
-        method,
-        points,
+    if shuffle.algorithm == Algorithm::Riffle {
+        return Ok(MixingCurve {
+            method: MixingMethod::RiffleClosedForm,
+            points: (first..=last)
+                .map(|passes| (passes, riffle_tv_distance(deck, passes)))
+                .collect(),
+            passes_needed: THRESHOLDS
+                .iter()
+                .map(|&threshold| (threshold, Some(riffle_passes_needed(deck, threshold))))
+                .collect(),
+        });
+    }
+    let curve = mixing_curve(shuffle, deck, last, max_paths)?;
+    let points: Vec<(u32, f64)> = curve
+        .iter()
+        .enumerate()
+        .map(|(index, &tv_distance)| (index as u32 + 1, tv_distance))
+        .collect();
+    let passes_needed = THRESHOLDS
+        .iter()
+        .map(|&threshold| {
+            let reached = points.iter().find(|&&(_, tv)| tv < threshold);
+            (threshold, reached.map(|&(passes, _)| passes))
+        })
+        .collect();
+    Ok(MixingCurve {
+        method: MixingMethod::ExactLaw,
+        points: points.into_iter().filter(|&(p, _)| p >= first).collect(),
         passes_needed,
     })
 }
@@ -157,20 +124,18 @@ mod tests {
     fn the_riffle_curve_of_52_cards_is_the_bayer_diaconis_table() {
         // Bayer & Diaconis (1992), Table 1: 1.000 1.000 1.000 1.000 .924 .614 .334 .167 .085
         // .043 for 1..10 riffles of 52 cards.
-        let report = build_mixing_report(Shuffle::from(Algorithm::Riffle), 52, 1, 10, 1)
-            .expect("closed form");
+        let report =
+            mixing_curve_of(Shuffle::from(Algorithm::Riffle), 52, 1, 10, 1).expect("closed form");
         let published = [
             1.000, 1.000, 1.000, 1.000, 0.924, 0.614, 0.334, 0.167, 0.085, 0.043,
         ];
-        for (point, expected) in report.points.iter().zip(published) {
+        for (&(passes, tv_distance), expected) in report.points.iter().zip(published) {
             assert!(
-                (point.tv_distance - expected).abs() < 0.0005 + 1e-12,
-                "{} passes: {} vs {expected}",
-                point.passes,
-                point.tv_distance
+                (tv_distance - expected).abs() < 0.0005 + 1e-12,
+                "{passes} passes: {tv_distance} vs {expected}"
             );
         }
-        let needed: Vec<Option<u32>> = report.passes_needed.iter().map(|n| n.passes).collect();
+        let needed: Vec<Option<u32>> = report.passes_needed.iter().map(|n| n.1).collect();
         assert_eq!(needed, vec![Some(7), Some(9), Some(13)]);
     }
 
@@ -178,19 +143,19 @@ mod tests {
     fn the_exact_engine_and_the_closed_form_agree_on_a_small_riffle() {
         // Same curve by two independent routes: the closed form, and the exact one-pass law
         // (a path walk of the algorithm's code) carried forward pass by pass.
-        let closed = build_mixing_report(Shuffle::from(Algorithm::Riffle), 5, 1, 6, 1).unwrap();
+        let closed = mixing_curve_of(Shuffle::from(Algorithm::Riffle), 5, 1, 6, 1).unwrap();
         let walked = mixing_curve(Shuffle::from(Algorithm::Riffle), 5, 6, 100_000_000).unwrap();
         for (point, tv) in closed.points.iter().zip(walked) {
-            assert!((point.tv_distance - tv).abs() < 1e-12, "{point:?} vs {tv}");
+            assert!((point.1 - tv).abs() < 1e-12, "{point:?} vs {tv}");
         }
     }
 
     #[test]
     fn a_range_that_starts_later_shows_only_its_passes() {
         let report =
-            build_mixing_report(Shuffle::from(Algorithm::Naive), 4, 3, 5, 100_000_000).unwrap();
-        let passes: Vec<u32> = report.points.iter().map(|p| p.passes).collect();
+            mixing_curve_of(Shuffle::from(Algorithm::Naive), 4, 3, 5, 100_000_000).unwrap();
+        let passes: Vec<u32> = report.points.iter().map(|p| p.0).collect();
         assert_eq!(passes, vec![3, 4, 5]);
-        assert_eq!(report.method, "exact-law");
+        assert_eq!(report.method, MixingMethod::ExactLaw);
     }
 }

@@ -1,0 +1,104 @@
+//! The analysis of a tally: the tests of the family, Holm's decision and the verdict, and the
+//! power figures of an exact law — pure functions over counts and probabilities that never know
+//! where the counts came from (a simulation, `check`'s reader or a saved tally).
+//!
+//! [`crate::report`] builds its models by calling these; this module imports only
+//! [`crate::stats`], [`crate::theory`] and [`crate::engine`], never the report or the exporters.
+
+pub mod decision;
+pub mod figures;
+pub mod goodness_of_fit;
+pub mod identity;
+pub mod power;
+pub mod test_note;
+
+use serde::Serialize;
+
+use crate::stats::pvalue::PValue;
+use test_note::TestNote;
+
+/// Pearson's χ² is trusted when every expected count is at least this (Cochran 1954).
+pub const MIN_EXPECTED_COUNT: f64 = 5.0;
+
+/// How a test of the family computes its p-value; serialised as today's names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TestMethod {
+    /// Pearson's χ² goodness-of-fit test (`pearson-chi-square`).
+    PearsonChiSquare,
+    /// The exact two-sided binomial test of the identity count (`exact-binomial-two-sided`).
+    ExactBinomialTwoSided,
+    /// The exact two-sided binomial test of the shuffles outside a statistic's likeliest value
+    /// (`exact-binomial-outside-mode`).
+    ExactBinomialOutsideMode,
+    /// No test: the family had nothing to test (`none`).
+    None,
+}
+
+impl TestMethod {
+    /// The name JSON and CSV show.
+    pub fn name(self) -> &'static str {
+        match self {
+            TestMethod::PearsonChiSquare => "pearson-chi-square",
+            TestMethod::ExactBinomialTwoSided => "exact-binomial-two-sided",
+            TestMethod::ExactBinomialOutsideMode => "exact-binomial-outside-mode",
+            TestMethod::None => "none",
+        }
+    }
+
+    /// Whether the test is an exact binomial test (its statistic is a count, not a χ²).
+    pub fn is_binomial(self) -> bool {
+        matches!(
+            self,
+            TestMethod::ExactBinomialTwoSided | TestMethod::ExactBinomialOutsideMode
+        )
+    }
+}
+
+impl std::fmt::Display for TestMethod {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// One test before Holm's adjustment: what [`goodness_of_fit`], [`identity`] and the statistic
+/// tests return, and what [`decision::decide`] adjusts.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draft {
+    /// `permutations`, `identity`, `position K` or a statistic's name.
+    pub name: String,
+    /// How the p-value was computed.
+    pub method: TestMethod,
+    /// χ² statistic, or the observed count for the binomial tests.
+    pub statistic: f64,
+    /// Degrees of freedom (χ² tests only).
+    pub df: Option<f64>,
+    /// The unadjusted p-value.
+    pub p: PValue,
+    /// Why the test failed outright or could not be run, when it did.
+    pub note: Option<TestNote>,
+}
+
+impl Draft {
+    /// The placeholder of an empty family: nothing to test, p = 1.
+    pub fn nothing_to_test(note: TestNote) -> Self {
+        Draft {
+            name: "none".to_string(),
+            method: TestMethod::None,
+            statistic: 0.0,
+            df: None,
+            p: PValue::ONE,
+            note: Some(note),
+        }
+    }
+}
+
+/// A p-value as the optional plain number reports show (null below 1e-300).
+pub fn plain(p: PValue) -> Option<f64> {
+    (p.log10 >= -300.0).then_some(p.p)
+}
+
+/// a / b, or 0 when b is not positive (no trials, no time).
+pub fn ratio(a: f64, b: f64) -> f64 {
+    if b > 0.0 { a / b } else { 0.0 }
+}

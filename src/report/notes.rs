@@ -1,0 +1,320 @@
+//! Every note and warning a report carries, in one place: typed, each worded once by its
+//! `Display`, and serialised as that sentence (so JSON shows the same strings as ever).
+//!
+//! A note is a fact worth reading beside the verdict; a warning is a condition that weakens the
+//! tests (printed on stderr as well).
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::analysis::MIN_EXPECTED_COUNT;
+use crate::engine::permutation::factorial;
+use crate::theory::mixing::riffle_note;
+
+/// The largest deck whose orderings JSON and CSV list one by one unless `--all-orderings` asks
+/// for every deck: 8! = 40,320 rows (a few MB); 9! is 362,880 rows and 11! about 40 million
+/// (15 GB of JSON).
+pub const MAX_LISTED_DECK: usize = 8;
+
+/// What a marginal report compares with, for its note.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MarginalLaws {
+    /// Laws from a named source (e.g. "the exact law", "Bayer & Diaconis").
+    From(String),
+    /// No algorithm (`check` against uniform): nothing to compare with.
+    NoAlgorithm,
+    /// An algorithm whose exact law is not known at this deck.
+    Unknown {
+        /// The algorithm's label.
+        algorithm: String,
+    },
+}
+
+/// A fact worth reading beside the verdict.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Note {
+    /// What theory says of `passes` riffles of `deck` cards (Bayer & Diaconis 1992).
+    Riffle {
+        /// Cards.
+        deck: usize,
+        /// Riffles per shuffle.
+        passes: u32,
+    },
+    /// Some orderings have probability 0 under the algorithm's exact law.
+    Unreachable {
+        /// The algorithm's label.
+        algorithm: String,
+        /// Orderings of positive probability.
+        support: u64,
+        /// n!.
+        orderings: u64,
+    },
+    /// The exact law could not be computed.
+    NoExactLaw {
+        /// The algorithm's label.
+        algorithm: String,
+        /// Cards.
+        deck: usize,
+        /// Why not.
+        reason: String,
+    },
+    /// Lines skipped under `--skip-invalid`.
+    SkippedLines {
+        /// How many.
+        count: u64,
+        /// The first ones, `location: problem`.
+        first: Vec<String>,
+    },
+    /// The orderings are not listed one by one (more than [`MAX_LISTED_DECK`] cards).
+    UnlistedOrderings {
+        /// Cards.
+        deck: usize,
+    },
+    /// The tally is marginal: what it holds and what it compares with.
+    MarginalMode {
+        /// Cards.
+        deck: usize,
+        /// Permutation statistics tallied.
+        statistics: usize,
+        /// Where the theory columns come from.
+        laws: MarginalLaws,
+    },
+    /// Against the model, parts the model gives no law for were not tested.
+    LeftOut {
+        /// Those parts, e.g. `the positions`, `cycles`.
+        parts: Vec<String>,
+    },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::Riffle { deck, passes } => f.write_str(&riffle_note(*deck, *passes)),
+            Note::Unreachable {
+                algorithm,
+                support,
+                orderings,
+            } => write!(
+                f,
+                "only {support} of the {orderings} orderings are reachable under the exact law \
+                 of {algorithm}; the other {} have probability 0",
+                orderings - support
+            ),
+            Note::NoExactLaw {
+                algorithm,
+                deck,
+                reason,
+            } => write!(
+                f,
+                "no exact law for {algorithm} at {deck} cards: {reason}; theory columns are \
+                 empty and only the uniform hypothesis can be tested"
+            ),
+            Note::SkippedLines { count, first } => write!(
+                f,
+                "{count} invalid lines were skipped (--skip-invalid); the first: {}",
+                first.join("; ")
+            ),
+            Note::UnlistedOrderings { deck } => write!(
+                f,
+                "the {} orderings of {deck} cards are not listed one by one in JSON and CSV \
+                 (more than {MAX_LISTED_DECK} cards); add --all-orderings to list every one",
+                factorial(*deck)
+            ),
+            Note::MarginalMode {
+                deck,
+                statistics,
+                laws,
+            } => {
+                write!(
+                    f,
+                    "marginal mode: positions, identity and {statistics} statistics are tallied \
+                     instead of the {deck}! orderings"
+                )?;
+                match laws {
+                    MarginalLaws::From(source) => write!(f, "; theory from {source}"),
+                    MarginalLaws::NoAlgorithm => Ok(()),
+                    MarginalLaws::Unknown { algorithm } => write!(
+                        f,
+                        "; no exact law of {algorithm} is known at {deck} cards, so theory \
+                         columns are empty"
+                    ),
+                }
+            }
+            Note::LeftOut { parts } => write!(
+                f,
+                "against the model, {} could not be tested: the model gives no law for them",
+                parts.join(", ")
+            ),
+        }
+    }
+}
+
+/// What the trials are called in advice: `trials` for `run`, `permutations` for `check`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrialUnit {
+    /// Simulated shuffles.
+    Trials,
+    /// Permutations read.
+    Permutations,
+}
+
+impl fmt::Display for TrialUnit {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TrialUnit::Trials => "trials",
+            TrialUnit::Permutations => "permutations",
+        })
+    }
+}
+
+/// A condition that weakens the tests.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Warning {
+    /// Some ordering is expected fewer than [`MIN_EXPECTED_COUNT`] times (Cochran 1954).
+    FewPerOrdering {
+        /// The smallest expected count of a possible ordering.
+        smallest_expected: f64,
+        /// The trials that would lift it to 5.
+        needed: u64,
+        /// What the trials are called.
+        unit: TrialUnit,
+    },
+    /// Each card is expected fewer than [`MIN_EXPECTED_COUNT`] times at each position.
+    FewPerPosition {
+        /// trials / n.
+        per_cell: f64,
+        /// The trials that would lift it to 5.
+        needed: u64,
+        /// What the trials are called.
+        unit: TrialUnit,
+    },
+}
+
+impl fmt::Display for Warning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Warning::FewPerOrdering {
+                smallest_expected,
+                needed,
+                unit,
+            } => write!(
+                f,
+                "the smallest expected count per ordering is {smallest_expected:.3} (< 5): the χ² \
+                 p-value of the permutations test is unreliable; use at least {needed} {unit}"
+            ),
+            Warning::FewPerPosition {
+                per_cell,
+                needed,
+                unit,
+            } => write!(
+                f,
+                "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
+                 p-values of the position tests are unreliable; use at least {needed} {unit}"
+            ),
+        }
+    }
+}
+
+impl Warning {
+    /// The warning of the permutations test when `smallest_p` (the smallest positive
+    /// probability of an ordering) times `trials` is below [`MIN_EXPECTED_COUNT`].
+    pub fn per_ordering(smallest_p: f64, trials: u64, unit: TrialUnit) -> Option<Warning> {
+        let smallest_expected = smallest_p * trials as f64;
+        (trials > 0 && smallest_expected < MIN_EXPECTED_COUNT).then(|| {
+            let smallest_p = smallest_expected / trials as f64;
+            // The 1e-12 keeps a ratio like 5 / (1/24) = 120.00000000000001 from rounding up
+            // to 121.
+            let needed = (MIN_EXPECTED_COUNT / smallest_p * (1.0 - 1e-12)).ceil() as u64;
+            Warning::FewPerOrdering {
+                smallest_expected,
+                needed,
+                unit,
+            }
+        })
+    }
+
+    /// The warning of the position tests when trials / `deck` is below [`MIN_EXPECTED_COUNT`].
+    pub fn per_position(deck: usize, trials: u64, unit: TrialUnit) -> Option<Warning> {
+        let per_cell = trials as f64 / deck as f64;
+        (trials > 0 && per_cell < MIN_EXPECTED_COUNT).then(|| Warning::FewPerPosition {
+            per_cell,
+            needed: (MIN_EXPECTED_COUNT * deck as f64).ceil() as u64,
+            unit,
+        })
+    }
+}
+
+/// A warning of one algorithm of `compare`, prefixed with its name.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AlgorithmWarning {
+    /// The algorithm whose run it weakens.
+    pub algorithm: &'static str,
+    /// The warning.
+    pub warning: Warning,
+}
+
+impl fmt::Display for AlgorithmWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.algorithm, self.warning)
+    }
+}
+
+/// Notes and warnings serialise as their sentence.
+macro_rules! serialize_as_sentence {
+    ($($kind:ty),*) => {$(
+        impl Serialize for $kind {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_str(self)
+            }
+        }
+    )*};
+}
+serialize_as_sentence!(Note, Warning, AlgorithmWarning);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_permutations_warning_asks_for_the_trials_that_make_every_ordering_expected_5_times() {
+        // 3 cards, 60 trials: each ordering expected 10 times, no warning; 24 trials: 4 times,
+        // and 5 / (1/6) = 30 trials are needed.
+        assert_eq!(
+            Warning::per_ordering(1.0 / 6.0, 60, TrialUnit::Trials),
+            None
+        );
+        let warning = Warning::per_ordering(1.0 / 6.0, 24, TrialUnit::Permutations).unwrap();
+        assert_eq!(
+            warning.to_string(),
+            "the smallest expected count per ordering is 4.000 (< 5): the χ² p-value of the \
+             permutations test is unreliable; use at least 30 permutations"
+        );
+        // 4 cards: 5 / (1/24) is 120.00000000000001 in f64, yet 120 trials suffice.
+        let four = Warning::per_ordering(1.0 / 24.0, 100, TrialUnit::Trials).unwrap();
+        assert!(four.to_string().ends_with("use at least 120 trials"));
+        assert_eq!(Warning::per_ordering(1.0 / 6.0, 0, TrialUnit::Trials), None);
+    }
+
+    #[test]
+    fn notes_serialise_as_their_sentence() {
+        let note = Note::LeftOut {
+            parts: vec!["the positions".to_string(), "cycles".to_string()],
+        };
+        assert_eq!(
+            serde_json::to_string(&note).unwrap(),
+            "\"against the model, the positions, cycles could not be tested: the model gives \
+             no law for them\""
+        );
+        let marginal = Note::MarginalMode {
+            deck: 52,
+            statistics: 4,
+            laws: MarginalLaws::NoAlgorithm,
+        };
+        assert_eq!(
+            marginal.to_string(),
+            "marginal mode: positions, identity and 4 statistics are tallied instead of the 52! \
+             orderings"
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! The run report of a full tally: every ordering's count tested with Pearson's χ², the
+//! identity and the positions tested beside it, and the figures only a full tally has.
+
+use std::sync::Arc;
+
+use super::{
+    Against, Common, FullPart, Identity, ModePart, PermutationTable, RunFacts, RunReport,
+    position_drafts, positions,
+};
+use crate::analysis::figures::{extreme_ranks, max_min_ratio, position_counts, tv_distance};
+use crate::analysis::goodness_of_fit::goodness_of_fit;
+use crate::analysis::identity::identity_test;
+use crate::analysis::power::power_summary;
+use crate::analysis::{Draft, ratio};
+use crate::engine::permutation::factorial;
+use crate::engine::simulate::Tally;
+use crate::report::notes::{MAX_LISTED_DECK, Note, Warning};
+use crate::stats::probability::Probability;
+use crate::theory::exact::{ExactError, Law};
+
+/// Build the report of a run from its tally and, when computed, the algorithm's exact law.
+///
+/// The family: Pearson's χ² over every ordering, the exact binomial test of the identity, and
+/// one χ² test per final position, against uniform or the exact law. `law` is None when there
+/// is no algorithm (`check` against uniform).
+pub fn build_run_report(
+    facts: &RunFacts,
+    tally: Tally,
+    law: Option<Result<Arc<Law>, ExactError>>,
+) -> RunReport {
+    let n = tally.deck;
+    let trials = tally.trials;
+    let counts = Arc::new(tally.counts);
+    let model = law.as_ref().and_then(|law| law.as_ref().ok());
+    let hypothesis = model.filter(|_| facts.against == Against::Model);
+    let position_counts = position_counts(n, &counts);
+    let theory_matrix = model.map(|law| law.position_matrix());
+
+    let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
+    let uniform_p = 1.0 / counts.len() as f64;
+    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
+    drafts.push(identity_test(
+        counts[0],
+        trials,
+        Probability::from_p(identity_p0),
+    ));
+    let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
+    drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
+    let family_size = drafts.len();
+
+    let part = full_part(facts, n, &counts, model, trials);
+    let listed = part.permutations.listed();
+    let common = Common {
+        header: facts.header(n, Some(factorial(n)), trials),
+        drafts,
+        notes: full_notes(facts, n, law.as_ref(), listed),
+        warnings: full_warnings(facts, hypothesis, n, trials),
+        identity: Identity {
+            count: counts[0],
+            frequency: ratio(counts[0] as f64, trials as f64),
+            expected_frequency: uniform_p,
+            theory_frequency: model.map(|l| l.probabilities[0]),
+            theory_fraction: model.and_then(|l| l.fraction(0)),
+        },
+        model: power_summary(law.as_ref(), Some(trials), facts.alpha, family_size),
+        positions: positions(position_counts, trials, theory_matrix),
+    };
+    common.into_report(facts, ModePart::Full(part))
+}
+
+/// Pearson's χ² over every ordering, against uniform or the law `hypothesis`.
+fn full_permutations_test(counts: &[u64], hypothesis: Option<&Arc<Law>>, trials: u64) -> Draft {
+    let uniform_p = 1.0 / counts.len() as f64;
+    goodness_of_fit(
+        "permutations".to_string(),
+        counts.iter().enumerate().map(|(rank, &observed)| {
+            (
+                observed,
+                hypothesis.map_or(uniform_p, |law| law.probabilities[rank]),
+            )
+        }),
+        trials,
+    )
+}
+
+/// The figures only a full tally has: ratios, distances, extremes and the ordering table.
+fn full_part(
+    facts: &RunFacts,
+    n: usize,
+    counts: &Arc<Vec<u64>>,
+    model: Option<&Arc<Law>>,
+    trials: u64,
+) -> FullPart {
+    let table = PermutationTable {
+        deck: n,
+        trials,
+        counts: counts.clone(),
+        law: model.cloned(),
+        listed: facts.all_orderings || n <= MAX_LISTED_DECK,
+    };
+    let (most, least) = extreme_ranks(counts);
+    FullPart {
+        max_min_ratio: max_min_ratio(counts),
+        max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
+        never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
+        tv_distance: tv_distance(counts, trials),
+        tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
+        most_frequent: most.into_iter().map(|r| table.row(r)).collect(),
+        least_frequent: least.into_iter().map(|r| table.row(r)).collect(),
+        permutations: table,
+    }
+}
+
+/// The notes of a full report: the riffle's theory, unreachable orderings or why there is no
+/// law, skipped lines, orderings not listed.
+fn full_notes(
+    facts: &RunFacts,
+    n: usize,
+    law: Option<&Result<Arc<Law>, ExactError>>,
+    listed: bool,
+) -> Vec<Note> {
+    let mut notes = Vec::new();
+    notes.extend(facts.riffle_note(n));
+    match law {
+        Some(Ok(law)) => {
+            let support = law.support_size() as u64;
+            let orderings = factorial(n);
+            if support < orderings {
+                notes.push(Note::Unreachable {
+                    algorithm: facts.algorithm_label(),
+                    support,
+                    orderings,
+                });
+            }
+        }
+        Some(Err(error)) => notes.push(Note::NoExactLaw {
+            algorithm: facts.algorithm_label(),
+            deck: n,
+            reason: error.to_string(),
+        }),
+        None => {}
+    }
+    notes.extend(facts.skipped_lines_note());
+    if !listed {
+        notes.push(Note::UnlistedOrderings { deck: n });
+    }
+    notes
+}
+
+/// The warning of a full report whose smallest expected count per ordering is below 5.
+fn full_warnings(
+    facts: &RunFacts,
+    hypothesis: Option<&Arc<Law>>,
+    n: usize,
+    trials: u64,
+) -> Vec<Warning> {
+    let smallest_p = match hypothesis {
+        None => 1.0 / factorial(n) as f64,
+        Some(law) => law
+            .probabilities
+            .iter()
+            .copied()
+            .filter(|&p| p > 0.0)
+            .fold(f64::INFINITY, f64::min),
+    };
+    Warning::per_ordering(smallest_p, trials, facts.trial_unit())
+        .into_iter()
+        .collect()
+}

@@ -1,0 +1,229 @@
+//! The report model of `theory`: an algorithm's exact law without simulation — its
+//! probabilities, the orderings it favours and shuns, its position matrix and what it implies
+//! for detection.
+
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use super::notes::{MAX_LISTED_DECK, Note};
+use super::run::serialize_rows;
+use crate::analysis::figures::EXTREMES;
+use crate::analysis::power::{ModelSummary, power_summary};
+use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
+use crate::engine::permutation::{factorial, unrank};
+use crate::theory::exact::Law;
+
+/// One row of a law's most/least likely orderings.
+#[derive(Debug, Clone, Serialize)]
+pub struct LawRow {
+    /// Lexicographic rank.
+    pub rank: usize,
+    /// The deck: `permutation[position] = card`.
+    pub permutation: Vec<Card>,
+    /// Exact probability.
+    pub probability: f64,
+    /// As a reduced fraction, when exact.
+    pub fraction: Option<String>,
+    /// The numerator over the law's common denominator (for equally likely paths, the number of
+    /// choice paths that give this ordering).
+    pub numerator: Option<u128>,
+    /// The law's common denominator (n! for Fisher–Yates, n^n for naive, 2^k for the sorts).
+    pub denominator: Option<u128>,
+    /// probability × n!.
+    pub ratio_to_uniform: f64,
+}
+
+/// Every ordering's exact probability, streamed.
+#[derive(Debug, Clone)]
+pub struct LawTable {
+    law: Arc<Law>,
+    /// As [`super::run::PermutationTable`]'s: whether JSON and CSV list every row.
+    listed: bool,
+}
+
+impl LawTable {
+    /// Whether every row is to be listed in JSON and CSV.
+    pub fn listed(&self) -> bool {
+        self.listed
+    }
+
+    /// The probabilities in rank order.
+    pub fn probabilities(&self) -> &[f64] {
+        &self.law.probabilities
+    }
+
+    /// The row of `rank`.
+    pub fn row(&self, rank: usize) -> LawRow {
+        let p = self.law.probabilities[rank];
+        LawRow {
+            rank,
+            permutation: unrank(rank, self.law.deck),
+            probability: p,
+            fraction: self.law.fraction(rank),
+            numerator: self.law.exact.as_ref().map(|e| e.numerators[rank]),
+            denominator: self.law.exact.as_ref().map(|e| e.denominator),
+            ratio_to_uniform: p * self.law.probabilities.len() as f64,
+        }
+    }
+
+    /// All rows in rank order.
+    pub fn rows(&self) -> impl Iterator<Item = LawRow> + '_ {
+        (0..self.law.probabilities.len()).map(|rank| self.row(rank))
+    }
+}
+
+impl Serialize for LawTable {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        if !self.listed {
+            return serializer.serialize_none();
+        }
+        serialize_rows(serializer, self.law.probabilities.len(), self.rows())
+    }
+}
+
+/// The report of `theory`: an algorithm's exact law, without simulation.
+#[derive(Debug, Clone, Serialize)]
+pub struct TheoryReport {
+    /// Always `shuffle-bias`.
+    pub tool: &'static str,
+    /// The tool's version.
+    pub version: &'static str,
+    /// Always `theory`.
+    pub command: &'static str,
+    /// The algorithm's name.
+    pub algorithm: &'static str,
+    /// How many times the algorithm is applied (left out of JSON when 1).
+    #[serde(skip_serializing_if = "is_one")]
+    pub passes: u32,
+    /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
+    /// algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_probability: Option<CutProbability>,
+    /// Its exact definition.
+    pub definition: &'static str,
+    /// Whether it is meant to be uniform.
+    pub meant_uniform: bool,
+    /// Number of cards.
+    pub deck: usize,
+    /// n!.
+    pub orderings: u64,
+    /// Choice paths the law accounts for (walked, or implied by propagation or convolution);
+    /// 18446744073709551615 (u64::MAX) stands for that many or more.
+    pub paths: u64,
+    /// Whether the probabilities are exact fractions.
+    pub exact_fractions: bool,
+    /// Permutations with non-zero probability.
+    pub support_size: usize,
+    /// P(deck unchanged).
+    pub identity_probability: f64,
+    /// The same as a fraction.
+    pub identity_fraction: Option<String>,
+    /// 1/n!.
+    pub uniform_probability: f64,
+    /// Largest probability.
+    pub max_probability: f64,
+    /// Smallest probability.
+    pub min_probability: f64,
+    /// max / min (null when some ordering is impossible).
+    pub max_min_ratio: Option<f64>,
+    /// Total variation distance from uniform.
+    pub tv_distance: f64,
+    /// The family-wise level the detection figures refer to.
+    pub alpha: f64,
+    /// w², detection power figures (power itself is null: no trials).
+    pub model: ModelSummary,
+    /// `[card][position]` probabilities.
+    pub positions: Vec<Vec<f64>>,
+    /// The most likely orderings.
+    pub most_likely: Vec<LawRow>,
+    /// The least likely orderings.
+    pub least_likely: Vec<LawRow>,
+    /// Every ordering (null above [`MAX_LISTED_DECK`] cards unless `--all-orderings`).
+    pub permutations: LawTable,
+    /// Remarks on the report (left out of JSON when there are none).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<Note>,
+}
+
+/// Build the report of `theory`; `all_orderings` lists every ordering in JSON and CSV whatever
+/// the deck (see [`MAX_LISTED_DECK`]).
+pub fn build_theory_report(
+    shuffle: impl Into<Shuffle>,
+    law: Arc<Law>,
+    alpha: f64,
+    all_orderings: bool,
+) -> TheoryReport {
+    let shuffle = shuffle.into();
+    let algorithm = shuffle.algorithm;
+    let n = law.deck;
+    let orderings = factorial(n);
+    let probabilities = &law.probabilities;
+    let max_probability = probabilities.iter().copied().fold(0.0, f64::max);
+    let min_probability = probabilities.iter().copied().fold(f64::INFINITY, f64::min);
+    let table = LawTable {
+        law: law.clone(),
+        listed: all_orderings || n <= MAX_LISTED_DECK,
+    };
+    let notes = if table.listed {
+        Vec::new()
+    } else {
+        vec![Note::UnlistedOrderings { deck: n }]
+    };
+    // Rank by probability; the exact numerators break float ties consistently.
+    let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
+    ranks.sort_by(|&a, &b| {
+        probabilities[b]
+            .total_cmp(&probabilities[a])
+            .then(a.cmp(&b))
+    });
+    let k = EXTREMES.min(ranks.len());
+    let most_likely: Vec<LawRow> = ranks[..k].iter().map(|&r| table.row(r)).collect();
+    ranks.sort_by(|&a, &b| {
+        probabilities[a]
+            .total_cmp(&probabilities[b])
+            .then(a.cmp(&b))
+    });
+    let least_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
+    let result = Ok(law.clone());
+    TheoryReport {
+        tool: "shuffle-bias",
+        version: env!("CARGO_PKG_VERSION"),
+        command: "theory",
+        algorithm: algorithm.name(),
+        passes: shuffle.passes,
+        cut_probability: shuffle.cut_probability_used(),
+        definition: algorithm.definition(),
+        meant_uniform: algorithm.meant_uniform(),
+        deck: n,
+        orderings,
+        paths: law.paths,
+        exact_fractions: law.exact.is_some(),
+        support_size: law.support_size(),
+        identity_probability: probabilities[0],
+        identity_fraction: law.fraction(0),
+        uniform_probability: 1.0 / orderings as f64,
+        max_probability,
+        min_probability,
+        max_min_ratio: Some(law.max_min_ratio()).filter(|r| r.is_finite()),
+        tv_distance: law.tv_distance_from_uniform(),
+        alpha,
+        model: power_summary(Some(&result), None, alpha, n + 2),
+        positions: law.position_matrix(),
+        most_likely,
+        least_likely,
+        permutations: table,
+        notes,
+    }
+}
+
+impl TheoryReport {
+    /// The shuffle as headers name it (`riffle · 3 passes`).
+    pub fn shuffle_label(&self) -> String {
+        shuffle_label(self.algorithm, self.cut_probability, self.passes)
+    }
+}
+
+fn is_one(passes: &u32) -> bool {
+    *passes == 1
+}
