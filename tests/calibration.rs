@@ -13,6 +13,7 @@
 //! Run with `cargo test --release --test calibration -- --nocapture` to see the figures that the
 //! README quotes.
 
+use shuffle_bias::engine::mapped_source::SourceSpec;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -46,7 +47,7 @@ fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> Run
         shuffle: Some(spec.shuffle),
         origin: Origin::Simulation {
             seed: spec.seed,
-            rng: spec.rng,
+            source: SourceSpec::chacha(spec.rng),
             threads: spec.threads,
         },
         trials_requested: spec.trials,

@@ -10,6 +10,7 @@
 //! - `--against model` tests the algorithm against its own exact law, which is true by
 //!   construction, so the same alpha bound applies as for a uniform shuffle against uniform.
 
+use shuffle_bias::engine::mapped_source::SourceSpec;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -44,7 +45,7 @@ fn report(
         shuffle: Some(shuffle),
         origin: Origin::Simulation {
             seed,
-            rng: RngKind::Chacha8,
+            source: SourceSpec::chacha(RngKind::Chacha8),
             threads: 2,
         },
         trials_requested: trials,

@@ -7,6 +7,7 @@ use std::time::Instant;
 use super::{Failure, open_output, write_report};
 use crate::config::CompareConfig;
 use crate::engine::algorithms::Shuffle;
+use crate::engine::mapped_source::SourceSpec;
 use crate::engine::simulate::{SimulationSpec, simulate};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
@@ -54,7 +55,7 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             shuffle: Some(Shuffle::from(algorithm)),
             origin: Origin::Simulation {
                 seed: settings.seed,
-                rng: settings.rng,
+                source: SourceSpec::chacha(settings.rng),
                 threads: settings.threads,
             },
             trials_requested: settings.trials,

@@ -129,7 +129,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         shuffle: Some(config.shuffle),
         origin: Origin::Simulation {
             seed: config.settings.seed,
-            rng: config.settings.rng,
+            source: config.source,
             threads: config.settings.threads,
         },
         trials_requested: config.settings.trials,

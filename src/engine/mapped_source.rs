@@ -109,6 +109,16 @@ pub struct Reseed {
     pub seeds: SeedSequence,
 }
 
+impl SeedSequence {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedSequence::Random => "random",
+            SeedSequence::Counter => "counter",
+        }
+    }
+}
+
 impl Reseed {
     /// The seed of shuffle number `trial` (0-based, counted over the whole run) of a run seeded
     /// with `seed`.
@@ -144,6 +154,32 @@ impl SourceSpec {
     /// The width of the words the mapping sees.
     pub fn word_bits(&self) -> u32 {
         self.bits.unwrap_or_else(|| self.generator.bits())
+    }
+
+    /// Whether the words are mapped as the default does: Lemire's reduction on the generator's
+    /// own words, no re-seeding (whatever the generator).
+    pub fn is_default(&self) -> bool {
+        self.mapping == Mapping::Lemire && self.bits.is_none() && self.reseed.is_none()
+    }
+
+    /// One phrase for a report: `msvc · modulo of 15-bit words · re-seeded from 32 bits`.
+    pub fn describe(&self) -> String {
+        let mut text = self.generator.name().to_string();
+        if !self.is_default() {
+            text.push_str(&format!(
+                " · {} of {}-bit words",
+                self.mapping.name(),
+                self.word_bits()
+            ));
+        }
+        if let Some(reseed) = self.reseed {
+            text.push_str(&format!(
+                " · re-seeded from {} bits ({})",
+                reseed.bits,
+                reseed.seeds.name()
+            ));
+        }
+        text
     }
 
     /// Whether this is the simulation's default, ChaCha with Lemire's reduction on native

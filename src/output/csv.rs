@@ -208,7 +208,7 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.deck.to_string(),
         run.header.trials.to_string(),
         opt(run.header.seed),
-        opt(run.header.rng.map(|rng| rng.name())),
+        opt(run.header.source.map(|source| source.generator.name())),
         opt(run.header.threads),
         run.header.alpha.to_string(),
         format!("{:?}", run.header.against).to_lowercase(),

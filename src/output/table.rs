@@ -206,7 +206,7 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
         (true, None) => format!(" (interrupted after {} trials)", group(header.trials)),
         (true, Some(_)) => " (interrupted: the input was not read to its end)".to_string(),
     };
-    match (&header.input, header.seed, header.rng, header.threads) {
+    match (&header.input, header.seed, header.source, header.threads) {
         (Some(input), ..) => {
             doc.title(format!(
                 "shuffle-bias check: {} of {} cards ({}) from {}{interrupted}",
@@ -226,7 +226,7 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 rate(header.shuffles_per_second)
             ));
         }
-        (None, Some(seed), Some(rng), Some(threads)) => {
+        (None, Some(seed), Some(source), Some(threads)) => {
             doc.title(format!(
                 "shuffle-bias run: {} · {} cards · {}{interrupted}",
                 run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
@@ -235,7 +235,7 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
             ));
             doc.line(format!(
                 "seed {seed} · {} · {} · {:.2} s · {} shuffles/s",
-                rng.name(),
+                source.describe(),
                 plural(threads as u64, "thread"),
                 header.elapsed_seconds,
                 rate(header.shuffles_per_second)
@@ -927,6 +927,7 @@ fn theory_document(theory: &TheoryReport) -> Document {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::mapped_source::SourceSpec;
 
     /// A compare report of every algorithm on 4 cards, 2,000 shuffles each.
     fn compare_of_every_algorithm() -> CompareReport {
@@ -955,7 +956,7 @@ mod tests {
                     shuffle: Some(spec.shuffle),
                     origin: Origin::Simulation {
                         seed: 1,
-                        rng: RngKind::Chacha8,
+                        source: SourceSpec::chacha(RngKind::Chacha8),
                         threads: 1,
                     },
                     trials_requested: 2000,

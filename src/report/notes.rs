@@ -4,6 +4,7 @@
 //! A note is a fact worth reading beside the verdict; a warning is a condition that weakens the
 //! tests (printed on stderr as well).
 
+use crate::theory::reachable::Reachable;
 use std::fmt;
 
 use serde::Serialize;
@@ -80,6 +81,15 @@ pub enum Note {
         /// Where the theory columns come from.
         laws: MarginalLaws,
     },
+    /// The random source has fewer bits of state (or of seed) than the deck has orderings.
+    Reachable {
+        /// The source, e.g. `xorshift128+` or `a 32-bit seed before every shuffle`.
+        source: String,
+        /// What it can reach.
+        reach: Reachable,
+        /// Cards.
+        deck: usize,
+    },
     /// Against the model, parts the model gives no law for were not tested.
     LeftOut {
         /// Those parts, e.g. `the positions`, `cycles`.
@@ -110,6 +120,11 @@ impl fmt::Display for Note {
                 "no exact law for {algorithm} at {deck} cards: {reason}; theory columns are \
                  empty and only the uniform hypothesis can be tested"
             ),
+            Note::Reachable {
+                source,
+                reach,
+                deck,
+            } => f.write_str(&reach.sentence(source, *deck)),
             Note::SkippedLines { count, first } => write!(
                 f,
                 "{count} invalid lines were skipped (--skip-invalid); the first: {}",

@@ -9,6 +9,8 @@
 //! terminal. The JSON schema is this module's `Serialize` output, one flat object whose field
 //! order never changes; every field is documented here and in the README.
 
+use crate::engine::mapped_source::SourceSpec;
+use crate::theory::reachable::Reachable;
 use std::sync::Arc;
 
 use serde::Serialize;
@@ -30,7 +32,6 @@ use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
-use crate::engine::random_source::RngKind;
 use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
@@ -256,8 +257,10 @@ pub struct RunHeader {
     pub interrupted: bool,
     /// The seed; the same seed gives the same counts, whatever the threads (null for `check`).
     pub seed: Option<u64>,
-    /// The generator (null for `check`).
-    pub rng: Option<RngKind>,
+    /// The random source: its generator is `rng` in JSON; a source other than the default
+    /// mapping of native words adds `map`, `bits`, `state_bits` and, when re-seeded, `reseed`,
+    /// `seed_bits` and `seeds` (null for `check`).
+    pub source: Option<SourceSpec>,
     /// Worker threads used (null for `check`).
     pub threads: Option<usize>,
     /// Wall-clock seconds of the simulation, or of the reading for `check`.
@@ -376,7 +379,17 @@ impl Serialize for RunReport {
         s.serialize_field("trials_requested", &h.trials_requested)?;
         s.serialize_field("interrupted", &h.interrupted)?;
         s.serialize_field("seed", &h.seed)?;
-        s.serialize_field("rng", &h.rng)?;
+        s.serialize_field("rng", &h.source.map(|source| source.generator.name()))?;
+        if let Some(source) = h.source.filter(|source| !source.is_default()) {
+            s.serialize_field("map", source.mapping.name())?;
+            s.serialize_field("bits", &source.word_bits())?;
+            s.serialize_field("state_bits", &source.generator.state_bits())?;
+            if let Some(reseed) = source.reseed {
+                s.serialize_field("reseed", "every-shuffle")?;
+                s.serialize_field("seed_bits", &reseed.bits)?;
+                s.serialize_field("seeds", reseed.seeds.name())?;
+            }
+        }
         s.serialize_field("threads", &h.threads)?;
         s.serialize_field("elapsed_seconds", &h.elapsed_seconds)?;
         s.serialize_field("shuffles_per_second", &h.shuffles_per_second)?;
@@ -424,8 +437,8 @@ pub enum Origin {
     Simulation {
         /// The seed.
         seed: u64,
-        /// The generator.
-        rng: RngKind,
+        /// The random source.
+        source: SourceSpec,
         /// Threads.
         threads: usize,
     },
@@ -485,9 +498,13 @@ impl RunFacts {
     }
 
     /// Seed, generator and threads, for `run`.
-    fn simulation(&self) -> Option<(u64, RngKind, usize)> {
+    fn simulation(&self) -> Option<(u64, SourceSpec, usize)> {
         match self.origin {
-            Origin::Simulation { seed, rng, threads } => Some((seed, rng, threads)),
+            Origin::Simulation {
+                seed,
+                source,
+                threads,
+            } => Some((seed, source, threads)),
             Origin::Input(_) => None,
         }
     }
@@ -527,6 +544,32 @@ impl RunFacts {
     }
 
     /// What theory says of a riffle's passes on `deck` cards, when the shuffle is a riffle.
+    /// The note on the orderings the source can reach, when it cannot reach them all: its
+    /// state, or with re-seeding its seed, has fewer bits than log2(n!).
+    pub(crate) fn reachable_note(&self, deck: usize) -> Option<Note> {
+        let (_, source, _) = self.simulation()?;
+        let (name, bits) = match source.reseed {
+            Some(reseed) => (
+                format!(
+                    "{} re-seeded from {} bits before every shuffle",
+                    source.generator.name(),
+                    reseed.bits
+                ),
+                reseed.bits.min(source.generator.state_bits()),
+            ),
+            None => (
+                source.generator.name().to_string(),
+                source.generator.state_bits(),
+            ),
+        };
+        let reach = Reachable::of(bits, deck);
+        reach.limited.then(|| Note::Reachable {
+            source: name,
+            reach,
+            deck,
+        })
+    }
+
     fn riffle_note(&self, deck: usize) -> Option<Note> {
         self.shuffle
             .filter(|shuffle| shuffle.algorithm == Algorithm::Riffle)
@@ -554,7 +597,7 @@ impl RunFacts {
             trials_requested: self.trials_requested,
             interrupted: self.interrupted,
             seed: self.simulation().map(|(seed, _, _)| seed),
-            rng: self.simulation().map(|(_, rng, _)| rng),
+            source: self.simulation().map(|(_, source, _)| source),
             threads: self.simulation().map(|(_, _, threads)| threads),
             elapsed_seconds: self.elapsed_seconds,
             shuffles_per_second: ratio(trials as f64, self.elapsed_seconds),
@@ -729,6 +772,7 @@ impl MarginalTheory {
 mod tests {
     use super::*;
     use crate::engine::marginal::MarginalTally;
+    use crate::engine::random_source::RngKind;
     use crate::engine::simulate::Tally;
     use crate::report::notes::MarginalLaws;
     use approx::assert_relative_eq;
@@ -739,7 +783,7 @@ mod tests {
             shuffle: None,
             origin: Origin::Simulation {
                 seed: 1,
-                rng: RngKind::Chacha8,
+                source: SourceSpec::chacha(RngKind::Chacha8),
                 threads: 1,
             },
             trials_requested: 40,

@@ -121,6 +121,7 @@ fn full_notes(
 ) -> Vec<Note> {
     let mut notes = Vec::new();
     notes.extend(facts.riffle_note(n));
+    notes.extend(facts.reachable_note(n));
     match law {
         Some(Ok(law)) => {
             let support = law.support_size() as u64;

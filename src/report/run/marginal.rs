@@ -146,6 +146,7 @@ fn marginal_notes(
 ) -> Vec<Note> {
     let mut notes = Vec::new();
     notes.extend(facts.riffle_note(n));
+    notes.extend(facts.reachable_note(n));
     let laws = match (source, facts.shuffle) {
         (Some(source), _) => MarginalLaws::From(source.to_string()),
         (None, None) => MarginalLaws::NoAlgorithm,
