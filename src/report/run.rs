@@ -563,7 +563,7 @@ impl RunFacts {
             ),
         };
         let reach = Reachable::of(bits, deck);
-        reach.limited.then(|| Note::Reachable {
+        reach.limited.then_some(Note::Reachable {
             source: name,
             reach,
             deck,
