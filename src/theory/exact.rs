@@ -150,6 +150,15 @@ impl ChoiceLaw {
     }
 }
 
+/// A count as a float, by the fast 64-bit conversion whenever it fits.
+#[inline]
+fn as_f64(value: u128) -> f64 {
+    match u64::try_from(value) {
+        Ok(value) => value as f64,
+        Err(_) => value as f64,
+    }
+}
+
 fn reduced(numerator: u128, denominator: u128) -> (u128, u128) {
     let divisor = gcd(numerator, denominator).max(1);
     (numerator / divisor, denominator / divisor)
@@ -202,20 +211,29 @@ impl PathWalker {
     }
 
     /// The current path's probability as a reduced fraction (None if a product overflows 128
-    /// bits), and as a float.
+    /// bits even after reducing), and as a float. The fraction is reduced once, at the end,
+    /// unless a product would overflow first: this runs once per path, millions of times.
     fn weight(&self) -> (Option<(u128, u128)>, f64) {
         let mut exact = Some((1u128, 1u128));
         let mut float = 1.0;
         for branch in &self.path {
             let (a, b) = branch.probability();
-            float *= a as f64 / b as f64;
+            float *= as_f64(a) / as_f64(b);
             exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
-                let (numerator, denominator) =
-                    reduced(numerator.checked_mul(a)?, denominator.checked_mul(b)?);
-                Some((numerator, denominator))
+                match (numerator.checked_mul(a), denominator.checked_mul(b)) {
+                    (Some(numerator), Some(denominator)) => Some((numerator, denominator)),
+                    _ => {
+                        let (numerator, denominator) = reduced(numerator, denominator);
+                        let (a, b) = reduced(a, b);
+                        Some((numerator.checked_mul(a)?, denominator.checked_mul(b)?))
+                    }
+                }
             });
         }
-        (exact, float)
+        (
+            exact.map(|(numerator, denominator)| reduced(numerator, denominator)),
+            float,
+        )
     }
 
     /// Move to the next path; false when every path has been walked.
