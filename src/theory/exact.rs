@@ -171,19 +171,23 @@ struct Branch {
     choice: u32,
     /// How many options there are.
     options: u32,
-    /// For a Bernoulli draw, P(true) = a/b as (a, b), option 1 being `true`; None for a choice
+    /// For a Bernoulli draw `below(b) < a`, (a, b), option 1 being `true`; None for a choice
     /// among `options`.
-    bernoulli: Option<(u128, u128)>,
-    /// How a choice among `options` is distributed (None: uniformly).
-    law: Option<ChoiceLaw>,
+    bernoulli: Option<(u64, u64)>,
 }
 
 impl Branch {
-    /// The probability of the option taken, as (numerator, denominator).
-    fn probability(self) -> (u128, u128) {
-        match (self.bernoulli, self.law) {
-            (Some((a, b)), _) if self.choice == 1 => (a, b),
-            (Some((a, b)), _) => (b - a, b),
+    /// The probability of the option taken, as (numerator, denominator), when every
+    /// `below(k)` follows `law` (None: uniformly).
+    #[inline(always)]
+    fn probability(self, law: Option<ChoiceLaw>) -> (u128, u128) {
+        match (self.bernoulli, law) {
+            (Some((a, b)), None) if self.choice == 1 => (u128::from(a), u128::from(b)),
+            (Some((a, b)), None) => (u128::from(b - a), u128::from(b)),
+            (Some((a, b)), Some(law)) => {
+                let (p, q) = law.probability_below(b, a);
+                if self.choice == 1 { (p, q) } else { (q - p, q) }
+            }
             (None, None) => (1, u128::from(self.options)),
             (None, Some(law)) => law.probability(u64::from(self.options), u64::from(self.choice)),
         }
@@ -213,11 +217,23 @@ impl PathWalker {
     /// The current path's probability as a reduced fraction (None if a product overflows 128
     /// bits even after reducing), and as a float. The fraction is reduced once, at the end,
     /// unless a product would overflow first: this runs once per path, millions of times.
+    #[inline(always)]
     fn weight(&self) -> (Option<(u128, u128)>, f64) {
         let mut exact = Some((1u128, 1u128));
         let mut float = 1.0;
         for branch in &self.path {
-            let (a, b) = branch.probability();
+            if self.law.is_none() && branch.bernoulli.is_none() {
+                // The common case, a uniform choice: 1/options, in 64-bit arithmetic.
+                float /= f64::from(branch.options);
+                exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
+                    Some((
+                        numerator,
+                        denominator.checked_mul(u128::from(branch.options))?,
+                    ))
+                });
+                continue;
+            }
+            let (a, b) = branch.probability(self.law);
             float *= as_f64(a) / as_f64(b);
             exact = exact.and_then(|(numerator, denominator): (u128, u128)| {
                 match (numerator.checked_mul(a), denominator.checked_mul(b)) {
@@ -251,8 +267,7 @@ impl PathWalker {
     }
 
     /// The recorded choice at the current position, or the first option of a new branch.
-    fn choose(&mut self, options: u32, bernoulli: Option<(u128, u128)>) -> u32 {
-        let law = if bernoulli.is_none() { self.law } else { None };
+    fn choose(&mut self, options: u32, bernoulli: Option<(u64, u64)>) -> u32 {
         let choice = match self.path.get(self.position) {
             Some(branch) => {
                 debug_assert_eq!(
@@ -267,7 +282,6 @@ impl PathWalker {
                     choice: 0,
                     options,
                     bernoulli,
-                    law,
                 });
                 0
             }
@@ -292,14 +306,14 @@ impl RandomSource for PathWalker {
         if numerator == 0 || numerator >= denominator {
             return numerator > 0;
         }
-        let (a, b) = match self.law {
-            None => (numerator as u128, denominator as u128),
-            Some(law) => law.probability_below(denominator as u64, numerator as u64),
-        };
-        if a == 0 || a == b {
-            return a > 0;
+        if let Some(law) = self.law {
+            // Under a mapping one side may be impossible (no word lands there): no branch.
+            let (a, b) = law.probability_below(denominator as u64, numerator as u64);
+            if a == 0 || a == b {
+                return a > 0;
+            }
         }
-        self.choose(2, Some((a, b))) == 1
+        self.choose(2, Some((numerator as u64, denominator as u64))) == 1
     }
 }
 
