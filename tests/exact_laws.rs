@@ -588,6 +588,45 @@ mod mapped_laws {
     }
 
     #[test]
+    fn the_noncentrality_of_modulo_bias_is_exact_even_for_32_bit_words() {
+        // Fisher–Yates maps choice paths one-to-one onto orderings, so n!·Σ P(σ)² is the product
+        // over the draws below k = 2..n of k·Σ_j p_j², and with 2^W = q·k + r modulo gives r
+        // residues (q + 1)/2^W and k − r residues q/2^W: w² = Π_k k·(r(q+1)² + (k−r)q²)/2^2W − 1.
+        // At W = 32 this is about 7.6·10^-19, far below what f64 probabilities could resolve.
+        use num_bigint::BigUint;
+        use shuffle_bias::theory::permutation_statistics::ratio_to_f64;
+        for bits in [8u32, 16, 32] {
+            let words = BigUint::from(1u8) << bits;
+            let mut numerator = BigUint::from(1u8);
+            let mut denominator = BigUint::from(1u8);
+            for k in 2..=6u32 {
+                let q = &words / k;
+                let r = &words % k;
+                let k_big = BigUint::from(k);
+                let q1 = &q + 1u8;
+                numerator *= &k_big * (&r * &q1 * &q1 + (&k_big - &r) * &q * &q);
+                denominator *= &words * &words;
+            }
+            let expected = ratio_to_f64(&(&numerator - &denominator), &denominator);
+            let law = exact_law_under(
+                Algorithm::FisherYates,
+                6,
+                100_000_000,
+                Some(ChoiceLaw {
+                    mapping: Mapping::Modulo,
+                    bits,
+                }),
+            )
+            .unwrap();
+            let w2 = law.noncentrality_per_trial();
+            assert!(
+                ((w2 - expected) / expected).abs() < 1e-12,
+                "W = {bits}: {w2:e} against {expected:e}"
+            );
+        }
+    }
+
+    #[test]
     fn modulo_bias_makes_fisher_yates_non_uniform_and_lemire_keeps_it_uniform() {
         let under = |mapping| {
             exact_law_under(

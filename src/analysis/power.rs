@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
-use crate::stats::power::{detection_power, trials_for_power};
+use crate::stats::power::{detection_power, noncentrality_for_power, trials_for_power};
 use crate::theory::exact::{ExactError, Law};
 
 /// The power that "trials needed to detect" refers to.
@@ -35,10 +35,25 @@ pub struct ModelSummary {
     /// Bonferroni level alpha/m, a lower bound for the whole family; noncentral χ²). Null when
     /// the law is uniform (nothing to detect) or for `theory` (no trials).
     pub detection_power: Option<f64>,
-    /// Trials needed for 99% detection power at the same level (null when there is no bias).
+    /// Trials needed for 99% detection power at the same level (null when there is no bias,
+    /// or when they are more than 2^64).
     pub trials_for_99_power: Option<u64>,
+    /// log10 of the trials for 99% power when they are more than 2^64 (a bias of one word in
+    /// 2^32 needs about 10^20); left out of JSON otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log10_trials_for_99_power: Option<f64>,
     /// The per-test level used for power: alpha / number of tests in the family.
     pub power_alpha: f64,
+}
+
+/// log10 of the trials a bias of `w2` per trial needs for 99% power, λ/w² (λ the noncentrality
+/// that gives 99% power), when that is more than 2^64 trials; None otherwise.
+fn beyond_counting(df: f64, alpha: f64, w2: f64, biased: bool) -> Option<f64> {
+    if !biased {
+        return None;
+    }
+    let trials = noncentrality_for_power(df, alpha, TARGET_POWER) / w2;
+    (trials.is_finite() && trials >= u64::MAX as f64).then(|| trials.log10())
 }
 
 /// Power figures of a law against uniform, for a family of `tests` tests at level `alpha`: the
@@ -56,8 +71,13 @@ pub fn power_summary(
         Some(Ok(law)) => {
             let df = (law.probabilities.len() - 1) as f64;
             let w2 = law.noncentrality_per_trial();
-            // A law within rounding of uniform has nothing to detect.
-            let biased = w2 > 1e-12;
+            // An exact law is biased whenever w² > 0 (it is computed exactly); a float law within
+            // rounding of uniform has nothing to detect.
+            let biased = if law.exact.is_some() {
+                w2 > 0.0
+            } else {
+                w2 > 1e-12
+            };
             ModelSummary {
                 available: true,
                 unavailable_reason: None,
@@ -74,6 +94,7 @@ pub fn power_summary(
                 } else {
                     None
                 },
+                log10_trials_for_99_power: beyond_counting(df, power_alpha, w2, biased),
                 power_alpha,
             }
         }
@@ -89,6 +110,7 @@ pub fn power_summary(
             noncentrality_per_trial: None,
             detection_power: None,
             trials_for_99_power: None,
+            log10_trials_for_99_power: None,
             power_alpha,
         },
     }

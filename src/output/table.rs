@@ -886,15 +886,23 @@ fn theory_document(theory: &TheoryReport) -> Document {
     let w2 = theory.model.noncentrality_per_trial.unwrap_or(0.0);
     figures.add_row(vec![
         "w² (χ² noncentrality per trial)".to_string(),
-        format!("{w2:.6}"),
+        if w2 > 0.0 && w2 < 1e-6 {
+            format!("{w2:.3e}")
+        } else {
+            format!("{w2:.6}")
+        },
         "0".to_string(),
     ]);
     figures.add_row(vec![
         format!("trials for 99% power (alpha {})", theory.alpha),
-        theory
-            .model
-            .trials_for_99_power
-            .map_or("never (uniform)".to_string(), group),
+        match (
+            theory.model.trials_for_99_power,
+            theory.model.log10_trials_for_99_power,
+        ) {
+            (Some(trials), _) => group(trials),
+            (None, Some(log10)) => format!("about 10^{log10:.1}"),
+            (None, None) => "never (uniform)".to_string(),
+        },
         "-".to_string(),
     ]);
     align_right_from(&mut figures, 1);

@@ -33,6 +33,8 @@ use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
 use crate::stats::summation::CompensatedSum;
+use crate::theory::permutation_statistics::ratio_to_f64;
+use num_bigint::BigUint;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -1005,7 +1007,27 @@ impl Law {
 
     /// Cohen's effect size w² = Σ (p − u)² / u = n!·Σ p² − 1: the χ² noncentrality per trial of
     /// this law against uniform (Cohen 1988, ch. 7).
+    ///
+    /// With exact fractions num_i/den it is computed exactly, (n!·Σ num_i² − den²)/den², and
+    /// rounded once: a bias of one word in 2^32 (w² near 10^-20) is not lost to the rounding
+    /// of the f64 probabilities.
     pub fn noncentrality_per_trial(&self) -> f64 {
+        if let Some(exact) = &self.exact {
+            let squares: BigUint = exact
+                .numerators
+                .iter()
+                .map(|&numerator| {
+                    let numerator = BigUint::from(numerator);
+                    &numerator * &numerator
+                })
+                .sum();
+            let scaled = squares * BigUint::from(self.probabilities.len());
+            let denominator = BigUint::from(exact.denominator);
+            let denominator_squared = &denominator * &denominator;
+            // n!·Σ num² ≥ den² by Cauchy–Schwarz (Σ num = den).
+            let excess = scaled - &denominator_squared;
+            return ratio_to_f64(&excess, &denominator_squared);
+        }
         let cells = self.probabilities.len() as f64;
         let u = 1.0 / cells;
         self.probabilities
