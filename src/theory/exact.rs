@@ -1013,14 +1013,20 @@ impl Law {
     /// of the f64 probabilities.
     pub fn noncentrality_per_trial(&self) -> f64 {
         if let Some(exact) = &self.exact {
-            let squares: BigUint = exact
-                .numerators
-                .iter()
-                .map(|&numerator| {
-                    let numerator = BigUint::from(numerator);
-                    &numerator * &numerator
-                })
-                .sum();
+            // Σ num² ≤ (Σ num)² = den², so while den < 2^64 the sum fits in 128 bits and the
+            // big integers are needed only once, at the end.
+            let squares: BigUint = if exact.denominator <= u128::from(u64::MAX) {
+                BigUint::from(exact.numerators.iter().map(|&n| n * n).sum::<u128>())
+            } else {
+                exact
+                    .numerators
+                    .iter()
+                    .map(|&numerator| {
+                        let numerator = BigUint::from(numerator);
+                        &numerator * &numerator
+                    })
+                    .sum()
+            };
             let scaled = squares * BigUint::from(self.probabilities.len());
             let denominator = BigUint::from(exact.denominator);
             let denominator_squared = &denominator * &denominator;
