@@ -122,7 +122,8 @@ pub struct GeneratorArgs {
     /// Random number generator: chacha8 (default), chacha12, chacha20, or one that real code
     /// uses — mt19937 (Python, C++), xorshift128+ (V8's Math.random), xorshift128+-legacy,
     /// java (java.util.Random), msvc (Microsoft C rand()), ansi-c (the C standard's rand()),
-    /// minstd (Park–Miller), pcg32, xoshiro256++.
+    /// minstd (Park–Miller), pcg32, xoshiro256++, os (the operating system's generator: not
+    /// reproducible, so it takes no --seed).
     #[arg(long, default_value = "chacha8", value_parser = parse_generator, value_name = "NAME")]
     pub rng: Generator,
     /// Worker threads. Default: the number of CPUs.

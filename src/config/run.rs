@@ -7,6 +7,7 @@ use super::{
 };
 use crate::cli::RunArgs;
 use crate::engine::algorithms::Shuffle;
+use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, SourceSpec};
 use crate::engine::random_source::RngKind;
 use crate::engine::tally::TallyMode;
@@ -55,6 +56,16 @@ impl RunConfig {
             args.generator.threads,
             args.generator.alpha,
         )?;
+        if let (Generator::Other(GeneratorKind::Os), Some(seed)) =
+            (args.generator.rng, args.generator.seed)
+        {
+            return Err(UsageError::conflict(
+                "--seed",
+                seed,
+                "the os generator cannot be seeded (its words never come twice, so the run \
+                 cannot be repeated); drop --seed, or choose a reproducible --rng",
+            ));
+        }
         let source = run_source_spec(args.generator.rng, &args.source, &args.reseed, args.deck)?;
         let output = output_config(&args.output)?;
         if settings.mode == TallyMode::Marginal {

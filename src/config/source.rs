@@ -3,6 +3,7 @@
 
 use super::UsageError;
 use crate::cli::{ReseedArgs, ReseedWhen, SeedsChoice, SourceArgs};
+use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
 use crate::engine::mapping::Mapping;
 use crate::theory::exact::ChoiceLaw;
@@ -87,6 +88,16 @@ pub fn run_source_spec(
                     .to_string(),
             });
         }
+        (Some(ReseedWhen::EveryShuffle), Some(_))
+            if generator == Generator::Other(GeneratorKind::Os) =>
+        {
+            return Err(UsageError::Conflict {
+                flag: "--reseed",
+                value: Some("every-shuffle".to_string()),
+                hint: "the os generator takes no seed; re-seed a reproducible --rng instead"
+                    .to_string(),
+            });
+        }
         (Some(ReseedWhen::EveryShuffle), Some(bits)) => {
             if !(1..=64).contains(&bits) {
                 return Err(UsageError::out_of_range(
@@ -134,7 +145,6 @@ pub fn choice_law(spec: &SourceSpec) -> ChoiceLaw {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::generators::GeneratorKind;
     use crate::engine::random_source::RngKind;
 
     fn args(map: Option<Mapping>, bits: Option<u32>) -> SourceArgs {

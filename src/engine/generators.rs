@@ -102,13 +102,15 @@ pub enum GeneratorKind {
     Pcg32,
     /// [`Xoshiro256PlusPlus`]: xoshiro256++.
     Xoshiro256PlusPlus,
+    /// [`OsWords`]: the operating system's generator (not reproducible).
+    Os,
 }
 
 macro_rules! kind_facts {
     ($($kind:ident => $ty:ty),* $(,)?) => {
         impl GeneratorKind {
             /// Every kind, in the order of the help text.
-            pub const ALL: [GeneratorKind; 9] = [$(GeneratorKind::$kind),*];
+            pub const ALL: [GeneratorKind; 10] = [$(GeneratorKind::$kind),*];
 
             /// The name used on the command line and in reports.
             pub fn name(self) -> &'static str {
@@ -143,6 +145,7 @@ kind_facts! {
     Minstd => MinstdRand0,
     Pcg32 => Pcg32,
     Xoshiro256PlusPlus => Xoshiro256PlusPlus,
+    Os => OsWords,
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -643,6 +646,72 @@ impl WordSource for Xoshiro256PlusPlus {
 
     fn next_double(&mut self) -> f64 {
         (self.0.next_u64() >> 11) as f64 * TWO_POW_MINUS_53
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The operating system
+
+/// Words 4 KiB at a time from the operating system's generator (`getrandom`: the kernel's
+/// CSPRNG, reseeded from entropy). Not reproducible: it ignores every seed, so a run on it can
+/// never be repeated, and `--seed` with it is refused.
+///
+/// - Word: 32 bits.
+/// - State: no fixed state limits the streams it can give ([`WordSource::STATE_BITS`] is
+///   `u32::MAX`, "unlimited", for the reachable-orderings report).
+pub struct OsWords {
+    buffer: [u8; 4096],
+    next: usize,
+}
+
+impl std::fmt::Debug for OsWords {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OsWords")
+    }
+}
+
+impl Clone for OsWords {
+    /// A clone draws fresh words of its own (the buffer is not shared).
+    fn clone(&self) -> Self {
+        OsWords::new()
+    }
+}
+
+impl OsWords {
+    /// A source with an empty buffer (filled on the first word).
+    pub fn new() -> Self {
+        OsWords {
+            buffer: [0; 4096],
+            next: 4096,
+        }
+    }
+}
+
+impl Default for OsWords {
+    fn default() -> Self {
+        OsWords::new()
+    }
+}
+
+impl WordSource for OsWords {
+    const NAME: &'static str = "os";
+    const BITS: u32 = 32;
+    const STATE_BITS: u32 = u32::MAX;
+
+    /// The seed is ignored: the operating system's words cannot be replayed.
+    fn from_u64(_seed: u64) -> Self {
+        OsWords::new()
+    }
+
+    fn next_word(&mut self) -> u64 {
+        if self.next + 4 > self.buffer.len() {
+            getrandom::fill(&mut self.buffer)
+                .expect("the operating system's random generator is unavailable");
+            self.next = 0;
+        }
+        let bytes = &self.buffer[self.next..self.next + 4];
+        self.next += 4;
+        u64::from(u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]))
     }
 }
 

@@ -13,7 +13,7 @@ use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 use rand_core::Rng;
 
 use super::generators::{
-    AnsiCRand, GeneratorKind, JavaRandom, MinstdRand0, MsvcRand, Mt19937, Pcg32,
+    AnsiCRand, GeneratorKind, JavaRandom, MinstdRand0, MsvcRand, Mt19937, OsWords, Pcg32,
     V8LegacyMathRandom, V8MathRandom, WordSource, Xoshiro256PlusPlus,
 };
 use super::mapping::{Mapping, MappingError, View, Words};
@@ -77,6 +77,11 @@ impl Generator {
             Generator::ChaCha(_) => 32,
             Generator::Other(kind) => kind.bits(),
         }
+    }
+
+    /// Whether a seed fixes its words (all but the operating system's generator).
+    pub fn is_reproducible(self) -> bool {
+        self != Generator::Other(GeneratorKind::Os)
     }
 
     /// The bits of state behind the generator's output: at most 2^bits streams exist.
@@ -272,6 +277,7 @@ any_words! {
     Minstd(MinstdRand0) = Generator::Other(GeneratorKind::Minstd),
     Pcg32(Pcg32) = Generator::Other(GeneratorKind::Pcg32),
     Xoshiro256PlusPlus(Xoshiro256PlusPlus) = Generator::Other(GeneratorKind::Xoshiro256PlusPlus),
+    Os(OsWords) = Generator::Other(GeneratorKind::Os),
 }
 
 /// A source of the algorithms' choices made as real code makes them: a generator's words, a

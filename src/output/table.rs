@@ -226,7 +226,7 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 rate(header.shuffles_per_second)
             ));
         }
-        (None, Some(seed), Some(source), Some(threads)) => {
+        (None, seed, Some(source), Some(threads)) => {
             doc.title(format!(
                 "shuffle-bias run: {} · {} cards · {}{interrupted}",
                 run.shuffle_label().unwrap_or_else(|| algorithm.to_string()),
@@ -234,7 +234,10 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 plural(header.trials, "shuffle"),
             ));
             doc.line(format!(
-                "seed {seed} · {} · {} · {:.2} s · {} shuffles/s",
+                "{} · {} · {} · {:.2} s · {} shuffles/s",
+                seed.map_or("no seed (not reproducible)".to_string(), |seed| format!(
+                    "seed {seed}"
+                )),
                 source.describe(),
                 plural(threads as u64, "thread"),
                 header.elapsed_seconds,

@@ -596,7 +596,11 @@ impl RunFacts {
             trials,
             trials_requested: self.trials_requested,
             interrupted: self.interrupted,
-            seed: self.simulation().map(|(seed, _, _)| seed),
+            // The operating system's generator ignores the seed: none is reported.
+            seed: self
+                .simulation()
+                .filter(|(_, source, _)| source.generator.is_reproducible())
+                .map(|(seed, _, _)| seed),
             source: self.simulation().map(|(_, source, _)| source),
             threads: self.simulation().map(|(_, _, threads)| threads),
             elapsed_seconds: self.elapsed_seconds,
