@@ -1105,6 +1105,19 @@ mod tests {
     }
 
     #[test]
+    fn the_operating_systems_words_ignore_the_seed_and_do_not_repeat() {
+        // Two sources "seeded" alike give different words: 8 words of 32 bits agreeing by
+        // chance has probability 2^-256.
+        let a = words(&mut OsWords::from_u64(7), 8);
+        let b = words(&mut OsWords::from_u64(7), 8);
+        assert_ne!(a, b);
+        assert!(a.iter().all(|&w| w < 1 << 32));
+        // Past one buffer of 1,024 words, the words go on.
+        let mut source = OsWords::new();
+        assert_eq!(words(&mut source, 3000).len(), 3000);
+    }
+
+    #[test]
     fn generator_kinds_report_their_facts() {
         let facts: Vec<(&str, u32, u32)> = GeneratorKind::ALL
             .iter()
@@ -1122,6 +1135,7 @@ mod tests {
                 ("minstd", 31, 31),
                 ("pcg32", 32, 127),
                 ("xoshiro256++", 64, 256),
+                ("os", 32, u32::MAX),
             ]
         );
         assert_eq!(GeneratorKind::XorShift128PlusLegacy.double_bits(), 52);
