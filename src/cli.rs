@@ -268,6 +268,10 @@ pub struct CheckArgs {
     /// million), and the most and least frequent are always given.
     #[arg(long)]
     pub all_orderings: bool,
+    /// The bits of state (or of seed) of the generator that produced the input, if known: the
+    /// report then says how few of the orderings it can reach (e.g. 32 for a 32-bit seed).
+    #[arg(long, value_name = "B")]
+    pub state_bits: Option<u32>,
     /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,

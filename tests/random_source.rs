@@ -158,3 +158,47 @@ fn theory_prints_the_exact_law_under_a_biased_mapping() {
     // = 1491517440 / 1099511627776 = 91035 / 67108864 (dividing by 2^14), not 1/720.
     assert!(text.contains("91035/67108864"), "{text}");
 }
+
+#[test]
+fn check_told_the_sources_state_bits_says_how_few_orderings_it_can_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    let deals = dir.path().join("deals.txt");
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "500",
+            "--seed",
+            "2",
+            "-q",
+        ])
+        .arg("--emit-permutations")
+        .arg(&deals)
+        .args(["-o", "/dev/null"])
+        .assert()
+        .code(0);
+    let output = shuffle_bias()
+        .arg("check")
+        .arg(&deals)
+        .args(["--state-bits", "32", "--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["input"]["state_bits"], 32);
+    // log2(52!) = 225.58, so 2^32 decks are 10^((32 − 225.58)·log10 2) = 10^-58.3 of them.
+    assert!(
+        report["notes"].to_string().contains("a fraction 10^-58.3"),
+        "{}",
+        report["notes"]
+    );
+    shuffle_bias()
+        .arg("check")
+        .arg(&deals)
+        .args(["--state-bits", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--state-bits 0"));
+}

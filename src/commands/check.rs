@@ -82,6 +82,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             labels: config.reader.labels.clone(),
             invalid_lines: input.invalid,
             invalid_examples: input.invalid_examples.clone(),
+            state_bits: config.state_bits,
         }),
         trials_requested: input.permutations,
         elapsed_seconds,

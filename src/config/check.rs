@@ -18,6 +18,8 @@ use crate::output::{CsvTable, Format};
 pub struct CheckConfig {
     /// Where to read.
     pub sources: Vec<InputSource>,
+    /// `--state-bits`: the input's source's bits of state, if given.
+    pub state_bits: Option<u32>,
     /// What to accept.
     pub reader: ReaderOptions,
     /// The hypothesis.
@@ -59,8 +61,16 @@ impl CheckConfig {
         let (mode, marginal_if_large) = mode(args.mode, known_deck);
         check_table(args, mode, marginal_if_large)?;
         let model = model(args)?;
+        if args.state_bits == Some(0) {
+            return Err(UsageError::out_of_range(
+                "--state-bits",
+                0,
+                "a source has at least 1 bit of state (e.g. --state-bits 32 for a 32-bit seed)",
+            ));
+        }
         Ok(CheckConfig {
             sources,
+            state_bits: args.state_bits,
             reader: ReaderOptions {
                 deck: args.deck,
                 labels,

@@ -463,6 +463,10 @@ pub struct InputSummary {
     pub invalid_lines: u64,
     /// The first rejected lines, with their location and problem.
     pub invalid_examples: Vec<InvalidLine>,
+    /// `--state-bits`: the bits of state (or seed) of the source that produced the input, when
+    /// given (left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state_bits: Option<u32>,
 }
 
 /// The facts of a run that are not counts.
@@ -547,6 +551,14 @@ impl RunFacts {
     /// The note on the orderings the source can reach, when it cannot reach them all: its
     /// state, or with re-seeding its seed, has fewer bits than log2(n!).
     pub(crate) fn reachable_note(&self, deck: usize) -> Option<Note> {
+        if let Some(bits) = self.input().and_then(|input| input.state_bits) {
+            let reach = Reachable::of(bits, deck);
+            return reach.limited.then_some(Note::Reachable {
+                source: "the source of the input (--state-bits)".to_string(),
+                reach,
+                deck,
+            });
+        }
         let (_, source, _) = self.simulation()?;
         let (name, bits) = match source.reseed {
             Some(reseed) => (
