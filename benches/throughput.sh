@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput benchmark for shuffle-bias: shuffles per second of `run fisher-yates` for
-# n = 4, 8, 10 with 1 and 2 threads, peak RSS, lines per second of `check` (with `wc -l` on
+# n = 4, 8, 10 with 1 and 2 threads, peak RSS, each generator (`--rng`, lemire and modulo), lines per second of `check` (with `wc -l` on
 # the same file as the I/O ceiling), and a plain-Python baseline for scale.
 #
 # The figure is the report's `shuffles_per_second` (JSON), which excludes start-up (argument
@@ -50,6 +50,21 @@ for n in 4 8 10; do
         printf '%-6s %-8s %-12s %-22.1f %s\n' "$n" "$threads" "${TRIALS[$n]}" \
             "$(python3 -c "print($best / 1e6)")" "$(peak_rss_mib "$n" "$threads")"
     done
+done
+
+echo
+echo "each generator: run fisher-yates -n 10 -t 20M --threads 2 --rng NAME [--map modulo]"
+printf '%-20s %-22s %s\n' rng "lemire M shuffles/s" "modulo M shuffles/s"
+gen_rate() { # rng map -> shuffles/s of one run
+    "$BIN" run fisher-yates -n 10 -t 20M --threads 2 --seed 1 --quiet --rng "$1" --map "$2" \
+        --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])'
+}
+for rng in chacha8 chacha12 chacha20 mt19937 xorshift128+ xorshift128+-legacy java msvc ansi-c \
+    minstd pcg32 xoshiro256++; do
+    lemire=$(gen_rate "$rng" lemire)
+    modulo=$(gen_rate "$rng" modulo)
+    printf '%-20s %-22.1f %.1f\n' "$rng" "$(python3 -c "print($lemire / 1e6)")" \
+        "$(python3 -c "print($modulo / 1e6)")"
 done
 
 if command -v hyperfine >/dev/null; then

@@ -404,6 +404,10 @@ pub struct TheoryArgs {
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    /// The bits of state (or of seed) of a generator: the report says whether it can reach
+    /// every ordering of the deck (e.g. 32 for a 32-bit seed).
+    #[arg(long, value_name = "B")]
+    pub state_bits: Option<u32>,
     #[command(flatten)]
     pub source: SourceArgs,
     #[command(flatten)]

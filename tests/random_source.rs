@@ -202,3 +202,83 @@ fn check_told_the_sources_state_bits_says_how_few_orderings_it_can_reach() {
         .code(2)
         .stderr(predicate::str::contains("--state-bits 0"));
 }
+
+#[test]
+fn every_run_report_states_its_sources_bits_beside_log2_n_factorial() {
+    // The default source on 10 cards: ChaCha8's state is 320 bits (256-bit key, 64-bit
+    // counter), far more than log2 10! = log2 3,628,800 = 21.79 bits.
+    let (_, json) = run(&["-n", "10", "-t", "10k", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(report["rng"], "chacha8");
+    assert_eq!(report["map"], "lemire");
+    assert_eq!(report["state_bits"], 320);
+    assert_eq!(report["reseed"], serde_json::Value::Null);
+    let reach = &report["reachable"];
+    assert_eq!(reach["bits_of"], "state");
+    assert_eq!(reach["limited"], false);
+    let log2_10_factorial = 3_628_800f64.log2();
+    assert!((reach["ordering_bits"].as_f64().unwrap() - log2_10_factorial).abs() < 1e-9);
+    let (_, table) = run(&["-n", "10", "-t", "10k"]);
+    assert!(
+        table.contains(
+            "reach: 320 bits of state ≥ 21.8 bits of orderings (log2 10!): every ordering \
+             reachable"
+        ),
+        "{table}"
+    );
+    // Re-seeded from 20 bits on 52 cards: the seed, not the state, bounds the decks; the
+    // fraction is 2^20 / 52! = 10^((20 − 225.58)·log10 2) = 10^-61.9.
+    let (_, csv) = run(&[
+        "-n",
+        "52",
+        "-t",
+        "1000",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "20",
+        "--format",
+        "csv",
+    ]);
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let row: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let field = |name: &str| row[header.iter().position(|h| *h == name).unwrap()];
+    assert_eq!(field("reseed"), "every-shuffle");
+    assert_eq!(field("seed_bits"), "20");
+    assert_eq!(field("seeds"), "random");
+    assert_eq!(field("reachable_bits"), "20");
+    let fraction: f64 = field("log10_reachable_fraction").parse().unwrap();
+    assert!(
+        (fraction - (20.0 - 225.581_003) * 2f64.log10()).abs() < 1e-4,
+        "{fraction}"
+    );
+}
+
+#[test]
+fn theory_states_the_bits_of_orderings_and_what_state_bits_reach() {
+    // log2 9! = log2 362,880 = 18.47; 16 bits reach at most 65,536 / 362,880 = 10^-0.74.
+    let output = shuffle_bias()
+        .args(["theory", "fisher-yates", "-n", "9", "--state-bits", "16"])
+        .args(["--format", "json"])
+        .output()
+        .unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!((report["ordering_bits"].as_f64().unwrap() - 362_880f64.log2()).abs() < 1e-9);
+    let fraction = report["reachable"]["log10_fraction"].as_f64().unwrap();
+    assert!(
+        (fraction - (65_536f64 / 362_880.0).log10()).abs() < 1e-9,
+        "{fraction}"
+    );
+    shuffle_bias()
+        .args(["theory", "fisher-yates", "-n", "9", "--state-bits", "16"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("reachable by 16 bits of state"))
+        .stdout(predicate::str::contains("at most 10^-0.7"));
+    shuffle_bias()
+        .args(["theory", "fisher-yates", "--state-bits", "0"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--state-bits"));
+}

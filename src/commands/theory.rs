@@ -62,6 +62,7 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         Arc::new(law),
         config.alpha,
         config.all_orderings,
+        config.state_bits,
     );
     write_report(&config.output, &Report::Theory(&report), out)?;
     Ok(ExitCode::NoBiasDetected)

@@ -32,6 +32,8 @@ pub struct TheoryConfig {
     /// `--map` and `--bits`: how each `below(k)` is distributed, when not uniformly (a biased
     /// mapping on ideal words of the given width, 32 bits by default).
     pub law: Option<ChoiceLaw>,
+    /// `--state-bits`: the bits of state of a generator, to say what it can reach.
+    pub state_bits: Option<u32>,
     /// Output.
     pub output: OutputConfig,
 }
@@ -96,7 +98,15 @@ impl TheoryConfig {
         let law = theory_law(args, deck)?;
         let output = output_config(&args.output)?;
         check_outputs(&output.targets(), &[])?;
+        if args.state_bits == Some(0) {
+            return Err(UsageError::out_of_range(
+                "--state-bits",
+                0,
+                "a source has at least 1 bit of state (e.g. --state-bits 32 for a 32-bit seed)",
+            ));
+        }
         Ok(TheoryConfig {
+            state_bits: args.state_bits,
             shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
             mixing,
             deck,

@@ -174,12 +174,27 @@ fn write_run<W: Write>(
 /// One row of every headline figure (the full tally's figures empty in marginal mode).
 fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
     let full = run.full();
+    let reseed = run.header.source.and_then(|source| source.reseed);
+    let reach = run
+        .header
+        .reachable
+        .as_ref()
+        .map(|reachable| reachable.reach);
     writer.write_record([
         "algorithm",
         "deck",
         "trials",
         "seed",
         "rng",
+        "map",
+        "bits",
+        "state_bits",
+        "reseed",
+        "seed_bits",
+        "seeds",
+        "reachable_bits",
+        "ordering_bits",
+        "log10_reachable_fraction",
         "threads",
         "alpha",
         "against",
@@ -209,6 +224,18 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.trials.to_string(),
         opt(run.header.seed),
         opt(run.header.source.map(|source| source.generator.name())),
+        opt(run.header.source.map(|source| source.mapping.name())),
+        opt(run.header.source.map(|source| source.word_bits())),
+        opt(run
+            .header
+            .source
+            .map(|source| source.generator.state_bits())),
+        opt(reseed.map(|_| "every-shuffle")),
+        opt(reseed.map(|reseed| reseed.bits)),
+        opt(reseed.map(|reseed| reseed.seeds.name())),
+        opt(reach.map(|reach| reach.state_bits)),
+        opt(reach.map(|reach| reach.ordering_bits)),
+        opt(reach.map(|reach| reach.log10_fraction)),
         opt(run.header.threads),
         run.header.alpha.to_string(),
         format!("{:?}", run.header.against).to_lowercase(),
@@ -364,6 +391,9 @@ fn write_theory<W: Write>(
                 "algorithm",
                 "deck",
                 "orderings",
+                "ordering_bits",
+                "state_bits",
+                "log10_reachable_fraction",
                 "paths",
                 "exact_fractions",
                 "support_size",
@@ -383,6 +413,9 @@ fn write_theory<W: Write>(
                 theory.algorithm.to_string(),
                 theory.deck.to_string(),
                 theory.orderings.to_string(),
+                theory.ordering_bits.to_string(),
+                opt(theory.reachable.map(|reach| reach.state_bits)),
+                opt(theory.reachable.map(|reach| reach.log10_fraction)),
                 theory.paths.to_string(),
                 theory.exact_fractions.to_string(),
                 theory.support_size.to_string(),

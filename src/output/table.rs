@@ -246,6 +246,12 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
         }
         _ => {}
     }
+    if let Some(reach) = &header.reachable {
+        doc.line(format!(
+            "reach: {}",
+            reach.reach.clause(header.deck, reach.bits_of)
+        ));
+    }
     if let Some(definition) = header.definition {
         doc.text(format!("definition: {definition}"), "  ");
     }
@@ -864,6 +870,22 @@ fn theory_document(theory: &TheoryReport) -> Document {
         ),
         group(theory.orderings),
     ]);
+    figures.add_row(vec![
+        "bits of orderings (log2 n!)".to_string(),
+        format!("{:.1}", theory.ordering_bits),
+        format!("{:.1}", theory.ordering_bits),
+    ]);
+    if let Some(reach) = theory.reachable {
+        figures.add_row(vec![
+            format!("reachable by {} bits of state", reach.state_bits),
+            if reach.limited {
+                format!("at most 10^{:.1}", reach.log10_fraction)
+            } else {
+                "every ordering".to_string()
+            },
+            "-".to_string(),
+        ]);
+    }
     let uniform_fraction = format!("1/{}", theory.orderings);
     figures.add_row(vec![
         "identity probability".to_string(),

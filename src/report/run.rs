@@ -257,9 +257,9 @@ pub struct RunHeader {
     pub interrupted: bool,
     /// The seed; the same seed gives the same counts, whatever the threads (null for `check`).
     pub seed: Option<u64>,
-    /// The random source: its generator is `rng` in JSON; a source other than the default
-    /// mapping of native words adds `map`, `bits`, `state_bits` and, when re-seeded, `reseed`,
-    /// `seed_bits` and `seeds` (null for `check`).
+    /// The random source (null for `check`): in JSON `rng`, `map`, `bits` (the width of the
+    /// words the mapping sees), `state_bits` (the generator's), and `reseed`, `seed_bits` and
+    /// `seeds` (null unless re-seeded before every shuffle).
     pub source: Option<SourceSpec>,
     /// Worker threads used (null for `check`).
     pub threads: Option<usize>,
@@ -271,6 +271,22 @@ pub struct RunHeader {
     pub alpha: f64,
     /// The hypothesis tested.
     pub against: Against,
+    /// What the random source can reach of the deck's orderings: its state (or seed) bits
+    /// beside log2(n!) (always for `run`; for `check` only with `--state-bits`).
+    pub reachable: Option<SourceReach>,
+}
+
+/// The random source's bits of state (or of seed) beside the bits of the deck's orderings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SourceReach {
+    /// The source, e.g. `xorshift128+` or `mt19937 re-seeded from 32 bits before every shuffle`.
+    pub source: String,
+    /// What its bits are of: `state`, or `seed` when it is re-seeded before every shuffle.
+    pub bits_of: &'static str,
+    /// Its state bits, log2(n!), whether some orderings are out of reach, and the largest
+    /// fraction it can reach.
+    #[serde(flatten)]
+    pub reach: Reachable,
 }
 
 /// What only one tally mode has.
@@ -353,7 +369,7 @@ impl Serialize for RunReport {
         let h = &self.header;
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
-        let fields = 39 - usize::from(skip_passes) - usize::from(skip_cut);
+        let fields = 46 - usize::from(skip_passes) - usize::from(skip_cut);
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -379,17 +395,19 @@ impl Serialize for RunReport {
         s.serialize_field("trials_requested", &h.trials_requested)?;
         s.serialize_field("interrupted", &h.interrupted)?;
         s.serialize_field("seed", &h.seed)?;
-        s.serialize_field("rng", &h.source.map(|source| source.generator.name()))?;
-        if let Some(source) = h.source.filter(|source| !source.is_default()) {
-            s.serialize_field("map", source.mapping.name())?;
-            s.serialize_field("bits", &source.word_bits())?;
-            s.serialize_field("state_bits", &source.generator.state_bits())?;
-            if let Some(reseed) = source.reseed {
-                s.serialize_field("reseed", "every-shuffle")?;
-                s.serialize_field("seed_bits", &reseed.bits)?;
-                s.serialize_field("seeds", reseed.seeds.name())?;
-            }
-        }
+        let source = h.source;
+        s.serialize_field("rng", &source.map(|source| source.generator.name()))?;
+        s.serialize_field("map", &source.map(|source| source.mapping.name()))?;
+        s.serialize_field("bits", &source.map(|source| source.word_bits()))?;
+        s.serialize_field(
+            "state_bits",
+            &source.map(|source| source.generator.state_bits()),
+        )?;
+        let reseed = source.and_then(|source| source.reseed);
+        s.serialize_field("reseed", &reseed.map(|_| "every-shuffle"))?;
+        s.serialize_field("seed_bits", &reseed.map(|reseed| reseed.bits))?;
+        s.serialize_field("seeds", &reseed.map(|reseed| reseed.seeds.name()))?;
+        s.serialize_field("reachable", &h.reachable)?;
         s.serialize_field("threads", &h.threads)?;
         s.serialize_field("elapsed_seconds", &h.elapsed_seconds)?;
         s.serialize_field("shuffles_per_second", &h.shuffles_per_second)?;
@@ -548,15 +566,15 @@ impl RunFacts {
     }
 
     /// What theory says of a riffle's passes on `deck` cards, when the shuffle is a riffle.
-    /// The note on the orderings the source can reach, when it cannot reach them all: its
-    /// state, or with re-seeding its seed, has fewer bits than log2(n!).
-    pub(crate) fn reachable_note(&self, deck: usize) -> Option<Note> {
+    /// What the random source can reach of the orderings of `deck` cards: for `run` always
+    /// (its state, or with re-seeding its seed, beside log2 n!), for `check` when
+    /// `--state-bits` tells the size of the source that produced the input.
+    pub(crate) fn source_reach(&self, deck: usize) -> Option<SourceReach> {
         if let Some(bits) = self.input().and_then(|input| input.state_bits) {
-            let reach = Reachable::of(bits, deck);
-            return reach.limited.then_some(Note::Reachable {
+            return Some(SourceReach {
                 source: "the source of the input (--state-bits)".to_string(),
-                reach,
-                deck,
+                bits_of: "state",
+                reach: Reachable::of(bits, deck),
             });
         }
         let (_, source, _) = self.simulation()?;
@@ -574,9 +592,23 @@ impl RunFacts {
                 source.generator.state_bits(),
             ),
         };
-        let reach = Reachable::of(bits, deck);
-        reach.limited.then_some(Note::Reachable {
+        Some(SourceReach {
             source: name,
+            bits_of: if source.reseed.is_some() {
+                "seed"
+            } else {
+                "state"
+            },
+            reach: Reachable::of(bits, deck),
+        })
+    }
+
+    /// The note on the orderings the source can reach, when it cannot reach them all: its
+    /// state, or with re-seeding its seed, has fewer bits than log2(n!).
+    pub(crate) fn reachable_note(&self, deck: usize) -> Option<Note> {
+        let SourceReach { source, reach, .. } = self.source_reach(deck)?;
+        reach.limited.then_some(Note::Reachable {
+            source,
             reach,
             deck,
         })
@@ -619,6 +651,7 @@ impl RunFacts {
             shuffles_per_second: ratio(trials as f64, self.elapsed_seconds),
             alpha: self.alpha,
             against: self.against,
+            reachable: self.source_reach(deck),
         }
     }
 }

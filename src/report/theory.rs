@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::theory::reachable::{Reachable, log2_factorial};
+
 use super::notes::{MAX_LISTED_DECK, Note};
 use super::run::serialize_rows;
 use crate::analysis::figures::EXTREMES;
@@ -108,6 +110,10 @@ pub struct TheoryReport {
     pub deck: usize,
     /// n!.
     pub orderings: u64,
+    /// log2(n!): the bits a source needs to reach every ordering.
+    pub ordering_bits: f64,
+    /// With `--state-bits`: what a source of that many bits can reach (null without it).
+    pub reachable: Option<Reachable>,
     /// Choice paths the law accounts for (walked, or implied by propagation or convolution);
     /// 18446744073709551615 (u64::MAX) stands for that many or more.
     pub paths: u64,
@@ -153,6 +159,7 @@ pub fn build_theory_report(
     law: Arc<Law>,
     alpha: f64,
     all_orderings: bool,
+    state_bits: Option<u32>,
 ) -> TheoryReport {
     let shuffle = shuffle.into();
     let algorithm = shuffle.algorithm;
@@ -165,11 +172,18 @@ pub fn build_theory_report(
         law: law.clone(),
         listed: all_orderings || n <= MAX_LISTED_DECK,
     };
-    let notes = if table.listed {
-        Vec::new()
-    } else {
-        vec![Note::UnlistedOrderings { deck: n }]
-    };
+    let reachable = state_bits.map(|bits| Reachable::of(bits, n));
+    let mut notes = Vec::new();
+    if !table.listed {
+        notes.push(Note::UnlistedOrderings { deck: n });
+    }
+    if let Some(reach) = reachable.filter(|reach| reach.limited) {
+        notes.push(Note::Reachable {
+            source: "a source of --state-bits".to_string(),
+            reach,
+            deck: n,
+        });
+    }
     // Rank by probability; the exact numerators break float ties consistently.
     let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
     ranks.sort_by(|&a, &b| {
@@ -197,6 +211,8 @@ pub fn build_theory_report(
         meant_uniform: algorithm.meant_uniform(),
         deck: n,
         orderings,
+        ordering_bits: log2_factorial(n),
+        reachable,
         paths: law.paths,
         exact_fractions: law.exact.is_some(),
         support_size: law.support_size(),

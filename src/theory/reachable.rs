@@ -57,6 +57,27 @@ impl Reachable {
     }
 }
 
+impl Reachable {
+    /// The same in one short clause for a report's header, e.g. "32 bits of state < 225.6 bits
+    /// of orderings (log2 52!): at most 10^-58.3 of them reachable".
+    /// `of` is what the bits are of: `state`, or `seed` for a source re-seeded every shuffle.
+    pub fn clause(&self, deck: usize, of: &str) -> String {
+        if self.limited {
+            format!(
+                "{} bits of {of} < {:.1} bits of orderings (log2 {deck}!): at most 10^{:.1} of \
+                 them reachable",
+                self.state_bits, self.ordering_bits, self.log10_fraction
+            )
+        } else {
+            format!(
+                "{} bits of {of} ≥ {:.1} bits of orderings (log2 {deck}!): every ordering \
+                 reachable",
+                self.state_bits, self.ordering_bits
+            )
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -90,6 +111,11 @@ mod tests {
         let fraction = 10f64.powf(reach.log10_fraction);
         assert!((fraction / 4.2188e-30 - 1.0).abs() < 1e-3, "{fraction:e}");
         assert!(reach.sentence("xorshift128+", 52).contains("2^128"));
+        assert_eq!(
+            reach.clause(52, "state"),
+            "128 bits of state < 225.6 bits of orderings (log2 52!): at most 10^-29.4 of them \
+             reachable"
+        );
     }
 
     #[test]
@@ -98,5 +124,10 @@ mod tests {
         assert!(!Reachable::of(32, 12).limited);
         assert!(Reachable::of(32, 13).limited);
         assert_eq!(Reachable::of(32, 12).log10_fraction, 0.0);
+        // log2 12! = log2 479001600 = 28.84.
+        assert_eq!(
+            Reachable::of(32, 12).clause(12, "state"),
+            "32 bits of state ≥ 28.8 bits of orderings (log2 12!): every ordering reachable"
+        );
     }
 }
