@@ -421,8 +421,9 @@ fn shown(permutation: &[usize]) -> String {
 }
 
 /// The verdict line of a report, then its strongest failing tests (at most five, smallest
-/// Holm-adjusted p first, each with its statistic and p-values); when nothing fails, the
-/// test closest to failing. This is the panic message of the assertions.
+/// Holm-adjusted p first, each with its statistic — Pearson's χ² and its degrees of freedom,
+/// or the count the exact binomial test saw — and its raw and Holm-adjusted p-values); when
+/// nothing fails, the test closest to failing. This is the panic message of the assertions.
 pub fn verdict_summary(report: &RunReport) -> String {
     let mut text = format!("shuffle-bias: {}", report.verdict);
     let mut ranked: Vec<&TestResult> = report.tests.iter().collect();
@@ -450,13 +451,18 @@ pub fn verdict_summary(report: &RunReport) -> String {
     );
     let width = shown.iter().map(|t| t.name.len()).max().unwrap_or(0);
     for test in shown {
+        let statistic = if test.method.is_binomial() {
+            format!("{:.0} seen", test.statistic)
+        } else {
+            match test.df {
+                Some(df) => format!("χ² {:.2}, df {df}", test.statistic),
+                None => format!("χ² {:.2}", test.statistic),
+            }
+        };
         let _ = write!(
             text,
-            "\n  {:<width$}  {}  statistic {:.4}{}  p = {}  Holm-adjusted p = {}",
+            "\n  {:<width$}  {statistic}  p = {}  Holm-adjusted p = {}",
             test.name,
-            test.method.name(),
-            test.statistic,
-            test.df.map_or(String::new(), |df| format!(" (df {df})")),
             format_p(test.log10_p_value),
             format_p(test.log10_adjusted_p_value),
         );

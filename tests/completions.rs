@@ -60,6 +60,57 @@ fn the_bash_completion_script_is_accepted_by_bash_n() {
     );
 }
 
+/// What the bash script completes for the words typed so far (the last one being completed),
+/// as bash calls a completion function: `COMP_WORDS`, `COMP_CWORD`, then the command, the
+/// word and the word before it.
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> String {
+    let quoted: Vec<String> = words.iter().map(|w| format!("'{w}'")).collect();
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({})\nCOMP_CWORD={}\n_shuffle__bias shuffle-bias '{}' '{}'\n\
+         echo \"${{COMPREPLY[*]}}\"",
+        script.display(),
+        quoted.join(" "),
+        words.len() - 1,
+        words[words.len() - 1],
+        words[words.len() - 2],
+    );
+    let output = Command::new("bash")
+        .arg("-c")
+        .arg(program)
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap().trim().to_string()
+}
+
+#[test]
+fn bash_completes_subcommands_their_flags_and_the_choices_of_a_flag() {
+    if !installed("bash") {
+        println!("note: bash is not installed; completion was not exercised");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shuffle-bias.bash");
+    std::fs::write(&path, stdout_of(&["completions", "bash"])).unwrap();
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "c"]),
+        "compare check completions"
+    );
+    // After a subcommand (broken by clap_complete for hyphenated names, fixed by the binary).
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "check", "--sk"]),
+        "--skip-invalid"
+    );
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "run", "--format", ""]),
+        "table csv json markdown"
+    );
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "completions", "p"]),
+        "powershell"
+    );
+}
+
 #[test]
 fn every_shell_script_names_every_subcommand_and_a_flag_of_check() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {

@@ -25,6 +25,9 @@ pub(super) fn completions(args: &CompletionsArgs) -> Result<ExitCode, Failure> {
     let mut command = Cli::command();
     let mut script = Vec::new();
     clap_complete::generate(args.shell, &mut command, BIN, &mut script);
+    if args.shell == clap_complete::Shell::Bash {
+        script = bash_states_fixed(&script);
+    }
     let mut out = Sink::Stdout;
     out.write_with(|writer| writer.write_all(&script))?;
     Ok(ExitCode::NoBiasDetected)
@@ -38,6 +41,19 @@ pub(super) fn man(args: &ManArgs) -> Result<ExitCode, Failure> {
     out.write_with(|writer| writer.write_all(&page))?;
     out.commit()?;
     Ok(ExitCode::NoBiasDetected)
+}
+
+/// The bash script with its subcommand states spelt one way. clap_complete (4.6) names the
+/// state of `shuffle-bias check` `shuffle__bias__subcmd__check` where it walks the words, but
+/// `shuffle__subcmd__bias__subcmd__check` in the case arm that lists check's options, whenever
+/// the binary's name has a hyphen (clap-rs/clap issue 6421, open): no arm matched, so nothing
+/// after a subcommand was completed. The arms are renamed to the walk's spelling.
+fn bash_states_fixed(script: &[u8]) -> Vec<u8> {
+    let misspelt = format!("{}__subcmd__", BIN.replace('-', "__subcmd__"));
+    let spelt = format!("{}__subcmd__", BIN.replace('-', "__"));
+    String::from_utf8_lossy(script)
+        .replace(&misspelt, &spelt)
+        .into_bytes()
 }
 
 /// The whole manual page, as roff (ASCII only: other characters are written as groff's
@@ -160,6 +176,16 @@ fn ascii(roff: &[u8]) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bash_case_arms_take_the_spelling_of_the_word_walk() {
+        let script =
+            b"cmd=\"shuffle__bias__subcmd__check\"\n shuffle__subcmd__bias__subcmd__check)\n";
+        assert_eq!(
+            String::from_utf8(bash_states_fixed(script)).unwrap(),
+            "cmd=\"shuffle__bias__subcmd__check\"\n shuffle__bias__subcmd__check)\n"
+        );
+    }
 
     #[test]
     fn demoted_sections_become_subsections() {
