@@ -48,6 +48,37 @@ pub enum Command {
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
     List(ListArgs),
+    /// Print a completion script for a shell (bash, zsh, fish, powershell, elvish) to stdout.
+    #[command(after_help = COMPLETIONS_HELP)]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) to stdout, or write it to a file with -o.
+    #[command(
+        after_help = "Example:\n  shuffle-bias man -o shuffle-bias.1 && man -l shuffle-bias.1"
+    )]
+    Man(ManArgs),
+}
+
+const COMPLETIONS_HELP: &str = "\
+Examples (see the README's install section for where each shell looks):
+  shuffle-bias completions bash > ~/.local/share/bash-completion/completions/shuffle-bias
+  shuffle-bias completions zsh > ~/.zfunc/_shuffle-bias
+  shuffle-bias completions fish > ~/.config/fish/completions/shuffle-bias.fish";
+
+/// `completions`.
+#[derive(Debug, Args)]
+pub struct CompletionsArgs {
+    /// The shell to complete for.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
+}
+
+/// `man`.
+#[derive(Debug, Args)]
+pub struct ManArgs {
+    /// Write the page to FILE instead of stdout (`-` is stdout); the file is written aside and
+    /// renamed into place when complete.
+    #[arg(short = 'o', long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
 }
 
 const CHECK_HELP: &str = "\

@@ -1,24 +1,28 @@
 //! `check`: tally permutations produced by another program and judge them.
+//!
+//! The judging half ([`judge_input`]) is shared with the library API
+//! ([`crate::testing`]), which tallies a shuffle function's permutations in-process: both end
+//! in the same report model and verdict.
 
 use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::config::CheckConfig;
+use crate::engine::algorithms::Shuffle;
 use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
-use crate::input::permutation_reader::{InputCounts, open_sources, read_permutations};
+use crate::input::permutation_reader::{InputCounts, InputTally, open_sources, read_permutations};
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::run::InputSummary;
-use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
 use crate::report::run::{MarginalTheory, build_marginal_report};
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
     let inputs = open_sources(&config.sources)?;
-    let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
@@ -33,6 +37,60 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     progress.finish();
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
     let input = input?;
+    let settings = Judging {
+        model: config.model,
+        alpha: config.alpha,
+        max_paths: config.max_paths,
+        max_paths_given: config.max_paths_given,
+        all_orderings: config.all_orderings,
+        labels: config.reader.labels.clone(),
+        state_bits: config.state_bits,
+        quiet: config.quiet,
+    };
+    let report = judge_input(input, &settings, elapsed_seconds)?;
+    let verdict = publish(&config.output, &report, out)?;
+    Ok(if report.header.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted after {}; the report covers those only",
+            plural(report.header.trials, "permutation")
+        );
+        ExitCode::Interrupted
+    } else {
+        verdict
+    })
+}
+
+/// What judging a tally of permutations needs besides the tally: `check`'s settings, or the
+/// library API's.
+#[derive(Debug, Clone)]
+pub(crate) struct Judging {
+    /// With `--against ALGORITHM`: the shuffle whose exact law the input should follow.
+    pub model: Option<Shuffle>,
+    /// Family-wise level.
+    pub alpha: f64,
+    /// Exact-law budget.
+    pub max_paths: u64,
+    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
+    pub max_paths_given: bool,
+    /// List every ordering in JSON and CSV whatever the deck.
+    pub all_orderings: bool,
+    /// `--labels`, if given.
+    pub labels: Option<Vec<String>>,
+    /// `--state-bits`, if given.
+    pub state_bits: Option<u32>,
+    /// No spinner while an exact law is computed.
+    pub quiet: bool,
+}
+
+/// Judge a tally of permutations: the theory of the model (if any) for the tally's mode, then
+/// the report of the tally against uniform or that model. This is all of `check` after the
+/// reading, and all of the library API after its shuffles.
+pub(crate) fn judge_input(
+    input: InputTally,
+    settings: &Judging,
+    elapsed_seconds: f64,
+) -> Result<RunReport, Failure> {
+    let model = settings.model;
     // The theory can only be computed once the deck size is known (possibly from the input).
     let theory = match (&input.counts, model) {
         (InputCounts::Full(_), None) => Theory::Full(None),
@@ -40,10 +98,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             exact_law_shown(
                 shuffle,
                 input.deck,
-                config.max_paths,
-                config.max_paths_given,
+                settings.max_paths,
+                settings.max_paths_given,
                 None,
-                config.quiet,
+                settings.quiet,
             )?
             .map_err(|source| NoLaw::CheckModel {
                 shuffle: shuffle.label(),
@@ -56,10 +114,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             let theory = marginal_theory(
                 shuffle,
                 input.deck,
-                config.max_paths,
-                config.max_paths_given,
+                settings.max_paths,
+                settings.max_paths_given,
                 None,
-                config.quiet,
+                settings.quiet,
             )?;
             if theory.source.is_none() {
                 return Err(NoLaw::CheckModelMarginal {
@@ -79,23 +137,23 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             lines: input.lines,
             permutations: input.permutations,
             numbering: input.numbering,
-            labels: config.reader.labels.clone(),
+            labels: settings.labels.clone(),
             invalid_lines: input.invalid,
             invalid_examples: input.invalid_examples.clone(),
-            state_bits: config.state_bits,
+            state_bits: settings.state_bits,
         }),
         trials_requested: input.permutations,
         elapsed_seconds,
         interrupted: input.interrupted,
-        alpha: config.alpha,
+        alpha: settings.alpha,
         against: if model.is_some() {
             Against::Model
         } else {
             Against::Uniform
         },
-        all_orderings: config.all_orderings,
+        all_orderings: settings.all_orderings,
     };
-    let report = match (input.counts, theory) {
+    Ok(match (input.counts, theory) {
         (InputCounts::Full(counts), Theory::Full(law)) => {
             let tally = Tally {
                 deck: input.deck,
@@ -108,15 +166,5 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             build_marginal_report(&facts, tally, theory)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
-    };
-    let verdict = publish(&config.output, &report, out)?;
-    Ok(if report.header.interrupted {
-        eprintln!(
-            "shuffle-bias: interrupted after {}; the report covers those only",
-            plural(report.header.trials, "permutation")
-        );
-        ExitCode::Interrupted
-    } else {
-        verdict
     })
 }

@@ -5,6 +5,7 @@
 
 mod check;
 mod compare;
+mod completions;
 mod failure;
 mod list;
 mod run;
@@ -31,6 +32,8 @@ use crate::theory::exact::{ChoiceLaw, ExactError, Law, STEP_PROPAGATION, exact_l
 
 pub use failure::{Failure, Interruption, NoLaw};
 
+pub(crate) use check::{Judging, judge_input};
+
 /// Run the command and say how the process should end.
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
     interrupt::install();
@@ -40,6 +43,8 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Check(args) => check::check(CheckConfig::from_args(&args)?),
         Command::Theory(args) => theory::theory(TheoryConfig::from_args(&args)?),
         Command::List(args) => list::list(&args),
+        Command::Completions(args) => completions::completions(&args),
+        Command::Man(args) => completions::man(&args),
     }
 }
 

@@ -103,10 +103,7 @@ trait ReaderMode {
 impl ReaderMode for TallyMode {
     /// An empty tally of decks of `deck` cards.
     fn empty_counts(self, deck: usize) -> InputCounts {
-        match self {
-            TallyMode::Full => InputCounts::Full(vec![0; factorial(deck) as usize]),
-            TallyMode::Marginal => InputCounts::Marginal(MarginalTally::new(deck)),
-        }
+        InputCounts::empty(self, deck)
     }
 }
 
@@ -165,6 +162,14 @@ pub enum InputCounts {
 }
 
 impl InputCounts {
+    /// An empty tally of decks of `deck` cards, of the kind `mode` asks for.
+    pub fn empty(mode: TallyMode, deck: usize) -> Self {
+        match mode {
+            TallyMode::Full => InputCounts::Full(vec![0; factorial(deck) as usize]),
+            TallyMode::Marginal => InputCounts::Marginal(MarginalTally::new(deck)),
+        }
+    }
+
     /// The count of each ordering, in full mode.
     pub fn full(&self) -> Option<&[u64]> {
         match self {
@@ -197,9 +202,10 @@ impl InputCounts {
         }
     }
 
-    /// Count one permutation (`deck[position] = card`).
+    /// Count one permutation (`deck[position] = card`), which must be a permutation of the
+    /// tally's deck (the reader and the library API check that first).
     #[inline]
-    fn add(&mut self, deck: &[Card]) {
+    pub fn add(&mut self, deck: &[Card]) {
         match self {
             InputCounts::Full(counts) => counts[rank(deck)] += 1,
             InputCounts::Marginal(tally) => tally.add(deck),
