@@ -1,4 +1,4 @@
-//! `check`: tally permutations produced by another program and judge them.
+//! `check`: tally permutations (or dealt hands) produced by another program and judge them.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -13,7 +13,10 @@ use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::run::InputSummary;
 use crate::report::run::{Against, Origin, RunFacts, build_run_report};
-use crate::report::run::{MarginalTheory, build_marginal_report};
+use crate::analysis::dealt_hand::model_deal_identity;
+use crate::report::run::{DealTheory, MarginalTheory, build_deal_report, build_marginal_report};
+use crate::report::notes::Note;
+use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
@@ -35,6 +38,26 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let input = input?;
     // The theory can only be computed once the deck size is known (possibly from the input).
     let theory = match (&input.counts, model) {
+        (InputCounts::Deal(_), None) => Theory::Deal(DealTheory::default()),
+        (InputCounts::Deal(tally), Some(shuffle)) => {
+            let law = exact_law_shown(
+                shuffle,
+                input.deck,
+                config.max_paths,
+                config.max_paths_given,
+                None,
+                config.quiet,
+            )?
+            .map_err(|source| NoLaw::CheckModel {
+                shuffle: shuffle.label(),
+                deck: input.deck,
+                source,
+            })?;
+            Theory::Deal(DealTheory {
+                positions: Some(law.position_matrix()),
+                identity: Some(Probability::from_p(model_deal_identity(&law, tally.deal))),
+            })
+        }
         (InputCounts::Full(_), None) => Theory::Full(None),
         (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
             exact_law_shown(
@@ -107,13 +130,30 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
             build_marginal_report(&facts, tally, theory)
         }
+        (InputCounts::Deal(tally), Theory::Deal(theory)) => {
+            let mut report = build_deal_report(&facts, tally, theory);
+            if input.numbering_assumed > 0 {
+                report.notes.push(Note::NumberingAssumed {
+                    deals: input.numbering_assumed,
+                    deck: input.deck,
+                });
+            }
+            report
+        }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {}; the report covers those only",
-            plural(report.header.trials, "permutation")
+            plural(
+                report.header.trials,
+                if report.deal().is_some() {
+                    "deal"
+                } else {
+                    "permutation"
+                }
+            )
         );
         ExitCode::Interrupted
     } else {
