@@ -75,7 +75,11 @@ mod tests {
         let p = uniform_deal_probability(52, 5);
         assert_relative_eq!(p.p, 1.0 / 311_875_200.0, max_relative = 1e-12);
         // A whole deck: 1/4! for four cards.
-        assert_relative_eq!(uniform_deal_probability(4, 4).p, 1.0 / 24.0, max_relative = 1e-12);
+        assert_relative_eq!(
+            uniform_deal_probability(4, 4).p,
+            1.0 / 24.0,
+            max_relative = 1e-12
+        );
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub enum TestMethod {
     PearsonChiSquare,
     /// Pearson's χ² test of independence of a contingency table, expected counts from its
     /// margins (`pearson-chi-square-independence`).
+    #[serde(rename = "pearson-chi-square-independence")]
     PearsonIndependence,
     /// The exact two-sided binomial test of the identity count (`exact-binomial-two-sided`).
     ExactBinomialTwoSided,

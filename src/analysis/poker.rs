@@ -213,10 +213,10 @@ mod tests {
         // 80 pairs: threshold √400 = 20. Categories 8..2 hold 1 each (7 in all), category 1
         // 30, category 0 43: classes {1..9} (37 ≥ 20) and {0} (43).
         let mut table = [[0u64; 9]; 9];
-        for c in 2..9 {
-            table[c][0] = 1;
-            table[0][c] = 1;
+        for row in &mut table[2..9] {
+            row[0] = 1;
         }
+        table[0][2..9].fill(1);
         table[1][1] = 30;
         table[0][0] = 36;
         let pairs: u64 = table.iter().flatten().sum();

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
+use crate::analysis::dealt_hand::model_deal_identity;
 use crate::config::CheckConfig;
 use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
@@ -11,11 +12,10 @@ use crate::input::permutation_reader::{InputCounts, open_sources, read_permutati
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
+use crate::report::notes::Note;
 use crate::report::run::InputSummary;
 use crate::report::run::{Against, Origin, RunFacts, build_run_report};
-use crate::analysis::dealt_hand::model_deal_identity;
 use crate::report::run::{DealTheory, MarginalTheory, build_deal_report, build_marginal_report};
-use crate::report::notes::Note;
 use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {

@@ -12,9 +12,9 @@ use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{InputSource, ReaderOptions};
-use crate::theory::poker::{HAND, STANDARD_DECK};
 use crate::output::files::{check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
+use crate::theory::poker::{HAND, STANDARD_DECK};
 
 /// A validated `check`.
 #[derive(Debug, Clone)]
@@ -52,6 +52,13 @@ impl CheckConfig {
             ModeChoice::Full => MAX_FULL_DECK,
             ModeChoice::Auto | ModeChoice::Marginal => MAX_MARGINAL_DECK,
         };
+        if args.deal.is_some() && args.mode != ModeChoice::Auto {
+            return Err(UsageError::conflict(
+                "--mode",
+                format!("{:?}", args.mode).to_lowercase(),
+                "deals are tallied by slot, neither full nor marginal; drop --mode",
+            ));
+        }
         check_deck(args.deck, args.mode, largest)?;
         let labels = match &args.labels {
             None => None,
@@ -307,13 +314,6 @@ fn check_deal(args: &CheckArgs, known_deck: Option<usize>) -> Result<(), UsageEr
             "--deal",
             deal,
             format!("a deal holds 1 to {deck} cards of a deck of {deck}"),
-        ));
-    }
-    if args.mode != ModeChoice::Auto {
-        return Err(UsageError::conflict(
-            "--mode",
-            format!("{:?}", args.mode).to_lowercase(),
-            "deals are tallied by slot, neither full nor marginal; drop --mode",
         ));
     }
     if let Some(plot) = &args.output.plot {

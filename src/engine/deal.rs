@@ -27,7 +27,7 @@ pub struct DealTally {
     /// Deals that were the top K cards in their starting order (cards 0, 1, …, K−1).
     pub identity: u64,
     /// The poker categories, when the deals are five-card poker hands (`--game poker`).
-    pub poker: Option<PokerTally>,
+    pub poker: Option<Box<PokerTally>>,
 }
 
 /// The categories of five-card hands, one at a time and in pairs of consecutive hands.
@@ -76,7 +76,7 @@ impl DealTally {
             deals: 0,
             slots: vec![0; deck * deal],
             identity: 0,
-            poker: poker.then(PokerTally::new),
+            poker: poker.then(|| Box::new(PokerTally::new())),
         }
     }
 
@@ -99,10 +99,7 @@ impl DealTally {
 
     /// The slot matrix `[card][slot]`.
     pub fn slot_matrix(&self) -> Vec<Vec<u64>> {
-        self.slots
-            .chunks(self.deal)
-            .map(<[u64]>::to_vec)
-            .collect()
+        self.slots.chunks(self.deal).map(<[u64]>::to_vec).collect()
     }
 }
 

@@ -73,10 +73,7 @@ fn standard_spellings() -> &'static [(String, Card)] {
     SPELLINGS.get_or_init(|| {
         let mut spellings = Vec::new();
         for (suit, &(letter, symbol)) in SUITS.iter().enumerate() {
-            let mut suits = vec![
-                letter.to_string(),
-                letter.to_ascii_uppercase().to_string(),
-            ];
+            let mut suits = vec![letter.to_string(), letter.to_ascii_uppercase().to_string()];
             for symbol in [symbol, WHITE_SUITS[suit]] {
                 suits.push(symbol.to_string());
                 suits.push(format!("{symbol}{VARIATION_SELECTOR}"));
@@ -135,7 +132,9 @@ mod tests {
         ] {
             assert_eq!(standard_card(token), Some(card), "{token}");
         }
-        for bad in ["", "1s", "11h", "Ax", "A", "s", "AsA", "10", "TT", "0c", "♠A"] {
+        for bad in [
+            "", "1s", "11h", "Ax", "A", "s", "AsA", "10", "TT", "0c", "♠A",
+        ] {
             assert_eq!(standard_card(bad), None, "{bad}");
         }
     }

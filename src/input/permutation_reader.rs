@@ -770,7 +770,9 @@ impl<'a> Reader<'a> {
             return;
         }
         let offset = Card::from(numbering == Numbering::OneBased);
-        let count = self.line_length().expect("pending deals have a known length");
+        let count = self
+            .line_length()
+            .expect("pending deals have a known length");
         let counts = self
             .counts
             .as_mut()
@@ -876,7 +878,9 @@ impl<'a> Reader<'a> {
                 found
             }
         };
-        let n = self.deck.expect("the deck size is known once a line is read");
+        let n = self
+            .deck
+            .expect("the deck size is known once a line is read");
         let values = &self.values[..count];
         // The numbering this line shows: None when a deal holds neither 0 nor n.
         let shown_numbering = match self.named() {
@@ -930,7 +934,10 @@ impl<'a> Reader<'a> {
                     self.numbering_assumed += (self.pending.len() / count) as u64;
                     self.numbering = Some((
                         Numbering::ZeroBased,
-                        format!("{} (read as 0-based: no line up to it held 0 or {n})", location()),
+                        format!(
+                            "{} (read as 0-based: no line up to it held 0 or {n})",
+                            location()
+                        ),
                     ));
                     self.flush_pending(Numbering::ZeroBased);
                     return Ok(LineKind::Blank);
@@ -967,9 +974,8 @@ impl<'a> Reader<'a> {
     /// The value of one token: its index among the labels, or the integer it spells.
     fn value_of(&self, token: &[u8]) -> Result<usize, String> {
         if let Some(index) = &self.labels {
-            return index
-                .get(token)
-                .ok_or_else(|| match (std::str::from_utf8(token), self.options.cards) {
+            return index.get(token).ok_or_else(|| {
+                match (std::str::from_utf8(token), self.options.cards) {
                     (Err(_), _) => format!("invalid UTF-8 in token '{}'", shown(token)),
                     (Ok(_), Some(names)) if self.options.labels.is_none() => format!(
                         "'{}' is not a card name ({})",
@@ -981,7 +987,8 @@ impl<'a> Reader<'a> {
                         shown(token),
                         self.label_list()
                     ),
-                });
+                }
+            });
         }
         if token.is_empty() || token.len() > 6 || !token.iter().all(u8::is_ascii_digit) {
             return Err(if std::str::from_utf8(token).is_err() {
@@ -1545,6 +1552,7 @@ mod tests {
                     }
                     assert_eq!(marginal, &expected);
                 }
+                InputCounts::Deal(_) => unreachable!("no --deal here"),
             }
         }
     }
@@ -1900,7 +1908,7 @@ mod tests {
         for line in ["0,,1,2", ",0,1,2", "0,1,2,", "0,1,2,,"] {
             let mut deck = [0; MAX_FULL_DECK];
             assert!(
-                !parse_plain(line.as_bytes(), 3, 0, &mut deck, &mut CardBits(0)),
+                !parse_plain(line.as_bytes(), 3, 3, 0, &mut deck, &mut CardBits(0)),
                 "{line}"
             );
             let labelled = line.replace('0', "A").replace('1', "K").replace('2', "Q");
@@ -1910,7 +1918,7 @@ mod tests {
             );
         }
         let mut deck = [0; MAX_FULL_DECK];
-        assert!(parse_plain(b"0,1,2", 3, 0, &mut deck, &mut CardBits(0)));
+        assert!(parse_plain(b"0,1,2", 3, 3, 0, &mut deck, &mut CardBits(0)));
         assert!(parse_labelled(
             b"A,K,Q",
             3,

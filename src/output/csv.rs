@@ -10,8 +10,8 @@ use crate::engine::permutation::{factorial, format_permutation};
 use crate::report::comparison::CompareReport;
 use crate::report::notes::MAX_LISTED_DECK;
 use crate::report::run::{ModePart, PermutationTable, PokerPart, RunReport};
-use crate::theory::poker::Category;
 use crate::report::theory::TheoryReport;
+use crate::theory::poker::Category;
 
 /// Writes the chosen table.
 pub struct CsvExporter {

@@ -19,9 +19,9 @@ use crate::report::mixing::MixingReport;
 use crate::report::run::{
     Against, DealPart, FullPart, ModePart, PermutationRow, PokerPart, RunReport, StatisticResult,
 };
-use crate::theory::poker::{Category, card_name};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
+use crate::theory::poker::{Category, card_name};
 
 /// The width of `compare`'s table (one row per algorithm, eight columns).
 const COMPARE_WIDTH: u16 = 120;
@@ -796,7 +796,11 @@ fn class_label(class: &[usize; 2]) -> String {
     if class[1] - class[0] == 1 {
         CATEGORY_SHORT[class[0]].to_string()
     } else {
-        format!("{}–{}", CATEGORY_SHORT[class[0]], CATEGORY_SHORT[class[1] - 1])
+        format!(
+            "{}–{}",
+            CATEGORY_SHORT[class[0]],
+            CATEGORY_SHORT[class[1] - 1]
+        )
     }
 }
 
