@@ -486,6 +486,30 @@ fn deals_of_any_size_from_any_deck_are_tested_slot_by_slot_without_poker() {
 }
 
 #[test]
+fn numbered_deals_that_never_show_0_or_n_are_read_as_0_based_and_the_report_says_so() {
+    let (stdout, _, code) = raw_check(
+        "2 3 4 5 6\n7 8 9 10 11\n",
+        &["-q", "--deal", "5", "--deck", "52"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        stdout.contains("2 deals held neither 0 nor 52") && stdout.contains("read as 0-based"),
+        "{stdout}"
+    );
+    // A later line with 52 decides for 1-based, and the kept lines are tallied as such.
+    let (stdout, _, code) = raw_check(
+        "2 3 4 5 6\n7 8 9 10 52\n",
+        &["-q", "--deal", "5", "--deck", "52", "--format", "json"],
+    );
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["input"]["numbering"], "one-based");
+    // Card 1 (written 2) was dealt first in the first deal.
+    assert_eq!(json["positions"]["counts"][1][0], 1);
+    assert_eq!(json["positions"]["counts"][51][4], 1);
+}
+
+#[test]
 fn a_deal_against_an_algorithm_uses_its_exact_slot_marginals() {
     // The first two cards of the naive shuffle of 5 cards: uniform rejects its slots, its own
     // law (positions 0 and 1 of its exact position matrix) fits them.
@@ -661,7 +685,10 @@ fn without_timing(text: &str) -> String {
     text.lines()
         .map(|line| {
             if line.contains(" lines read · ") && line.ends_with("deals/s") {
-                format!("{} · … (timing redacted)", line.split(" · ").next().unwrap())
+                format!(
+                    "{} · … (timing redacted)",
+                    line.split(" · ").next().unwrap()
+                )
             } else {
                 line.to_string()
             }
@@ -684,7 +711,9 @@ fn the_table_of_2000_fair_hands_by_name_is_as_reviewed() {
         .collect();
     let (table, _, code) = raw_check(
         &names,
-        &["-q", "--deal", "5", "--cards", "standard", "--game", "poker"],
+        &[
+            "-q", "--deal", "5", "--cards", "standard", "--game", "poker",
+        ],
     );
     assert_eq!(code, 0);
     insta::assert_snapshot!(without_timing(&table));

@@ -677,17 +677,14 @@ fn positions_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
 /// The sections of a deal report after the tests: its figures, the poker hands, the slots.
 fn deal_sections(run: &RunReport, deal: &DealPart, doc: &mut Document) {
     let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
-    let names = run
-        .header
-        .input
-        .as_ref()
-        .is_some_and(|input| input.numbering == Numbering::StandardCards);
-    let card = |c: usize| {
-        if names {
-            card_name(c as u16)
-        } else {
-            c.to_string()
-        }
+    // Cards as the input wrote them: by name, by label, or by number (0-based).
+    let input = run.header.input.as_ref();
+    let names = input.is_some_and(|input| input.numbering == Numbering::StandardCards);
+    let labels = input.and_then(|input| input.labels.as_deref());
+    let card = |c: usize| match (names, labels) {
+        (true, _) => card_name(c as u16),
+        (false, Some(labels)) => labels[c].clone(),
+        (false, None) => c.to_string(),
     };
     let with_theory = run.header.algorithm.is_some();
     doc.blank();
