@@ -83,6 +83,27 @@ mod tests {
     }
 
     #[test]
+    fn the_model_probability_of_the_top_cards_in_order_sums_the_orderings_that_start_so() {
+        // Brute force over every ordering of the naive shuffle's exact law on 5 cards.
+        use crate::engine::algorithms::Algorithm;
+        use crate::engine::permutation::unrank;
+        use crate::theory::exact::exact_law;
+        let law = exact_law(Algorithm::Naive, 5, 1_000_000).unwrap();
+        for deal in 1..=5 {
+            let brute: f64 = (0..law.probabilities.len())
+                .filter(|&rank| {
+                    unrank(rank, 5)[..deal]
+                        .iter()
+                        .enumerate()
+                        .all(|(slot, &card)| usize::from(card) == slot)
+                })
+                .map(|rank| law.probabilities[rank])
+                .sum();
+            assert_relative_eq!(model_deal_identity(&law, deal), brute, max_relative = 1e-12);
+        }
+    }
+
+    #[test]
     fn each_slot_is_tested_against_one_card_in_n() {
         // 3 cards, 2 slots, 30 deals: slot 0 holds cards 10/10/10 (χ² 0), slot 1 20/10/0
         // (χ² = (10² + 0 + 10²)/10 = 20), df 2 each.

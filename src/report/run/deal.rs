@@ -32,7 +32,7 @@ pub struct DealTheory {
 /// identity (the top K cards in order, probability (n−K)!/n! or the model's), and with
 /// `--game poker` the category test (`poker hands`) and the test of consecutive categories
 /// (`poker transitions`). Tests of the stream of deals as a whole (repeated deals, deal t
-/// against deal t+1) join the same family as further drafts: see [`family`].
+/// against deal t+1) join the same family as further drafts: see `family` in this file.
 pub fn build_deal_report(facts: &RunFacts, tally: DealTally, theory: DealTheory) -> RunReport {
     let n = tally.deck;
     let k = tally.deal;
