@@ -274,8 +274,47 @@ fn turning_15_percent_of_high_card_hands_into_a_pair_is_flagged_at_2000_hands() 
     let (json, code) = check_json(&text(&hands));
     assert_eq!(code, 1, "{}", json["verdict"]);
     assert_eq!(test_named(&json, "poker hands")["rejected"], true);
-    // The nudge changes which card is dealt fifth only slightly: the slots still pass.
+    // The nudge changes which card is dealt fifth only slightly: the slots still pass. Each
+    // hand is nudged on its own, so consecutive hands stay independent: the transitions pass.
     assert_eq!(test_named(&json, "slot 4")["rejected"], false);
+    assert_eq!(test_named(&json, "poker transitions")["rejected"], false);
+}
+
+#[test]
+fn the_test_of_consecutive_hands_keeps_its_level_when_the_categories_are_biased() {
+    // 1000 seeds × 2,000 hands, each high-card hand independently turned into a pair with
+    // probability 0.15: the categories are far from their exact law (the category test rejects
+    // almost always), but hands are independent, so the independence test — whose expected
+    // counts come from the table's own margins — must still reject at level 0.05 in at most
+    // Binomial(1000, 0.05)'s 99.9% quantile of runs, with p-values uniform (KS at level 0.001).
+    const RUNS: u64 = 1000;
+    let mut rejections = 0;
+    let mut p_values = Vec::new();
+    for seed in 0..RUNS {
+        let mut hands = fair_hands(2_000, 8_000_000 + seed);
+        let mut coin = Coin(seed);
+        for hand in &mut hands {
+            if classify(hand) == Category::HighCard && coin.chance(0.15) {
+                pair_up(hand, &mut coin);
+            }
+        }
+        let report = report(&hands, 0.05);
+        let test = report
+            .tests
+            .iter()
+            .find(|t| t.name == "poker transitions")
+            .unwrap();
+        let p = 10f64.powf(test.log10_p_value);
+        rejections += u64::from(p <= 0.05);
+        p_values.push(p);
+    }
+    let ks = ks_distance(p_values);
+    eprintln!(
+        "biased but independent hands, {RUNS} seeds × 2,000: poker transitions rejects \
+         {rejections} at 0.05; KS {ks:.4}"
+    );
+    assert!(rejections <= binomial_upper_999(RUNS, 0.05), "{rejections}");
+    assert!(ks < 1.9495 / (RUNS as f64).sqrt(), "KS {ks}");
 }
 
 #[test]
