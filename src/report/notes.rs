@@ -181,11 +181,14 @@ impl fmt::Display for Note {
             Note::DealMode { deal, deck, poker } => {
                 write!(
                     f,
-                    "deal mode: each line is {deal} of the {deck} cards in the order dealt                      (slot k is position k of the shuffled deck); the family tests each slot's                      card and the identity (the top {deal} cards in their starting order)"
+                    "deal mode: each line is {deal} of the {deck} cards in the order dealt \
+                     (slot k is position k of the shuffled deck); the family tests each slot's \
+                     card and the identity (the top {deal} cards in their starting order)"
                 )?;
                 if *poker {
                     f.write_str(
-                        ", the poker hand categories against their exact counts out of                          2,598,960, and each hand's category against the previous hand's",
+                        ", the poker hand categories against their exact counts out of \
+                         2,598,960, and each hand's category against the previous hand's",
                     )?;
                 }
                 Ok(())
@@ -262,11 +265,18 @@ impl fmt::Display for Warning {
                 per_cell,
                 needed,
                 unit,
-            } => write!(
-                f,
-                "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
-                 p-values of the position tests are unreliable; use at least {needed} {unit}"
-            ),
+            } => {
+                // A deal's slots are the positions of the deck its cards came from.
+                let (at, tests) = match unit {
+                    TrialUnit::Deals => ("in each slot", "slot"),
+                    _ => ("at each position", "position"),
+                };
+                write!(
+                    f,
+                    "each card is expected {per_cell:.2} times {at} (< 5): the χ² p-values of \
+                     the {tests} tests are unreliable; use at least {needed} {unit}"
+                )
+            }
         }
     }
 }
