@@ -187,7 +187,8 @@ pub struct InvalidLine {
     pub problem: String,
 }
 
-/// The counts of an input, of the kind its [`TallyMode`] asked for.
+/// The counts of an input, of the kind its [`TallyMode`] asked for, or of its deals with
+/// `--deal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputCounts {
     /// [`TallyMode::Full`]: `counts[rank]`, the lexicographic rank of [`crate::engine::permutation::rank`].
@@ -1472,6 +1473,43 @@ mod tests {
         let message = invalid_utf8.unwrap_err().to_string();
         assert!(
             message.starts_with("deals.txt:2: invalid UTF-8"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn undecided_deals_past_the_cap_are_read_as_0_based_and_a_later_1_based_line_is_an_error() {
+        let options = ReaderOptions {
+            deck: Some(52),
+            deal: Some(5),
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        // 2^20 values are 209,715 deals of five: the next one passes the cap.
+        let undecided = PENDING_VALUES / 5 + 1;
+        let mut text = "2 3 4 5 6\n".repeat(undecided);
+        text.push_str("0 1 2 3 4\n");
+        let t = tally(&text, &options).unwrap();
+        assert_eq!(t.numbering, Numbering::ZeroBased);
+        // The kept deals are read as 0-based when the cap is reached; the one after them
+        // follows that numbering.
+        assert_eq!(t.numbering_assumed, (PENDING_VALUES / 5) as u64);
+        assert_eq!(t.permutations, undecided as u64 + 1);
+        assert_eq!(
+            t.counts.deal().unwrap().slot_matrix()[2][0],
+            undecided as u64
+        );
+        text.push_str("1 2 3 4 52\n");
+        let message = tally(&text, &options).unwrap_err().to_string();
+        let last = undecided + 2;
+        assert!(
+            message.starts_with(&format!(
+                "deals.txt:{last}: this deal is 1-based but deals.txt:"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains("read as 0-based: no line up to it held 0 or 52"),
             "{message}"
         );
     }
