@@ -10,6 +10,7 @@ use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::Generator;
 use crate::engine::mapping::Mapping;
 use crate::engine::random_source::RngKind;
+use crate::input::cards::CardNames;
 use crate::output::{CsvTable, Format};
 use crate::report::run::Against;
 
@@ -88,11 +89,16 @@ spaces, tabs or one comma (an empty field, as in 0,,1, is an error); blank lines
 starting with # are skipped; CRLF and a UTF-8 byte-order mark are accepted; a line holds at most
 1 MiB. Files are opened one at a time; Ctrl-C reports what was read so far.
 
+With --deal K, a line is K distinct cards of the deck dealt in order (the top K cards of a
+shuffled deck); --cards standard reads card names (As, 10h, Th, Q♦, any case) in the standard
+order A♠ 2♠ … K♠ A♥ … K♥ A♦ … K♦ A♣ … K♣; --game poker also tests five-card hands' categories.
+
 Examples:
   python3 my_shuffle.py | shuffle-bias check --deck 5
   shuffle-bias check deals.txt --format json
   shuffle-bias check logs/*.txt --labels A,K,Q,J,10
   shuffle-bias check deals.txt --against comparator-timsort
+  shuffle-bias check hands.txt --deal 5 --cards standard --game poker
 
 Exit codes:
   0  no bias detected
@@ -288,6 +294,19 @@ pub struct CheckArgs {
     /// Card labels in starting order, comma-separated (e.g. A,K,Q,J,10): the identity.
     #[arg(long, value_name = "LABELS")]
     pub labels: Option<String>,
+    /// Each line is a deal: K distinct cards of the deck (--deck N, or --cards standard), in
+    /// the order dealt — the top K cards of the shuffled deck. 1 ≤ K ≤ N.
+    #[arg(long, value_name = "K", value_parser = parse_deck)]
+    pub deal: Option<usize>,
+    /// Read cards by name: `standard` is the 52 cards written As, AS, A♠, 10h, Th, 2c (any
+    /// case), in the order A♠ 2♠ … K♠, A♥ … K♥, A♦ … K♦, A♣ … K♣ (the identity).
+    #[arg(long, value_enum, value_name = "SET")]
+    pub cards: Option<CardNames>,
+    /// Test the hands of a game: `poker` (with --deal 5 of the 52 standard cards) tests the
+    /// nine hand categories against their exact counts and each hand's category against the
+    /// previous hand's.
+    #[arg(long, value_enum, value_name = "GAME")]
+    pub game: Option<Game>,
     /// The hypothesis: `uniform`, or an algorithm whose exact law the input should follow.
     #[arg(long, value_parser = parse_check_against, default_value = "uniform", value_name = "uniform|ALGORITHM")]
     pub against: CheckAgainst,
@@ -320,6 +339,13 @@ pub struct CheckArgs {
     pub quiet: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// A game whose dealt hands `check --game` tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Game {
+    /// Five-card poker hands: the nine categories, high card to straight flush.
+    Poker,
 }
 
 /// Output flags shared by every subcommand that writes a report.

@@ -363,6 +363,7 @@ impl ShuffleTest {
             numbering: Numbering::ZeroBased,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             interrupted: false,
+            numbering_assumed: 0,
         };
         let settings = Judging {
             model,

@@ -1,17 +1,21 @@
 //! Property tests of the permutation reader: no input whatever makes it panic (every failure is
 //! an error with a location), and any valid file round-trips to the counts it was written from,
-//! in both modes: all orderings of a small deck, and the marginal tally of a 52-card deal.
+//! in every mode: all orderings of a small deck, the marginal tally of a 52-card deal, and the
+//! deal tally of five-card hands (numbered 0-based or 1-based, or named).
 
 use std::sync::atomic::AtomicBool;
 
 use proptest::prelude::*;
 use shuffle_bias::engine::algorithms::Card;
+use shuffle_bias::engine::deal::DealTally;
 use shuffle_bias::engine::marginal::MarginalTally;
 use shuffle_bias::engine::permutation::{factorial, rank, unrank};
 use shuffle_bias::engine::tally::TallyMode;
+use shuffle_bias::input::cards::CardNames;
 use shuffle_bias::input::permutation_reader::{
     Input, InputSource, InputTally, ReaderOptions, read_permutations,
 };
+use shuffle_bias::theory::poker::card_name;
 
 fn read_tally(bytes: Vec<u8>, options: &ReaderOptions) -> Result<InputTally, String> {
     let sources = [InputSource::File("input.txt".into())];
@@ -58,7 +62,22 @@ fn marginal_options() -> impl Strategy<Value = ReaderOptions> {
             skip_invalid,
             mode: TallyMode::Marginal,
             marginal_if_large: false,
+            ..Default::default()
         })
+}
+
+/// Options of every kind a deal can be read with: five cards of 52 numbered or named, with or
+/// without poker, or three cards of a ten-card deck.
+fn deal_options() -> impl Strategy<Value = ReaderOptions> {
+    (any::<bool>(), 0..3usize).prop_map(|(skip_invalid, kind)| ReaderOptions {
+        deck: Some(if kind == 2 { 10 } else { 52 }),
+        skip_invalid,
+        mode: TallyMode::Marginal,
+        deal: Some(if kind == 2 { 3 } else { 5 }),
+        cards: (kind == 1).then_some(CardNames::Standard),
+        poker: kind < 2,
+        ..Default::default()
+    })
 }
 
 proptest! {
@@ -172,5 +191,78 @@ proptest! {
             ..Default::default()
         };
         prop_assert_eq!(read_marginal(text.into_bytes(), &options), Ok(expected));
+    }
+
+    #[test]
+    fn near_valid_lines_never_panic_in_deal_mode(
+        lines in proptest::collection::vec(
+            proptest::collection::vec(prop_oneof![Just(" "), Just(","), Just("\t"), Just("0"),
+                Just("1"), Just("2"), Just("3"), Just("9"), Just("10"), Just("51"), Just("52"),
+                Just("53"), Just("As"), Just("10h"), Just("T♥"), Just("kc"), Just("Zz"),
+                Just("#"), Just("\r"), Just("x"), Just("\u{0}"), Just("\u{e9}")],
+                0..8),
+            0..30),
+        options in deal_options(),
+    ) {
+        let text: String = lines.iter().map(|l| l.concat() + "\n").collect();
+        match read_tally(text.into_bytes(), &options) {
+            Err(message) => prop_assert!(message.starts_with("input.txt"), "{}", message),
+            Ok(tally) => {
+                let deal = tally.counts.deal().expect("deal mode");
+                prop_assert_eq!(deal.deals, tally.permutations);
+            }
+        }
+    }
+
+    #[test]
+    fn a_valid_deal_file_round_trips_to_its_deal_tally_in_order(
+        decks in proptest::collection::vec(
+            Just((0..52).collect::<Vec<Card>>()).prop_shuffle(), 1..60),
+        numbering in 0..3usize,
+        separator in prop_oneof![Just(" "), Just(","), Just("\t"), Just(", ")],
+    ) {
+        // The first five cards of each deck; in 1-based files the lines before the first one
+        // holding card 52 cannot tell their numbering and are kept until it comes.
+        let mut expected = DealTally::new(52, 5, true);
+        let mut text = String::new();
+        for deck in &decks {
+            expected.add(&deck[..5]);
+            let tokens: Vec<String> = deck[..5]
+                .iter()
+                .map(|&card| match numbering {
+                    0 => card.to_string(),
+                    1 => (card + 1).to_string(),
+                    _ => card_name(card),
+                })
+                .collect();
+            text.push_str(&tokens.join(separator));
+            text.push('\n');
+        }
+        let options = ReaderOptions {
+            deck: Some(52),
+            deal: Some(5),
+            cards: (numbering == 2).then_some(CardNames::Standard),
+            poker: true,
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let tally = read_tally(text.into_bytes(), &options).unwrap();
+        let decided = |card: Card| match numbering {
+            0 => card == 0,
+            1 => card == 51,
+            _ => true,
+        };
+        let undecided = decks.iter().all(|deck| !deck[..5].iter().any(|&c| decided(c)));
+        if undecided && numbering < 2 {
+            // No line held 0 or 52: read as 0-based (for a 1-based file, shifted by one), and
+            // said so.
+            prop_assert_eq!(tally.numbering_assumed, decks.len() as u64);
+            if numbering == 0 {
+                prop_assert_eq!(tally.counts.deal(), Some(&expected));
+            }
+        } else {
+            prop_assert_eq!(tally.numbering_assumed, 0);
+            prop_assert_eq!(tally.counts.deal(), Some(&expected));
+        }
     }
 }

@@ -5,10 +5,12 @@
 //! [`crate::report`] builds its models by calling these; this module imports only
 //! [`crate::stats`], [`crate::theory`] and [`crate::engine`], never the report or the exporters.
 
+pub mod dealt_hand;
 pub mod decision;
 pub mod figures;
 pub mod goodness_of_fit;
 pub mod identity;
+pub mod poker;
 pub mod power;
 pub mod test_note;
 
@@ -26,6 +28,10 @@ pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 pub enum TestMethod {
     /// Pearson's χ² goodness-of-fit test (`pearson-chi-square`).
     PearsonChiSquare,
+    /// Pearson's χ² test of independence of a contingency table, expected counts from its
+    /// margins (`pearson-chi-square-independence`).
+    #[serde(rename = "pearson-chi-square-independence")]
+    PearsonIndependence,
     /// The exact two-sided binomial test of the identity count (`exact-binomial-two-sided`).
     ExactBinomialTwoSided,
     /// The exact two-sided binomial test of the shuffles outside a statistic's likeliest value
@@ -40,6 +46,7 @@ impl TestMethod {
     pub fn name(self) -> &'static str {
         match self {
             TestMethod::PearsonChiSquare => "pearson-chi-square",
+            TestMethod::PearsonIndependence => "pearson-chi-square-independence",
             TestMethod::ExactBinomialTwoSided => "exact-binomial-two-sided",
             TestMethod::ExactBinomialOutsideMode => "exact-binomial-outside-mode",
             TestMethod::None => "none",

@@ -1,4 +1,4 @@
-//! `check`: tally permutations produced by another program and judge them.
+//! `check`: tally permutations (or dealt hands) produced by another program and judge them.
 //!
 //! The judging half ([`judge_input`]) is shared with the library API
 //! ([`crate::testing`]), which tallies a shuffle function's permutations in-process: both end
@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
+use crate::analysis::dealt_hand::model_deal_identity;
 use crate::config::CheckConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::simulate::Tally;
@@ -18,7 +19,9 @@ use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::run::InputSummary;
 use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
-use crate::report::run::{MarginalTheory, build_marginal_report};
+use crate::report::notes::Note;
+use crate::report::run::{DealTheory, MarginalTheory, build_deal_report, build_marginal_report};
+use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
@@ -52,7 +55,14 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     Ok(if report.header.interrupted {
         eprintln!(
             "shuffle-bias: interrupted after {}; the report covers those only",
-            plural(report.header.trials, "permutation")
+            plural(
+                report.header.trials,
+                if report.deal().is_some() {
+                    "deal"
+                } else {
+                    "permutation"
+                }
+            )
         );
         ExitCode::Interrupted
     } else {
@@ -93,6 +103,26 @@ pub(crate) fn judge_input(
     let model = settings.model;
     // The theory can only be computed once the deck size is known (possibly from the input).
     let theory = match (&input.counts, model) {
+        (InputCounts::Deal(_), None) => Theory::Deal(DealTheory::default()),
+        (InputCounts::Deal(tally), Some(shuffle)) => {
+            let law = exact_law_shown(
+                shuffle,
+                input.deck,
+                settings.max_paths,
+                settings.max_paths_given,
+                None,
+                settings.quiet,
+            )?
+            .map_err(|source| NoLaw::CheckModel {
+                shuffle: shuffle.label(),
+                deck: input.deck,
+                source,
+            })?;
+            Theory::Deal(DealTheory {
+                positions: Some(law.position_matrix()),
+                identity: Some(Probability::from_p(model_deal_identity(&law, tally.deal))),
+            })
+        }
         (InputCounts::Full(_), None) => Theory::Full(None),
         (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
             exact_law_shown(
@@ -164,6 +194,16 @@ pub(crate) fn judge_input(
         }
         (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
             build_marginal_report(&facts, tally, theory)
+        }
+        (InputCounts::Deal(tally), Theory::Deal(theory)) => {
+            let mut report = build_deal_report(&facts, tally, theory);
+            if input.numbering_assumed > 0 {
+                report.notes.push(Note::NumberingAssumed {
+                    deals: input.numbering_assumed,
+                    deck: input.deck,
+                });
+            }
+            report
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     })

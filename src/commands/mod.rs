@@ -178,6 +178,7 @@ fn exact_law_shown(
 enum Theory {
     Full(Option<Result<Arc<Law>, ExactError>>),
     Marginal(MarginalTheory),
+    Deal(crate::report::run::DealTheory),
 }
 
 /// A run's tally in either mode.

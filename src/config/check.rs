@@ -1,17 +1,20 @@
-//! `check`'s config, in named steps: the labels, the sources (and the files they must not
-//! share with the outputs), the tally mode, and the model the input is tested against.
+//! `check`'s config, in named steps: the labels, the card names and the deal (`--cards`,
+//! `--deal`, `--game`), the sources (and the files they must not share with the outputs), the
+//! tally mode, and the model the input is tested against.
 
 use std::path::PathBuf;
 
 use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
-use crate::cli::{CheckAgainst, CheckArgs, ModeChoice};
+use crate::cli::{CheckAgainst, CheckArgs, Game, ModeChoice};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
+use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{InputSource, ReaderOptions};
 use crate::output::files::{check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
+use crate::theory::poker::{HAND, STANDARD_DECK};
 
 /// A validated `check`.
 #[derive(Debug, Clone)]
@@ -49,16 +52,33 @@ impl CheckConfig {
             ModeChoice::Full => MAX_FULL_DECK,
             ModeChoice::Auto | ModeChoice::Marginal => MAX_MARGINAL_DECK,
         };
+        if args.deal.is_some() && args.mode != ModeChoice::Auto {
+            return Err(UsageError::conflict(
+                "--mode",
+                format!("{:?}", args.mode).to_lowercase(),
+                "deals are tallied by slot, neither full nor marginal; drop --mode",
+            ));
+        }
         check_deck(args.deck, args.mode, largest)?;
         let labels = match &args.labels {
             None => None,
             Some(text) => Some(labels(text, args.deck, largest)?),
         };
+        check_cards(args)?;
+        let known_deck = labels
+            .as_ref()
+            .map(Vec::len)
+            .or(args.cards.map(CardNames::deck))
+            .or(args.deck);
+        check_deal(args, known_deck)?;
         let sources = sources(&args.files)?;
         let output = output_config(&args.output)?;
         check_files(&sources, &output)?;
-        let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
-        let (mode, marginal_if_large) = mode(args.mode, known_deck);
+        let (mode, marginal_if_large) = match args.deal {
+            // A deal tally is neither mode's; the reader is told the deck (up to 1000 cards).
+            Some(_) => (TallyMode::Marginal, false),
+            None => mode(args.mode, known_deck),
+        };
         check_table(args, mode, marginal_if_large)?;
         let model = model(args)?;
         if args.state_bits == Some(0) {
@@ -77,6 +97,9 @@ impl CheckConfig {
                 skip_invalid: args.skip_invalid,
                 mode,
                 marginal_if_large,
+                deal: args.deal,
+                cards: args.cards,
+                poker: args.game == Some(Game::Poker),
             },
             against: args.against,
             model,
@@ -212,6 +235,98 @@ fn mode(choice: ModeChoice, known_deck: Option<usize>) -> (TallyMode, bool) {
     }
 }
 
+/// `--cards standard`: the 52 standard cards, so no `--labels` beside it and no other deck.
+fn check_cards(args: &CheckArgs) -> Result<(), UsageError> {
+    let Some(names) = args.cards else {
+        return Ok(());
+    };
+    if args.labels.is_some() {
+        return Err(UsageError::conflict(
+            "--cards",
+            names.name(),
+            "the cards are named either by --labels or by --cards; drop one",
+        ));
+    }
+    match args.deck {
+        Some(deck) if deck != names.deck() => Err(UsageError::conflict(
+            "--deck",
+            deck,
+            format!(
+                "--cards {} names {} cards; drop --deck or give --deck {}",
+                names.name(),
+                names.deck(),
+                names.deck()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// `--deal K` and `--game`: a deal of 1 to n cards from a deck the flags give (it cannot be
+/// read off a line of K cards), no `--mode`, no picture; poker hands are five of the 52
+/// standard cards, tested against a uniform deal.
+fn check_deal(args: &CheckArgs, known_deck: Option<usize>) -> Result<(), UsageError> {
+    if let Some(game) = args.game {
+        let Game::Poker = game;
+        if args.deal != Some(HAND) {
+            return Err(UsageError::conflict(
+                "--game",
+                "poker",
+                match args.deal {
+                    None => "poker hands are dealt hands of five cards: add --deal 5".to_string(),
+                    Some(k) => format!(
+                        "poker hands are five cards, not {k}: use --deal 5 (or drop --game)"
+                    ),
+                },
+            ));
+        }
+        if args.labels.is_some() || known_deck != Some(STANDARD_DECK) {
+            return Err(UsageError::conflict(
+                "--game",
+                "poker",
+                "poker hands are drawn from the 52 standard cards: give --cards standard, or \
+                 --deck 52 with cards numbered 0..51 (or 1..52) in the standard order A♠ 2♠ … \
+                 K♠ A♥ … K♥ A♦ … K♦ A♣ … K♣",
+            ));
+        }
+        if let CheckAgainst::Algorithm(algorithm) = args.against {
+            return Err(UsageError::conflict(
+                "--against",
+                algorithm.name(),
+                "the poker categories are tested against a uniform deal, whose exact counts are \
+                 known; no exact law of an algorithm is known at 52 cards: drop --against",
+            ));
+        }
+    }
+    let Some(deal) = args.deal else {
+        return Ok(());
+    };
+    let Some(deck) = known_deck else {
+        return Err(UsageError::conflict(
+            "--deal",
+            deal,
+            "a line of a deal does not show the size of the deck: give --deck N (or --cards \
+             standard, or --labels)",
+        ));
+    };
+    if !(1..=deck).contains(&deal) {
+        return Err(UsageError::out_of_range(
+            "--deal",
+            deal,
+            format!("a deal holds 1 to {deck} cards of a deck of {deck}"),
+        ));
+    }
+    if let Some(plot) = &args.output.plot {
+        return Err(UsageError::conflict(
+            "--plot",
+            plot.display(),
+            "deal reports have no picture; drop --plot (the slot matrix is in --format json and \
+             csv --table positions)",
+        ));
+    }
+    Ok(())
+}
+
 /// The CSV table must be one the mode tallies.
 fn check_table(
     args: &CheckArgs,
@@ -222,6 +337,24 @@ fn check_table(
         return Ok(());
     }
     let table = args.output.table.unwrap_or_default();
+    if table == CsvTable::Hands && args.game.is_none() {
+        return Err(UsageError::conflict(
+            "--table",
+            "hands",
+            "the hands table lists poker hand categories; add --deal 5 --game poker",
+        ));
+    }
+    if args.deal.is_some() {
+        return match table {
+            CsvTable::Permutations | CsvTable::Statistics => Err(UsageError::conflict(
+                "--table",
+                table.name(),
+                "a deal report tallies slots, not orderings or permutation statistics; use \
+                 --table summary, tests, positions (the slot matrix) or hands (--game poker)",
+            )),
+            _ => Ok(()),
+        };
+    }
     if mode == TallyMode::Marginal && table == CsvTable::Permutations {
         return Err(UsageError::conflict(
             "--table",

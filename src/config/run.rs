@@ -68,6 +68,16 @@ impl RunConfig {
         }
         let source = run_source_spec(args.generator.rng, &args.source, &args.reseed, args.deck)?;
         let output = output_config(&args.output)?;
+        if args.output.format == Format::Csv
+            && args.output.table.unwrap_or_default() == CsvTable::Hands
+        {
+            return Err(UsageError::conflict(
+                "--table",
+                "hands",
+                "poker hands are tallied by `check --deal 5 --game poker`; `run` deals whole \
+                 decks",
+            ));
+        }
         if settings.mode == TallyMode::Marginal {
             if args.output.format == Format::Csv
                 && args.output.table.unwrap_or_default() == CsvTable::Permutations

@@ -85,7 +85,7 @@ impl TheoryConfig {
         if args.output.format == Format::Csv
             && matches!(
                 args.output.table.unwrap_or_default(),
-                CsvTable::Tests | CsvTable::Statistics
+                CsvTable::Tests | CsvTable::Statistics | CsvTable::Hands
             )
         {
             return Err(UsageError::conflict(

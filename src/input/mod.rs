@@ -1,3 +1,5 @@
-//! Input: permutations produced by other programs, read and tallied (`check`).
+//! Input: permutations and dealt hands produced by other programs, read and tallied (`check`),
+//! and the card names the reader knows.
 
+pub mod cards;
 pub mod permutation_reader;

@@ -20,6 +20,15 @@
 //! [`MAX_FULL_DECK`]), or the [`MarginalTally`] of decks of up to [`MAX_MARGINAL_DECK`] cards
 //! (a 52-card deal, say). Either way the deck size is `--deck`, else the number of `--labels`,
 //! else the number of cards on the first permutation.
+//!
+//! With `--deal K` ([`ReaderOptions::deal`]) a line is a dealt hand instead: K distinct cards
+//! of a deck of n, in the order dealt, fed to a [`DealTally`]. A line of numbers that holds
+//! neither 0 nor n cannot say whether the cards are 0-based or 1-based; such lines are kept
+//! (at most [`PENDING_VALUES`] card values, 2 MiB) until a line decides, then tallied in order.
+//! If none decides, they are read as 0-based and the tally says so.
+//!
+//! `--cards standard` ([`ReaderOptions::cards`]) reads card names (`As`, `10h`, `Q♦`: see
+//! [`crate::input::cards`]), whose order is the standard one.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -33,7 +42,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::cards::CardNames;
 use crate::engine::algorithms::Card;
+use crate::engine::deal::DealTally;
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
@@ -46,6 +57,10 @@ pub const INVALID_EXAMPLES: usize = 5;
 /// on Linux, 1 MiB for all of them together on macOS). A longer line is rejected as soon as it
 /// passes the cap, and the rest of it is skipped without being stored.
 pub const MAX_LINE: usize = 1 << 20;
+
+/// The most card values of undecided numbering (lines of a deal holding neither 0 nor n) kept
+/// before the numbering is taken to be 0-based: 2^20 values, 2 MiB.
+pub const PENDING_VALUES: usize = 1 << 20;
 
 /// The size of one chunk that the reading thread reads.
 const CHUNK: usize = 1 << 20;
@@ -88,6 +103,8 @@ pub enum Numbering {
     OneBased,
     /// Labels given with `--labels`.
     Labels,
+    /// The names of the 52 standard cards (`--cards standard`).
+    StandardCards,
 }
 
 use crate::engine::tally::TallyMode;
@@ -121,12 +138,19 @@ pub struct ReaderOptions {
     /// When the deck size is read off the first permutation: feed the marginal tally instead
     /// if that deck is too large for `mode` Full (the `--mode auto` of `check`).
     pub marginal_if_large: bool,
+    /// `--deal K`: each line is K cards dealt from the deck (which `deck` or `cards` must
+    /// give), fed to a [`DealTally`] instead of `mode`'s tally.
+    pub deal: Option<usize>,
+    /// `--cards`: the cards are written by name.
+    pub cards: Option<CardNames>,
+    /// `--game poker`: classify each five-card deal as a poker hand.
+    pub poker: bool,
 }
 
 impl ReaderOptions {
     /// The largest deck these options accept.
     fn largest(&self) -> usize {
-        if self.marginal_if_large {
+        if self.marginal_if_large || self.deal.is_some() {
             TallyMode::Marginal.max_deck()
         } else {
             self.mode.max_deck()
@@ -141,6 +165,14 @@ impl ReaderOptions {
             self.mode
         }
     }
+
+    /// An empty tally for a deck of `deck` cards: a deal tally with `--deal`, else the mode's.
+    fn empty_counts(&self, deck: usize) -> InputCounts {
+        match self.deal {
+            Some(deal) => InputCounts::Deal(DealTally::new(deck, deal, self.poker)),
+            None => self.mode_for(deck).empty_counts(deck),
+        }
+    }
 }
 
 /// A rejected line.
@@ -152,13 +184,16 @@ pub struct InvalidLine {
     pub problem: String,
 }
 
-/// The counts of an input, of the kind its [`TallyMode`] asked for.
+/// The counts of an input, of the kind its [`TallyMode`] asked for, or of its deals with
+/// `--deal`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputCounts {
     /// [`TallyMode::Full`]: `counts[rank]`, the lexicographic rank of [`crate::engine::permutation::rank`].
     Full(Vec<u64>),
     /// [`TallyMode::Marginal`]: positions, identity and statistics of every permutation.
     Marginal(MarginalTally),
+    /// `--deal K`: slots, identity and poker categories of every deal.
+    Deal(DealTally),
 }
 
 impl InputCounts {
@@ -174,7 +209,7 @@ impl InputCounts {
     pub fn full(&self) -> Option<&[u64]> {
         match self {
             InputCounts::Full(counts) => Some(counts),
-            InputCounts::Marginal(_) => None,
+            _ => None,
         }
     }
 
@@ -182,33 +217,43 @@ impl InputCounts {
     pub fn into_full(self) -> Option<Vec<u64>> {
         match self {
             InputCounts::Full(counts) => Some(counts),
-            InputCounts::Marginal(_) => None,
+            _ => None,
         }
     }
 
     /// The marginal tally, in marginal mode.
     pub fn marginal(&self) -> Option<&MarginalTally> {
         match self {
-            InputCounts::Full(_) => None,
             InputCounts::Marginal(tally) => Some(tally),
+            _ => None,
         }
     }
 
     /// The marginal tally, in marginal mode (by value).
     pub fn into_marginal(self) -> Option<MarginalTally> {
         match self {
-            InputCounts::Full(_) => None,
             InputCounts::Marginal(tally) => Some(tally),
+            _ => None,
+        }
+    }
+
+    /// The deal tally, with `--deal`.
+    pub fn deal(&self) -> Option<&DealTally> {
+        match self {
+            InputCounts::Deal(tally) => Some(tally),
+            _ => None,
         }
     }
 
     /// Count one permutation (`deck[position] = card`), which must be a permutation of the
-    /// tally's deck (the reader and the library API check that first).
+    /// tally's deck (the reader and the library API check that first), or one deal
+    /// (`deck[slot] = card`).
     #[inline]
     pub fn add(&mut self, deck: &[Card]) {
         match self {
             InputCounts::Full(counts) => counts[rank(deck)] += 1,
             InputCounts::Marginal(tally) => tally.add(deck),
+            InputCounts::Deal(tally) => tally.add(deck),
         }
     }
 }
@@ -230,6 +275,9 @@ pub struct InputTally {
     pub invalid_examples: Vec<InvalidLine>,
     /// How cards were written.
     pub numbering: Numbering,
+    /// With `--deal` and numbered cards: the deals read as 0-based because no line held 0 or
+    /// n, which would have decided (0 when the numbering was decided by the input).
+    pub numbering_assumed: u64,
     /// The sources, in order.
     pub sources: Vec<String>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
@@ -390,12 +438,33 @@ struct LabelIndex<'a> {
 }
 
 impl<'a> LabelIndex<'a> {
+    /// The index of `--labels`: each label names the card of its place.
     fn new(labels: &'a [String]) -> Self {
+        Self::of(
+            labels
+                .iter()
+                .enumerate()
+                .map(|(card, label)| (label.as_str(), card)),
+        )
+    }
+
+    /// The index of a set of card names: every spelling names its card.
+    fn of_names(names: CardNames) -> LabelIndex<'static> {
+        LabelIndex::of(
+            names
+                .spellings()
+                .iter()
+                .map(|(spelling, card)| (spelling.as_str(), usize::from(*card))),
+        )
+    }
+
+    /// The index of (label, card) pairs.
+    fn of(labels: impl Iterator<Item = (&'a str, usize)>) -> Self {
         let mut index = LabelIndex {
             short: HashMap::default(),
             long: HashMap::new(),
         };
-        for (card, label) in labels.iter().enumerate() {
+        for (label, card) in labels {
             let label = label.as_bytes();
             // An empty label, or one with a NUL, matches no token.
             if label.is_empty() || label.contains(&0) {
@@ -485,14 +554,15 @@ impl CardSet for CardStamps {
 /// The most digits the fast path reads in one card number (1000 has four).
 const PLAIN_DIGITS: u32 = 4;
 
-/// The fast path for the common line: exactly `n` integers separated by single spaces, tabs or
-/// commas, each `offset..n + offset`, none repeated. Writes them (shifted to 0-based) into
-/// `deck[..n]`; false for anything else (labels, comments, blank lines, two separators in a row
+/// The fast path for the common line: exactly `count` integers (`n` for a permutation, K for a
+/// deal) separated by single spaces, tabs or commas, each `offset..n + offset`, none repeated.
+/// Writes them (shifted to 0-based) into `deck[..count]`; false for anything else (labels, comments, blank lines, two separators in a row
 /// — which may be an empty field —, errors), which the careful parser then handles with its
 /// exact messages.
 #[inline(always)]
 fn parse_plain(
     line: &[u8],
+    count: usize,
     n: usize,
     offset: usize,
     deck: &mut [Card],
@@ -524,23 +594,23 @@ fn parse_plain(
         let Some(card) = value.checked_sub(offset) else {
             return false;
         };
-        if card >= n || found == n || !seen.insert(card) {
+        if card >= n || found == count || !seen.insert(card) {
             return false;
         }
         deck[found] = card as Card;
         found += 1;
         if last {
-            return found == n;
+            return found == count;
         }
     }
 }
 
-/// The fast path for a labelled line: exactly `n` known labels separated by single spaces, tabs
-/// or commas, none repeated; as [`parse_plain`] otherwise.
+/// The fast path for a labelled line: exactly `count` known labels separated by single spaces,
+/// tabs or commas, none repeated; as [`parse_plain`] otherwise.
 #[inline(always)]
 fn parse_labelled(
     line: &[u8],
-    n: usize,
+    count: usize,
     labels: &LabelIndex,
     deck: &mut [Card],
     seen: &mut impl CardSet,
@@ -552,19 +622,21 @@ fn parse_labelled(
         let Some(card) = labels.get(token) else {
             return false;
         };
-        if found == n || !seen.insert(card) {
+        if found == count || !seen.insert(card) {
             return false;
         }
         deck[found] = card as Card;
         found += 1;
     }
-    found == n
+    found == count
 }
 
-/// The fast path for a line written as the first permutation was.
+/// The fast path for a line written as the first permutation was: `count` cards of a deck of
+/// `n`.
 #[inline(always)]
 fn parse_fast(
     line: &[u8],
+    count: usize,
     n: usize,
     numbering: Numbering,
     labels: Option<&LabelIndex>,
@@ -572,17 +644,19 @@ fn parse_fast(
     seen: &mut impl CardSet,
 ) -> bool {
     match (numbering, labels) {
-        (Numbering::ZeroBased, _) => parse_plain(line, n, 0, deck, seen),
-        (Numbering::OneBased, _) => parse_plain(line, n, 1, deck, seen),
-        (Numbering::Labels, Some(labels)) => parse_labelled(line, n, labels, deck, seen),
-        (Numbering::Labels, None) => false,
+        (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
+        (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),
+        (Numbering::Labels | Numbering::StandardCards, Some(labels)) => {
+            parse_labelled(line, count, labels, deck, seen)
+        }
+        (Numbering::Labels | Numbering::StandardCards, None) => false,
     }
 }
 
 /// The reading state carried across lines and files.
 struct Reader<'a> {
     options: &'a ReaderOptions,
-    /// The label index, when the input uses labels.
+    /// The label index, when the input uses labels or card names.
     labels: Option<LabelIndex<'a>>,
     deck: Option<usize>,
     numbering: Option<(Numbering, String)>,
@@ -594,27 +668,50 @@ struct Reader<'a> {
     cards: Vec<Card>,
     /// The cards met on the line being parsed.
     seen: CardStamps,
+    /// With `--deal` and numbered cards: the values of the deals read before any line said
+    /// whether the cards are 0-based or 1-based, in order (at most [`PENDING_VALUES`]).
+    pending: Vec<Card>,
+    /// Deals read as 0-based because no line decided the numbering.
+    numbering_assumed: u64,
     permutations: u64,
     lines: u64,
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
 }
 
-/// Why one line is rejected; Ok(true) when it holds a permutation (left in `Reader::cards`).
-type LineResult = Result<bool, String>;
+/// What one valid line holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum LineKind {
+    /// A blank or comment line.
+    Blank,
+    /// A permutation or a deal, left in `Reader::cards`.
+    Cards,
+    /// A deal whose numbering is not decided yet, kept in `Reader::pending`.
+    Pending,
+}
+
+/// Why one line is rejected, or what it holds.
+type LineResult = Result<LineKind, String>;
 
 impl<'a> Reader<'a> {
     fn new(options: &'a ReaderOptions, deck: Option<usize>) -> Self {
         let largest = options.largest();
+        let labels = match (&options.labels, options.cards) {
+            (Some(labels), _) => Some(LabelIndex::new(labels)),
+            (None, Some(names)) => Some(LabelIndex::of_names(names)),
+            (None, None) => None,
+        };
         Reader {
             options,
-            labels: options.labels.as_deref().map(LabelIndex::new),
+            labels,
             deck,
             numbering: None,
-            counts: deck.map(|n| options.mode_for(n).empty_counts(n)),
+            counts: deck.map(|n| options.empty_counts(n)),
             values: Vec::with_capacity(largest + 1),
             cards: vec![0; largest],
             seen: CardStamps::new(largest),
+            pending: Vec::new(),
+            numbering_assumed: 0,
             permutations: 0,
             lines: 0,
             invalid: 0,
@@ -622,8 +719,22 @@ impl<'a> Reader<'a> {
         }
     }
 
+    /// The cards on a line: K with `--deal`, else the deck size (None until known).
+    fn line_length(&self) -> Option<usize> {
+        self.options.deal.or(self.deck)
+    }
+
+    /// The numbering of names: labels or standard cards (None for numbers).
+    fn named(&self) -> Option<Numbering> {
+        match (&self.options.labels, self.options.cards) {
+            (Some(_), _) => Some(Numbering::Labels),
+            (None, Some(_)) => Some(Numbering::StandardCards),
+            (None, None) => None,
+        }
+    }
+
     /// The fast paths, once the deck size and the numbering are known: true when the line was
-    /// a valid permutation and is tallied.
+    /// a valid permutation or deal and is tallied.
     #[inline(always)]
     fn tally_fast(&mut self, line: &[u8]) -> bool {
         let (Some(n), Some(counts), Some((numbering, _))) =
@@ -635,25 +746,69 @@ impl<'a> Reader<'a> {
         match counts {
             InputCounts::Full(counts) => {
                 let mut deck = [0 as Card; MAX_FULL_DECK];
-                if !parse_fast(line, n, *numbering, labels, &mut deck, &mut CardBits(0)) {
+                if !parse_fast(line, n, n, *numbering, labels, &mut deck, &mut CardBits(0)) {
                     return false;
                 }
                 counts[rank(&deck[..n])] += 1;
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
-                if !parse_fast(line, n, *numbering, labels, &mut self.cards, seen) {
+                if !parse_fast(line, n, n, *numbering, labels, &mut self.cards, seen) {
                     return false;
                 }
                 tally.add(&self.cards[..n]);
+            }
+            InputCounts::Deal(tally) => {
+                let count = tally.deal;
+                let seen = self.seen.start_line();
+                if !parse_fast(line, count, n, *numbering, labels, &mut self.cards, seen) {
+                    return false;
+                }
+                tally.add(&self.cards[..count]);
             }
         }
         self.permutations += 1;
         true
     }
 
-    /// Parse one line (without its newline); Ok(false) for a blank or comment line, Ok(true) for
-    /// a permutation, left in `self.cards[..deck]`.
+    /// Tally the deals kept while the numbering was undecided, in order, now that it is
+    /// `numbering`.
+    fn flush_pending(&mut self, numbering: Numbering) {
+        if self.pending.is_empty() {
+            return;
+        }
+        let offset = Card::from(numbering == Numbering::OneBased);
+        let count = self
+            .line_length()
+            .expect("pending deals have a known length");
+        let counts = self
+            .counts
+            .as_mut()
+            .expect("the counts exist once the deck size is known");
+        let mut deal = vec![0 as Card; count];
+        for values in self.pending.chunks(count) {
+            for (card, &value) in deal.iter_mut().zip(values) {
+                *card = value - offset;
+            }
+            counts.add(&deal);
+            self.permutations += 1;
+        }
+        self.pending.clear();
+    }
+
+    /// At the end of the input: deals still of undecided numbering are read as 0-based.
+    fn finish(&mut self) {
+        if !self.pending.is_empty() {
+            let count = self.line_length().unwrap_or(1) as u64;
+            self.numbering_assumed += self.pending.len() as u64 / count;
+            self.numbering = Some((Numbering::ZeroBased, "the start".to_string()));
+            self.flush_pending(Numbering::ZeroBased);
+        }
+    }
+
+    /// Parse one line (without its newline): a blank or comment line, a permutation or deal
+    /// (left in `self.cards[..count]`), or a deal of undecided numbering (kept in
+    /// `self.pending`).
     fn parse_line(&mut self, line: &[u8], location: &dyn Fn() -> String) -> LineResult {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         let start = line
@@ -662,13 +817,13 @@ impl<'a> Reader<'a> {
             .unwrap_or(line.len());
         let content = &line[start..];
         if content.is_empty() || content[0] == b'#' {
-            return Ok(false);
+            return Ok(LineKind::Blank);
         }
         if memchr::memchr(0, content).is_some() {
             return Err("binary data (a NUL byte): expected text, one permutation per line".into());
         }
         let largest = self.options.largest();
-        let expected = self.deck;
+        let expected = self.line_length();
         self.values.clear();
         // Commas cut the line into fields, each holding one or more blank-separated tokens: so
         // a separator is a run of blanks with at most one comma, and a field with no token is
@@ -713,11 +868,11 @@ impl<'a> Reader<'a> {
             }
         }
         let found = self.values.len();
-        let n = match expected {
-            Some(n) if n != found => {
-                return Err(format!("expected {n} cards, found {found}"));
+        let count = match expected {
+            Some(count) if count != found => {
+                return Err(format!("expected {count} cards, found {found}"));
             }
-            Some(n) => n,
+            Some(count) => count,
             None => {
                 if !(2..=largest).contains(&found) {
                     return Err(format!(
@@ -727,79 +882,121 @@ impl<'a> Reader<'a> {
                     ));
                 }
                 self.deck = Some(found);
-                self.counts = Some(self.options.mode_for(found).empty_counts(found));
+                self.counts = Some(self.options.empty_counts(found));
                 found
             }
         };
-        let values = &self.values[..n];
-        let numbering = if self.labels.is_some() {
-            Numbering::Labels
-        } else {
-            let has_zero = values.contains(&0);
-            let has_n = values.contains(&n);
-            if let Some(&too_big) = values.iter().find(|&&v| v > n) {
-                return Err(format!(
-                    "card {too_big} is out of range: cards are 0..{} or 1..{n}",
-                    n - 1
-                ));
-            }
-            match (has_zero, has_n) {
-                (true, true) => {
+        let n = self
+            .deck
+            .expect("the deck size is known once a line is read");
+        let values = &self.values[..count];
+        // The numbering this line shows: None when a deal holds neither 0 nor n.
+        let shown_numbering = match self.named() {
+            Some(named) => Some(named),
+            None => {
+                let has_zero = values.contains(&0);
+                let has_n = values.contains(&n);
+                if let Some(&too_big) = values.iter().find(|&&v| v > n) {
                     return Err(format!(
-                        "mixes 0-based and 1-based values (both 0 and {n} appear); write cards \
-                         as 0..{} or as 1..{n}",
+                        "card {too_big} is out of range: cards are 0..{} or 1..{n}",
                         n - 1
                     ));
                 }
-                (false, true) => Numbering::OneBased,
-                _ => Numbering::ZeroBased,
+                match (has_zero, has_n) {
+                    (true, true) => {
+                        return Err(format!(
+                            "mixes 0-based and 1-based values (both 0 and {n} appear); write \
+                             cards as 0..{} or as 1..{n}",
+                            n - 1
+                        ));
+                    }
+                    (false, true) => Some(Numbering::OneBased),
+                    (true, false) => Some(Numbering::ZeroBased),
+                    (false, false) if count == n => Some(Numbering::ZeroBased),
+                    (false, false) => None,
+                }
             }
         };
-        let offset = usize::from(numbering == Numbering::OneBased);
+        let numbering = shown_numbering.or(self.numbering.as_ref().map(|(first, _)| *first));
+        // Undecided values lie in 1..n−1, the same cards under either numbering for the
+        // duplicate check.
+        let offset = usize::from(numbering == Some(Numbering::OneBased));
         let seen = self.seen.start_line();
         for (slot, &value) in self.cards.iter_mut().zip(values) {
             let card = value - offset;
             if !seen.insert(card) {
-                let written = match &self.options.labels {
-                    Some(labels) => labels[card].clone(),
-                    None => value.to_string(),
+                let written = match (&self.options.labels, self.options.cards) {
+                    (Some(labels), _) => labels[card].clone(),
+                    (None, Some(names)) => names.card_name(card as Card),
+                    (None, None) => value.to_string(),
                 };
                 return Err(format!("card '{written}' appears twice"));
             }
             *slot = card as Card;
         }
-        match &self.numbering {
-            None => self.numbering = Some((numbering, location())),
-            Some((first, first_location)) if *first != numbering => {
+        match (&self.numbering, shown_numbering) {
+            (None, None) => {
+                self.pending.extend(values.iter().map(|&v| v as Card));
+                if self.pending.len() + count > PENDING_VALUES {
+                    // Too many undecided deals to keep: read them as 0-based.
+                    self.numbering_assumed += (self.pending.len() / count) as u64;
+                    self.numbering = Some((
+                        Numbering::ZeroBased,
+                        format!(
+                            "{} (read as 0-based: no line up to it held 0 or {n})",
+                            location()
+                        ),
+                    ));
+                    self.flush_pending(Numbering::ZeroBased);
+                    return Ok(LineKind::Blank);
+                }
+                return Ok(LineKind::Pending);
+            }
+            (None, Some(numbering)) => {
+                self.numbering = Some((numbering, location()));
+                self.flush_pending(numbering);
+            }
+            (Some((first, first_location)), Some(numbering)) if *first != numbering => {
                 let name = |n: Numbering| match n {
                     Numbering::ZeroBased => "0-based",
                     Numbering::OneBased => "1-based",
                     Numbering::Labels => "labelled",
+                    Numbering::StandardCards => "written with card names",
                 };
                 return Err(format!(
-                    "this permutation is {} but {first_location} was {}; a mix is an error",
+                    "this {} is {} but {first_location} was {}; a mix is an error",
+                    if self.options.deal.is_some() {
+                        "deal"
+                    } else {
+                        "permutation"
+                    },
                     name(numbering),
                     name(*first)
                 ));
             }
-            Some(_) => {}
+            (Some(_), _) => {}
         }
-        Ok(true)
+        Ok(LineKind::Cards)
     }
 
     /// The value of one token: its index among the labels, or the integer it spells.
     fn value_of(&self, token: &[u8]) -> Result<usize, String> {
         if let Some(index) = &self.labels {
-            return index
-                .get(token)
-                .ok_or_else(|| match std::str::from_utf8(token) {
-                    Ok(_) => format!(
+            return index.get(token).ok_or_else(|| {
+                match (std::str::from_utf8(token), self.options.cards) {
+                    (Err(_), _) => format!("invalid UTF-8 in token '{}'", shown(token)),
+                    (Ok(_), Some(names)) if self.options.labels.is_none() => format!(
+                        "'{}' is not a card name ({})",
+                        shown(token),
+                        names.how_to_write()
+                    ),
+                    (Ok(_), _) => format!(
                         "unknown label '{}' (the labels are {})",
                         shown(token),
                         self.label_list()
                     ),
-                    Err(_) => format!("invalid UTF-8 in token '{}'", shown(token)),
-                });
+                }
+            });
         }
         if token.is_empty() || token.len() > 6 || !token.iter().all(u8::is_ascii_digit) {
             return Err(if std::str::from_utf8(token).is_err() {
@@ -900,18 +1097,18 @@ impl<'a> Reader<'a> {
         }
         let location = || format!("{name}:{number}");
         match self.parse_line(content, &location) {
-            Ok(true) => {
-                let n = self
-                    .deck
+            Ok(LineKind::Cards) => {
+                let count = self
+                    .line_length()
                     .expect("a permutation was read, so its size is known");
                 self.counts
                     .as_mut()
                     .expect("the counts exist once the deck size is known")
-                    .add(&self.cards[..n]);
+                    .add(&self.cards[..count]);
                 self.permutations += 1;
                 Ok(())
             }
-            Ok(false) => Ok(()),
+            Ok(LineKind::Blank | LineKind::Pending) => Ok(()),
             Err(problem) => self.reject(problem, location()),
         }
     }
@@ -1156,9 +1353,10 @@ pub fn read_permutations(
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
     let names: Vec<String> = sources.iter().map(InputSource::name).collect();
-    let deck = match &options.labels {
-        Some(labels) => Some(labels.len()),
-        None => options.deck,
+    let deck = match (&options.labels, options.cards) {
+        (Some(labels), _) => Some(labels.len()),
+        (None, Some(names)) => Some(names.deck()),
+        (None, None) => options.deck,
     };
     let largest = options.largest();
     if let Some(n) = deck
@@ -1171,6 +1369,7 @@ pub fn read_permutations(
     }
     let mut reader = Reader::new(options, deck);
     let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
+    reader.finish();
     progress(reader.lines);
     if reader.permutations == 0 {
         let problem = if !finished {
@@ -1196,6 +1395,7 @@ pub fn read_permutations(
         numbering: reader
             .numbering
             .map_or(Numbering::ZeroBased, |(numbering, _)| numbering),
+        numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
     })
@@ -1285,6 +1485,43 @@ mod tests {
     }
 
     #[test]
+    fn undecided_deals_past_the_cap_are_read_as_0_based_and_a_later_1_based_line_is_an_error() {
+        let options = ReaderOptions {
+            deck: Some(52),
+            deal: Some(5),
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        // 2^20 values are 209,715 deals of five: the next one passes the cap.
+        let undecided = PENDING_VALUES / 5 + 1;
+        let mut text = "2 3 4 5 6\n".repeat(undecided);
+        text.push_str("0 1 2 3 4\n");
+        let t = tally(&text, &options).unwrap();
+        assert_eq!(t.numbering, Numbering::ZeroBased);
+        // The kept deals are read as 0-based when the cap is reached; the one after them
+        // follows that numbering.
+        assert_eq!(t.numbering_assumed, (PENDING_VALUES / 5) as u64);
+        assert_eq!(t.permutations, undecided as u64 + 1);
+        assert_eq!(
+            t.counts.deal().unwrap().slot_matrix()[2][0],
+            undecided as u64
+        );
+        text.push_str("1 2 3 4 52\n");
+        let message = tally(&text, &options).unwrap_err().to_string();
+        let last = undecided + 2;
+        assert!(
+            message.starts_with(&format!(
+                "deals.txt:{last}: this deal is 1-based but deals.txt:"
+            )),
+            "{message}"
+        );
+        assert!(
+            message.contains("read as 0-based: no line up to it held 0 or 52"),
+            "{message}"
+        );
+    }
+
+    #[test]
     fn skip_invalid_counts_bad_lines_and_keeps_the_first_examples() {
         let options = ReaderOptions {
             skip_invalid: true,
@@ -1360,6 +1597,7 @@ mod tests {
                     }
                     assert_eq!(marginal, &expected);
                 }
+                InputCounts::Deal(_) => unreachable!("no --deal here"),
             }
         }
     }
@@ -1715,7 +1953,7 @@ mod tests {
         for line in ["0,,1,2", ",0,1,2", "0,1,2,", "0,1,2,,"] {
             let mut deck = [0; MAX_FULL_DECK];
             assert!(
-                !parse_plain(line.as_bytes(), 3, 0, &mut deck, &mut CardBits(0)),
+                !parse_plain(line.as_bytes(), 3, 3, 0, &mut deck, &mut CardBits(0)),
                 "{line}"
             );
             let labelled = line.replace('0', "A").replace('1', "K").replace('2', "Q");
@@ -1725,7 +1963,7 @@ mod tests {
             );
         }
         let mut deck = [0; MAX_FULL_DECK];
-        assert!(parse_plain(b"0,1,2", 3, 0, &mut deck, &mut CardBits(0)));
+        assert!(parse_plain(b"0,1,2", 3, 3, 0, &mut deck, &mut CardBits(0)));
         assert!(parse_labelled(
             b"A,K,Q",
             3,

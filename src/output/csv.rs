@@ -9,8 +9,9 @@ use super::{CsvTable, Exporter, Report, entries};
 use crate::engine::permutation::{factorial, format_permutation};
 use crate::report::comparison::CompareReport;
 use crate::report::notes::MAX_LISTED_DECK;
-use crate::report::run::{ModePart, PermutationTable, RunReport};
+use crate::report::run::{ModePart, PermutationTable, PokerPart, RunReport};
 use crate::report::theory::TheoryReport;
+use crate::theory::poker::Category;
 
 /// Writes the chosen table.
 pub struct CsvExporter {
@@ -161,6 +162,20 @@ fn write_run<W: Write>(
             )
             .into())
         }
+        (CsvTable::Permutations, ModePart::Deal(_)) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--table permutations: a deal report tallies slots, not orderings; use --table \
+             summary, tests, positions or hands",
+        )
+        .into()),
+        (CsvTable::Hands, ModePart::Deal(deal)) if deal.poker.is_some() => {
+            write_run_hands(writer, deal.poker.as_ref().expect("checked"))
+        }
+        (CsvTable::Hands, _) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--table hands: the report has no poker hands; add --deal 5 --game poker",
+        )
+        .into()),
         (CsvTable::Permutations, ModePart::Full(full)) if !full.permutations.listed() => {
             Err(unlisted(run.header.deck).into())
         }
@@ -354,6 +369,41 @@ fn write_run_permutations<W: Write>(
     Ok(())
 }
 
+/// The poker hand categories, one row per category, weakest first: its count, its exact count
+/// out of 2,598,960, and in the `next_…` columns the hands of each category dealt right after
+/// a hand of this one (the table of consecutive hands).
+fn write_run_hands<W: Write>(writer: &mut csv::Writer<W>, poker: &PokerPart) -> csv::Result<()> {
+    let mut header: Vec<String> = [
+        "category",
+        "observed",
+        "frequency",
+        "exact_count",
+        "probability",
+        "expected",
+    ]
+    .map(String::from)
+    .to_vec();
+    header.extend(
+        Category::ALL
+            .iter()
+            .map(|c| format!("next_{}", c.name().replace(' ', "_"))),
+    );
+    writer.write_record(&header)?;
+    for (row, next) in poker.categories.iter().zip(&poker.transitions.counts) {
+        let mut record = vec![
+            row.category.to_string(),
+            row.observed.to_string(),
+            row.frequency.to_string(),
+            row.exact_count.to_string(),
+            row.probability.to_string(),
+            row.expected.to_string(),
+        ];
+        record.extend(next.iter().map(u64::to_string));
+        writer.write_record(&record)?;
+    }
+    Ok(())
+}
+
 /// The position matrix, one row per (card, position).
 fn write_run_positions<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> csv::Result<()> {
     writer.write_record([
@@ -432,7 +482,7 @@ fn write_theory<W: Write>(
                 opt(theory.cut_probability),
             ])?;
         }
-        CsvTable::Tests | CsvTable::Statistics => {
+        CsvTable::Tests | CsvTable::Statistics | CsvTable::Hands => {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 "--table: `theory` runs no tests and tallies no statistics; choose summary, \

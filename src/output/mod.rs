@@ -53,6 +53,8 @@ pub enum CsvTable {
     Positions,
     /// The permutation statistics of marginal mode, one row per (statistic, value).
     Statistics,
+    /// The poker hand categories of `check --deal 5 --game poker`, one row per category.
+    Hands,
 }
 
 /// The output formats.

@@ -16,9 +16,12 @@ use crate::engine::permutation::format_permutation;
 use crate::input::permutation_reader::Numbering;
 use crate::report::comparison::CompareReport;
 use crate::report::mixing::MixingReport;
-use crate::report::run::{Against, FullPart, ModePart, PermutationRow, RunReport, StatisticResult};
+use crate::report::run::{
+    Against, DealPart, FullPart, ModePart, PermutationRow, PokerPart, RunReport, StatisticResult,
+};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
+use crate::theory::poker::{Category, card_name};
 
 /// The width of `compare`'s table (one row per algorithm, eight columns).
 const COMPARE_WIDTH: u16 = 120;
@@ -185,6 +188,7 @@ impl TableExporter {
         tests_section(run, algorithm, &mut doc);
         match &run.part {
             ModePart::Marginal(_) => marginal_sections(run, &mut doc),
+            ModePart::Deal(deal) => deal_sections(run, deal, &mut doc),
             ModePart::Full(full) => {
                 doc.blank();
                 figures_section(run, full, algorithm, &mut doc);
@@ -208,22 +212,39 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
     };
     match (&header.input, header.seed, header.source, header.threads) {
         (Some(input), ..) => {
+            let what = match run.deal() {
+                Some(deal) => format!(
+                    "{} of {} cards from {}",
+                    plural(input.permutations, "deal"),
+                    deal.cards_per_deal,
+                    header.deck
+                ),
+                None => format!(
+                    "{} of {} cards",
+                    plural(input.permutations, "permutation"),
+                    header.deck
+                ),
+            };
             doc.title(format!(
-                "shuffle-bias check: {} of {} cards ({}) from {}{interrupted}",
-                plural(input.permutations, "permutation"),
-                header.deck,
+                "shuffle-bias check: {what} ({}) from {}{interrupted}",
                 match input.numbering {
                     Numbering::ZeroBased => "cards 0..n-1",
                     Numbering::OneBased => "cards 1..n",
                     Numbering::Labels => "labelled cards",
+                    Numbering::StandardCards => "card names",
                 },
                 input.sources.join(", ")
             ));
             doc.line(format!(
-                "{} lines read · {:.2} s · {} permutations/s",
+                "{} lines read · {:.2} s · {} {}/s",
                 group(input.lines),
                 header.elapsed_seconds,
-                rate(header.shuffles_per_second)
+                rate(header.shuffles_per_second),
+                if run.deal().is_some() {
+                    "deals"
+                } else {
+                    "permutations"
+                }
             ));
         }
         (None, seed, Some(source), Some(threads)) => {
@@ -657,6 +678,235 @@ fn positions_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         doc.heading(format!("Exact theory of {algorithm} (%)"));
         doc.table(matrix_table(theory));
     }
+}
+
+/// The sections of a deal report after the tests: its figures, the poker hands, the slots.
+fn deal_sections(run: &RunReport, deal: &DealPart, doc: &mut Document) {
+    let label = run.shuffle_label().unwrap_or_else(|| "none".to_string());
+    // Cards as the input wrote them: by name, by label, or by number (0-based).
+    let input = run.header.input.as_ref();
+    let names = input.is_some_and(|input| input.numbering == Numbering::StandardCards);
+    let labels = input.and_then(|input| input.labels.as_deref());
+    let card = |c: usize| match (names, labels) {
+        (true, _) => card_name(c as u16),
+        (false, Some(labels)) => labels[c].clone(),
+        (false, None) => c.to_string(),
+    };
+    let with_theory = run.header.algorithm.is_some();
+    doc.blank();
+    let theory_header = format!("theory ({label})");
+    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
+    if !with_theory {
+        header.remove(2);
+    }
+    let mut figures = new_table(&header);
+    let deviation = &run.positions.largest_deviation;
+    let rows = vec![
+        vec![
+            format!("top {} cards in order", deal.cards_per_deal),
+            format!(
+                "{} ({})",
+                percent(run.identity.frequency),
+                group(run.identity.count)
+            ),
+            run.identity
+                .theory_frequency
+                .map_or("n/a".to_string(), percent),
+            percent(run.identity.expected_frequency),
+        ],
+        vec![
+            format!(
+                "card {} in slot {}",
+                card(deviation.card),
+                deviation.position
+            ),
+            percent(deviation.frequency),
+            run.positions
+                .theory
+                .as_ref()
+                .map_or("n/a".to_string(), |t| {
+                    percent(t[deviation.card][deviation.position])
+                }),
+            percent(run.positions.expected_frequency),
+        ],
+    ];
+    for mut row in rows {
+        if !with_theory {
+            row.remove(2);
+        }
+        figures.add_row(row);
+    }
+    align_right_from(&mut figures, 1);
+    doc.table(figures);
+    doc.text(
+        format!(
+            "(the slot row is the card and slot furthest from uniform: {:+.3} percentage points)",
+            deviation.deviation * 100.0
+        ),
+        "  ",
+    );
+    if let Some(poker) = &deal.poker {
+        poker_sections(poker, run.header.trials, doc);
+    }
+    doc.blank();
+    if run.header.deck <= MATRIX_TABLE_MAX_DECK {
+        doc.text(
+            format!(
+                "Slots: % of deals in which a card (row) was dealt in a slot (column, 0 = first \
+                 card dealt); uniform {:.2}%",
+                run.positions.expected_frequency * 100.0
+            ),
+            "  ",
+        );
+        doc.table(slot_table(&run.positions.frequencies, &card));
+        if let Some(theory) = &run.positions.theory {
+            doc.heading(format!("Exact theory of {label} (%)"));
+            doc.table(slot_table(theory, &card));
+        }
+    } else {
+        doc.text(
+            format!(
+                "Slots: the {}×{} matrix of which card was dealt in which slot is in --format \
+                 json and --format csv --table positions.",
+                run.header.deck, deal.cards_per_deal
+            ),
+            "  ",
+        );
+    }
+}
+
+/// A slot matrix in percent: rows are cards, columns slots.
+fn slot_table(matrix: &[Vec<f64>], card: &dyn Fn(usize) -> String) -> TableBlock {
+    let slots = matrix.first().map_or(0, Vec::len);
+    let mut header = vec!["card".to_string()];
+    header.extend((0..slots).map(|slot| format!("slot {slot}")));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = new_table(&header_refs);
+    for (c, row) in matrix.iter().enumerate() {
+        let mut cells = vec![card(c)];
+        cells.extend(row.iter().map(|f| format!("{:.2}", f * 100.0)));
+        table.add_row(cells);
+    }
+    align_right_from(&mut table, 0);
+    table
+}
+
+/// Short names of the poker categories, for the table of consecutive hands.
+const CATEGORY_SHORT: [&str; 9] = ["HC", "1P", "2P", "3K", "St", "Fl", "FH", "4K", "SF"];
+
+/// A class of categories by short names: `2P` or `St–SF`.
+fn class_label(class: &[usize; 2]) -> String {
+    if class[1] - class[0] == 1 {
+        CATEGORY_SHORT[class[0]].to_string()
+    } else {
+        format!(
+            "{}–{}",
+            CATEGORY_SHORT[class[0]],
+            CATEGORY_SHORT[class[1] - 1]
+        )
+    }
+}
+
+/// The poker categories against their exact counts, and consecutive hands' categories.
+fn poker_sections(poker: &PokerPart, hands: u64, doc: &mut Document) {
+    doc.blank();
+    let test = if poker.cells.len() < 2 {
+        format!(
+            "exact binomial, {} outside the likeliest category",
+            group(poker.chi_square as u64)
+        )
+    } else {
+        format!("χ² {}, df {}", statistic_text(poker.chi_square), poker.df)
+    };
+    doc.heading(format!(
+        "poker hands: each hand's category against its exact count out of 2,598,960 ({test}, \
+         p {})",
+        format_p(poker.log10_p_value)
+    ));
+    let mut table = new_table(&[
+        "category",
+        "observed",
+        "%",
+        "exact count",
+        "uniform %",
+        "expected",
+    ]);
+    for row in &poker.categories {
+        table.add_row(vec![
+            row.category.to_string(),
+            group(row.observed),
+            percent(row.frequency),
+            group(row.exact_count),
+            percent(row.probability),
+            format!("{:.1}", row.expected),
+        ]);
+    }
+    align_right_from(&mut table, 1);
+    doc.table(table);
+    let cells: Vec<String> = poker
+        .cells
+        .iter()
+        .map(|cell| {
+            let first = Category::ALL[cell[0]].name();
+            let last = Category::ALL[cell[1] - 1].name();
+            if cell[1] - cell[0] == 1 {
+                first.to_string()
+            } else {
+                format!("{first} to {last}")
+            }
+        })
+        .collect();
+    doc.text(
+        format!(
+            "(χ² cells, each expected ≥ 5 times in {} hands: {})",
+            group(hands),
+            cells.join(" | ")
+        ),
+        "  ",
+    );
+    let transitions = &poker.transitions;
+    doc.blank();
+    doc.heading(format!(
+        "poker transitions: each hand's category against the previous hand's (independence χ² \
+         {}, df {}, p {})",
+        statistic_text(transitions.chi_square),
+        transitions.df,
+        format_p(transitions.log10_p_value)
+    ));
+    let pairs: u64 = transitions.pooled.iter().flatten().sum();
+    let rows: Vec<u64> = transitions.pooled.iter().map(|r| r.iter().sum()).collect();
+    let columns: Vec<u64> = (0..transitions.classes.len())
+        .map(|b| transitions.pooled.iter().map(|r| r[b]).sum())
+        .collect();
+    let mut header = vec!["previous \\ next".to_string()];
+    header.extend(transitions.classes.iter().map(class_label));
+    let header_refs: Vec<&str> = header.iter().map(String::as_str).collect();
+    let mut table = new_table(&header_refs);
+    for (a, row) in transitions.pooled.iter().enumerate() {
+        let mut cells = vec![class_label(&transitions.classes[a])];
+        cells.extend(row.iter().enumerate().map(|(b, &observed)| {
+            let expected = rows[a] as f64 * columns[b] as f64 / pairs.max(1) as f64;
+            if expected > 0.0 {
+                format!("{:.3}", observed as f64 / expected)
+            } else {
+                "–".to_string()
+            }
+        }));
+        table.add_row(cells);
+    }
+    align_right_from(&mut table, 1);
+    doc.table(table);
+    doc.text(
+        format!(
+            "(observed ÷ expected pairs of consecutive hands, expected = row total × column \
+             total / {} pairs; smallest expected cell {:.1}; HC high card, 1P one pair, 2P two \
+             pair, 3K three of a kind, St straight, Fl flush, FH full house, 4K four of a kind, \
+             SF straight flush)",
+            group(pairs),
+            transitions.smallest_expected
+        ),
+        "  ",
+    );
 }
 
 /// The sections of a marginal report after the tests: figures, statistics, positions.

@@ -95,6 +95,23 @@ pub enum Note {
         /// Those parts, e.g. `the positions`, `cycles`.
         parts: Vec<String>,
     },
+    /// Deal mode: what a deal is and what is tested of it.
+    DealMode {
+        /// Cards per deal (K).
+        deal: usize,
+        /// The deck they are drawn from (n).
+        deck: usize,
+        /// Whether the five-card poker categories are tested.
+        poker: bool,
+    },
+    /// Numbered deals none of which held 0 or n, so that the numbering was not decided by the
+    /// input: they were read as 0-based.
+    NumberingAssumed {
+        /// Deals read so.
+        deals: u64,
+        /// The deck.
+        deck: usize,
+    },
 }
 
 impl fmt::Display for Note {
@@ -161,6 +178,29 @@ impl fmt::Display for Note {
                 "against the model, {} could not be tested: the model gives no law for them",
                 parts.join(", ")
             ),
+            Note::DealMode { deal, deck, poker } => {
+                write!(
+                    f,
+                    "deal mode: each line is {deal} of the {deck} cards in the order dealt \
+                     (slot k is position k of the shuffled deck); the family tests each slot's \
+                     card and the identity (the top {deal} cards in their starting order)"
+                )?;
+                if *poker {
+                    f.write_str(
+                        ", the poker hand categories against their exact counts out of \
+                         2,598,960, and each hand's category against the previous hand's",
+                    )?;
+                }
+                Ok(())
+            }
+            Note::NumberingAssumed { deals, deck } => write!(
+                f,
+                "{deals} deal{} held neither 0 nor {deck}, and no line decided whether the \
+                 cards are 0-based or 1-based before {}: read as 0-based (cards 0..{})",
+                if *deals == 1 { "" } else { "s" },
+                if *deals == 1 { "it" } else { "them" },
+                deck - 1
+            ),
         }
     }
 }
@@ -172,6 +212,8 @@ pub enum TrialUnit {
     Trials,
     /// Permutations read.
     Permutations,
+    /// Deals read (`check --deal`).
+    Deals,
 }
 
 impl fmt::Display for TrialUnit {
@@ -179,6 +221,7 @@ impl fmt::Display for TrialUnit {
         f.write_str(match self {
             TrialUnit::Trials => "trials",
             TrialUnit::Permutations => "permutations",
+            TrialUnit::Deals => "deals",
         })
     }
 }
@@ -222,11 +265,18 @@ impl fmt::Display for Warning {
                 per_cell,
                 needed,
                 unit,
-            } => write!(
-                f,
-                "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
-                 p-values of the position tests are unreliable; use at least {needed} {unit}"
-            ),
+            } => {
+                // A deal's slots are the positions of the deck its cards came from.
+                let (at, tests) = match unit {
+                    TrialUnit::Deals => ("in each slot", "slot"),
+                    _ => ("at each position", "position"),
+                };
+                write!(
+                    f,
+                    "each card is expected {per_cell:.2} times {at} (< 5): the χ² p-values of \
+                     the {tests} tests are unreliable; use at least {needed} {unit}"
+                )
+            }
         }
     }
 }

@@ -2,9 +2,10 @@
 //!
 //! A [`RunReport`] is a common header ([`RunHeader`]: what was tallied and how), the family of
 //! tests with its verdict and the figures every mode has, and a [`ModePart`]: the figures of a
-//! full tally (every ordering) or of a marginal one (positions, identity, statistics).
-//! [`build_run_report`] (in `run/full.rs`) and [`build_marginal_report`] (in
-//! `run/marginal.rs`) build it in named steps, calling
+//! full tally (every ordering), of a marginal one (positions, identity, statistics), or of dealt
+//! hands (`check --deal K`: slots, identity, poker hands).
+//! [`build_run_report`] (in `run/full.rs`), [`build_marginal_report`] (in `run/marginal.rs`)
+//! and [`build_deal_report`] (in `run/deal.rs`) build it in named steps, calling
 //! [`crate::analysis`] for every test and figure; nothing here prints or formats for a
 //! terminal. The JSON schema is this module's `Serialize` output, one flat object whose field
 //! order never changes; every field is documented here and in the README.
@@ -19,9 +20,11 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
+pub use deal::{DealTheory, build_deal_report};
 pub use full::build_run_report;
 pub use marginal::build_marginal_report;
 
+mod deal;
 mod full;
 mod marginal;
 
@@ -32,7 +35,6 @@ use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
-use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
 use crate::theory::exact::Law;
@@ -71,7 +73,8 @@ pub struct Identity {
 #[derive(Debug, Clone, Serialize)]
 pub struct Positions {
     /// `counts[card][position]`: shuffles in which `card` (starting at position `card`) ended
-    /// at `position`.
+    /// at `position` (in deal mode `counts[card][slot]`: deals whose `slot`-th card was `card`,
+    /// n rows of K columns).
     pub counts: Vec<Vec<u64>>,
     /// counts / trials.
     pub frequencies: Vec<Vec<f64>>,
@@ -296,6 +299,97 @@ pub enum ModePart {
     Full(FullPart),
     /// Positions, identity and permutation statistics only.
     Marginal(MarginalPart),
+    /// Dealt hands (`check --deal K`): slots, identity and the game's hands.
+    Deal(DealPart),
+}
+
+/// The kind of report, as JSON's `mode` names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ReportMode {
+    /// Every ordering tallied.
+    Full,
+    /// Positions, identity and permutation statistics.
+    Marginal,
+    /// Dealt hands.
+    Deal,
+}
+
+/// The figures of a deal tally (`check --deal K`). The family's slot tests are named `slot 0`
+/// … `slot K−1`; the report's `positions` matrix is `[card][slot]` (n rows of K columns).
+#[derive(Debug, Clone, Serialize)]
+pub struct DealPart {
+    /// Cards per deal (K).
+    pub cards_per_deal: usize,
+    /// The deck the cards are drawn from (n).
+    pub deck: usize,
+    /// Possible ordered deals, n!/(n−K)! (null above 2^64).
+    pub possible_deals: Option<u64>,
+    /// The game whose hands are tested: `poker`, or null.
+    pub game: Option<&'static str>,
+    /// The five-card poker hands, with `--game poker` (null otherwise).
+    pub poker: Option<PokerPart>,
+}
+
+/// One poker hand category in a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct CategoryRow {
+    /// `high card`, `one pair`, …, `straight flush`.
+    pub category: &'static str,
+    /// Hands of this category.
+    pub observed: u64,
+    /// observed / hands.
+    pub frequency: f64,
+    /// Its hands among the C(52, 5) = 2,598,960 (the exact count).
+    pub exact_count: u64,
+    /// exact_count / 2,598,960.
+    pub probability: f64,
+    /// hands × probability.
+    pub expected: f64,
+}
+
+/// The poker hands of a deal report: categories and consecutive categories, with their tests.
+#[derive(Debug, Clone, Serialize)]
+pub struct PokerPart {
+    /// The nine categories, weakest first.
+    pub categories: Vec<CategoryRow>,
+    /// The pooled cells of the category test, `[start, end)` ranges of category indices (0 =
+    /// high card), each expected ≥ 5 times.
+    pub cells: Vec<[usize; 2]>,
+    /// The category test's χ² (for `exact-binomial-outside-mode`, the hands outside the
+    /// likeliest category).
+    pub chi_square: f64,
+    /// Its degrees of freedom (cells − 1).
+    pub df: f64,
+    /// Its p-value (null below 1e-300; see the test `poker hands`).
+    pub p_value: Option<f64>,
+    /// log10 of the p-value.
+    pub log10_p_value: f64,
+    /// The category of each hand against the category of the hand before it.
+    pub transitions: TransitionPart,
+}
+
+/// The table of consecutive hands' categories and its test of independence.
+#[derive(Debug, Clone, Serialize)]
+pub struct TransitionPart {
+    /// `counts[a][b]`: hands of category b (index in `categories`) dealt right after a hand of
+    /// category a; hands − 1 pairs in all.
+    pub counts: Vec<Vec<u64>>,
+    /// The classes the table was pooled into for the test, `[start, end)` ranges of category
+    /// indices, each holding at least √(5·pairs) hands.
+    pub classes: Vec<[usize; 2]>,
+    /// `pooled[a][b]`: the table over those classes.
+    pub pooled: Vec<Vec<u64>>,
+    /// The smallest expected cell of the pooled table (row sum × column sum / pairs).
+    pub smallest_expected: f64,
+    /// Pearson's χ² of independence.
+    pub chi_square: f64,
+    /// Its degrees of freedom, (classes − 1)².
+    pub df: f64,
+    /// Its p-value (null below 1e-300; see the test `poker transitions`).
+    pub p_value: Option<f64>,
+    /// log10 of the p-value.
+    pub log10_p_value: f64,
 }
 
 /// The figures of a full tally: every ordering's count.
@@ -327,11 +421,12 @@ pub struct MarginalPart {
 }
 
 impl RunReport {
-    /// `full` or `marginal`.
-    pub fn mode(&self) -> TallyMode {
+    /// `full`, `marginal` or `deal`.
+    pub fn mode(&self) -> ReportMode {
         match self.part {
-            ModePart::Full(_) => TallyMode::Full,
-            ModePart::Marginal(_) => TallyMode::Marginal,
+            ModePart::Full(_) => ReportMode::Full,
+            ModePart::Marginal(_) => ReportMode::Marginal,
+            ModePart::Deal(_) => ReportMode::Deal,
         }
     }
 
@@ -339,16 +434,24 @@ impl RunReport {
     pub fn full(&self) -> Option<&FullPart> {
         match &self.part {
             ModePart::Full(full) => Some(full),
-            ModePart::Marginal(_) => None,
+            _ => None,
+        }
+    }
+
+    /// The deal part, when dealt hands were tallied.
+    pub fn deal(&self) -> Option<&DealPart> {
+        match &self.part {
+            ModePart::Deal(deal) => Some(deal),
+            _ => None,
         }
     }
 
     /// The permutation statistics (marginal mode; none in full mode, where the permutations
-    /// test covers every ordering).
+    /// test covers every ordering, nor in deal mode).
     pub fn statistics(&self) -> &[StatisticResult] {
         match &self.part {
-            ModePart::Full(_) => &[],
             ModePart::Marginal(marginal) => &marginal.statistics,
+            _ => &[],
         }
     }
 
@@ -363,13 +466,16 @@ impl RunReport {
 
 /// One flat JSON object, in the order the report has always had: the header (with `mode` after
 /// `orderings`), the verdict and the tests, the full part's figures (null or empty in marginal
-/// mode) around the model and positions, then the statistics (empty in full mode).
+/// and deal mode) around the model and positions, then the statistics (empty in full and deal
+/// mode), and last, in deal mode only, `deal`.
 impl Serialize for RunReport {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let h = &self.header;
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
-        let fields = 46 - usize::from(skip_passes) - usize::from(skip_cut);
+        let deal = self.deal();
+        let fields =
+            46 - usize::from(skip_passes) - usize::from(skip_cut) + usize::from(deal.is_some());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -444,6 +550,10 @@ impl Serialize for RunReport {
             None => s.serialize_field("permutations", no_rows)?,
         }
         s.serialize_field("statistics", self.statistics())?;
+        // Only deal reports have it, so the JSON of the other modes is unchanged.
+        if let Some(deal) = deal {
+            s.serialize_field("deal", deal)?;
+        }
         s.end()
     }
 }
@@ -909,7 +1019,7 @@ mod tests {
             trials: 40,
         };
         let report = build_run_report(&facts(), tally, None);
-        assert_eq!(report.mode(), TallyMode::Full);
+        assert_eq!(report.mode(), ReportMode::Full);
         let names: Vec<&str> = report.tests.iter().map(|t| t.name.as_str()).collect();
         assert_eq!(
             names,
@@ -941,7 +1051,7 @@ mod tests {
             tally.add(&deck);
         }
         let report = build_marginal_report(&facts(), tally, MarginalTheory::default());
-        assert_eq!(report.mode(), TallyMode::Marginal);
+        assert_eq!(report.mode(), ReportMode::Marginal);
         assert!(report.full().is_none());
         assert_eq!(report.statistics().len(), Statistic::ALL.len());
         // 3 positions, the identity, one test per statistic.

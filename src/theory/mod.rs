@@ -1,7 +1,9 @@
 //! Exact theory: the exact engine (the algorithms' own code driven over every choice path), the
-//! exact laws of permutation statistics and of riffles, and mixing curves.
+//! exact laws of permutation statistics and of riffles, mixing curves, and the exact law of poker
+//! hands.
 
 pub mod exact;
 pub mod mixing;
 pub mod permutation_statistics;
+pub mod poker;
 pub mod reachable;
