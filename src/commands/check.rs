@@ -3,9 +3,12 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::saved_tally::{open_saved_tally, save_check_tally};
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::config::CheckConfig;
+use crate::engine::algorithms::Shuffle;
 use crate::engine::simulate::Tally;
+use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, open_sources, read_permutations};
 use crate::interrupt;
@@ -17,6 +20,7 @@ use crate::report::run::{MarginalTheory, build_marginal_report};
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
+    let saved = open_saved_tally(config.save_tally.as_deref())?;
     let inputs = open_sources(&config.sources)?;
     let model = config.model;
     let progress = Progress::counter("lines", config.quiet);
@@ -32,45 +36,22 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
-    let input = input?;
+    let mut input = input?;
+    if let Some(file) = saved {
+        save_check_tally(file, &config, &mut input, elapsed_seconds)?;
+    }
     // The theory can only be computed once the deck size is known (possibly from the input).
-    let theory = match (&input.counts, model) {
-        (InputCounts::Full(_), None) => Theory::Full(None),
-        (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law_shown(
-                shuffle,
-                input.deck,
-                config.max_paths,
-                config.max_paths_given,
-                None,
-                config.quiet,
-            )?
-            .map_err(|source| NoLaw::CheckModel {
-                shuffle: shuffle.label(),
-                deck: input.deck,
-                source,
-            })?,
-        )))),
-        (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
-        (InputCounts::Marginal(_), Some(shuffle)) => {
-            let theory = marginal_theory(
-                shuffle,
-                input.deck,
-                config.max_paths,
-                config.max_paths_given,
-                None,
-                config.quiet,
-            )?;
-            if theory.source.is_none() {
-                return Err(NoLaw::CheckModelMarginal {
-                    shuffle: shuffle.label(),
-                    deck: input.deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
+    let mode = match &input.counts {
+        InputCounts::Full(_) => TallyMode::Full,
+        InputCounts::Marginal(_) => TallyMode::Marginal,
     };
+    let theory = check_theory(
+        mode,
+        input.deck,
+        model,
+        (config.max_paths, config.max_paths_given),
+        config.quiet,
+    )?;
     let facts = RunFacts {
         command: "check",
         shuffle: model,
@@ -118,5 +99,42 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         ExitCode::Interrupted
     } else {
         verdict
+    })
+}
+
+/// What `check` compares its tally of `mode` on `deck` cards with: uniform, or the exact law of
+/// `model` (`--against ALGORITHM`), which must exist. `max_paths` is the budget and whether it
+/// was given. `merge` of check tallies asks the same.
+pub(super) fn check_theory(
+    mode: TallyMode,
+    deck: usize,
+    model: Option<Shuffle>,
+    max_paths: (u64, bool),
+    quiet: bool,
+) -> Result<Theory, Failure> {
+    let (max_paths, max_paths_given) = max_paths;
+    Ok(match (mode, model) {
+        (TallyMode::Full, None) => Theory::Full(None),
+        (TallyMode::Full, Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
+            exact_law_shown(shuffle, deck, max_paths, max_paths_given, None, quiet)?.map_err(
+                |source| NoLaw::CheckModel {
+                    shuffle: shuffle.label(),
+                    deck,
+                    source,
+                },
+            )?,
+        )))),
+        (TallyMode::Marginal, None) => Theory::Marginal(MarginalTheory::default()),
+        (TallyMode::Marginal, Some(shuffle)) => {
+            let theory = marginal_theory(shuffle, deck, max_paths, max_paths_given, None, quiet)?;
+            if theory.source.is_none() {
+                return Err(NoLaw::CheckModelMarginal {
+                    shuffle: shuffle.label(),
+                    deck,
+                }
+                .into());
+            }
+            Theory::Marginal(theory)
+        }
     })
 }

@@ -7,17 +7,19 @@ mod check;
 mod compare;
 mod failure;
 mod list;
+mod merge;
 mod run;
+mod saved_tally;
 mod theory;
 
 use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::cli::{Cli, Command};
-use crate::config::{CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig};
+use crate::config::{
+    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
+};
 use crate::engine::algorithms::{Algorithm, Shuffle};
-use crate::engine::marginal::MarginalTally;
-use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::output::files::{OutputFile, Target};
@@ -40,6 +42,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Check(args) => check::check(CheckConfig::from_args(&args)?),
         Command::Theory(args) => theory::theory(TheoryConfig::from_args(&args)?),
         Command::List(args) => list::list(&args),
+        Command::Merge(args) => merge::merge(MergeConfig::from_args(&args)?),
     }
 }
 
@@ -175,11 +178,8 @@ enum Theory {
     Marginal(MarginalTheory),
 }
 
-/// A run's tally in either mode.
-enum Counted {
-    Full(Tally),
-    Marginal(MarginalTally),
-}
+/// A run's tally in either mode (the type a tally file stores).
+use crate::tally_file::Counts as Counted;
 
 /// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
 /// on a deck small enough for one; the rising sequences of the riffle, from its closed form,

@@ -10,7 +10,7 @@ use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{InputSource, ReaderOptions};
-use crate::output::files::{check_inputs, check_outputs, stdin_file};
+use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
 
 /// A validated `check`.
@@ -38,6 +38,8 @@ pub struct CheckConfig {
     pub quiet: bool,
     /// Output.
     pub output: OutputConfig,
+    /// `--save-tally FILE`: where to save the tally as well.
+    pub save_tally: Option<PathBuf>,
 }
 
 impl CheckConfig {
@@ -56,7 +58,7 @@ impl CheckConfig {
         };
         let sources = sources(&args.files)?;
         let output = output_config(&args.output)?;
-        check_files(&sources, &output)?;
+        check_files(&sources, &output, args.save_tally.as_deref())?;
         let known_deck = labels.as_ref().map(Vec::len).or(args.deck);
         let (mode, marginal_if_large) = mode(args.mode, known_deck);
         check_table(args, mode, marginal_if_large)?;
@@ -86,6 +88,7 @@ impl CheckConfig {
             max_paths_given: args.max_paths.is_some(),
             quiet: args.quiet,
             output,
+            save_tally: args.save_tally.clone(),
         })
     }
 }
@@ -181,7 +184,11 @@ fn sources(files: &[PathBuf]) -> Result<Vec<InputSource>, UsageError> {
 
 /// No input file twice, and no output that is an input (stdin's file included, when stdin is
 /// redirected from one).
-fn check_files(sources: &[InputSource], output: &OutputConfig) -> Result<(), UsageError> {
+fn check_files(
+    sources: &[InputSource],
+    output: &OutputConfig,
+    save_tally: Option<&std::path::Path>,
+) -> Result<(), UsageError> {
     let mut input_files: Vec<PathBuf> = sources
         .iter()
         .filter_map(|source| match source {
@@ -193,7 +200,17 @@ fn check_files(sources: &[InputSource], output: &OutputConfig) -> Result<(), Usa
     if sources.contains(&InputSource::Stdin) {
         input_files.extend(stdin_file());
     }
-    check_outputs(&output.targets(), &input_files)?;
+    let save_tally = save_tally.map(Target::from_path);
+    if save_tally == Some(Target::Stdout) {
+        return Err(UsageError::malformed(
+            "--save-tally",
+            "-",
+            "a tally is binary and goes to a file; name one (e.g. --save-tally day1.tally)",
+        ));
+    }
+    let mut outputs = output.targets();
+    outputs.extend(save_tally.as_ref().map(|target| ("--save-tally", target)));
+    check_outputs(&outputs, &input_files)?;
     Ok(())
 }
 

@@ -204,6 +204,15 @@ pub enum Warning {
         /// What the trials are called.
         unit: TrialUnit,
     },
+    /// `merge --allow-partial`: the tallies merged do not cover the whole experiment.
+    PartialMerge {
+        /// Shuffles (or permutations) the files hold.
+        covered: u64,
+        /// Shuffles the experiment asked for (for `check`, the permutations read).
+        asked: u64,
+        /// What is missing: blocks no file covers, files cut short by Ctrl-C.
+        missing: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -226,6 +235,15 @@ impl fmt::Display for Warning {
                 f,
                 "each card is expected {per_cell:.2} times at each position (< 5): the χ² \
                  p-values of the position tests are unreliable; use at least {needed} {unit}"
+            ),
+            Warning::PartialMerge {
+                covered,
+                asked,
+                missing,
+            } => write!(
+                f,
+                "partial merge (--allow-partial): the tallies hold {covered} of the {asked} \
+                 trials asked for; {missing}; the tests judge what is here only"
             ),
         }
     }
