@@ -175,9 +175,9 @@ mod tests {
 
     #[test]
     fn two_billion_trials_make_30518_blocks_and_four_shards_of_7629_or_7630() {
-        // 2e9 / 65536 = 30517.58…, so 30518 blocks, the last of 2e9 − 30517·65536 = 38,528.
+        // 2e9 / 65536 = 30517.58…, so 30518 blocks, the last of 2e9 − 30517·65536 = 37,888.
         assert_eq!(block_count(2_000_000_000), 30_518);
-        assert_eq!(block_trials(2_000_000_000, 30_517), 38_528);
+        assert_eq!(block_trials(2_000_000_000, 30_517), 37_888);
         assert_eq!(shard_blocks(2_000_000_000, 0, 4), 0..7629);
         assert_eq!(shard_blocks(2_000_000_000, 3, 4), 22_888..30_518);
     }

@@ -660,8 +660,40 @@ mod tests {
     }
 
     #[test]
+    fn the_tallies_of_the_shards_of_a_run_add_up_to_the_tally_of_the_run() {
+        use crate::engine::shard::{BlockCoverage, shard_blocks};
+        let stop = AtomicBool::new(false);
+        let source = SourceSpec::chacha(RngKind::Chacha8);
+        let spec = spec(2);
+        let whole = simulate(&spec, &stop, &mut |_| {});
+        let mut sum = vec![0u64; whole.counts.len()];
+        let mut trials = 0;
+        for index in 0..3 {
+            let blocks = shard_blocks(spec.trials, index, 3);
+            let (tally, coverage) =
+                simulate_blocks_from(&spec, &source, blocks.clone(), &stop, &mut |_| {});
+            assert_eq!(coverage, BlockCoverage::whole(blocks));
+            for (total, count) in sum.iter_mut().zip(&tally.counts) {
+                *total += count;
+            }
+            trials += tally.trials;
+        }
+        assert_eq!(sum, whole.counts);
+        assert_eq!(trials, whole.trials);
+    }
+
+    #[test]
     fn a_stop_before_the_start_tallies_nothing() {
         let stop = AtomicBool::new(true);
+        let (tally, coverage) = simulate_blocks_from(
+            &spec(2),
+            &SourceSpec::chacha(RngKind::Chacha8),
+            1..3,
+            &stop,
+            &mut |_| {},
+        );
+        assert_eq!(coverage.taken, 1..1, "no block begun");
+        assert_eq!(tally.trials, 0);
         let tally = simulate(&spec(2), &stop, &mut |_| {});
         assert_eq!(tally.trials, 0);
         assert_eq!(tally.counts.len(), 24);

@@ -424,6 +424,79 @@ mod tests {
         assert_eq!(varint_bytes(u64::MAX), 10);
     }
 
+    fn header(mode: TallyMode, deck: usize, trials: u64) -> TallyHeader {
+        TallyHeader {
+            tool: "shuffle-bias".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+            command: "check".into(),
+            mode: super::super::header::mode_name(mode).into(),
+            deck,
+            trials,
+            interrupted: false,
+            elapsed_seconds: 1.5,
+            against: "uniform".into(),
+            alpha: 0.001,
+            max_paths: 1,
+            run: None,
+            check: Some(super::super::CheckPart {
+                sources: vec!["a.txt".into()],
+                lines: trials,
+                numbering: "zero-based".into(),
+                labels: None,
+                invalid_lines: 0,
+                invalid_examples: Vec::new(),
+                state_bits: None,
+                model: None,
+            }),
+            cells: 0,
+            body_bytes: 0,
+        }
+    }
+
+    #[test]
+    fn a_tally_written_and_read_back_twice_is_the_tally_doubled() {
+        // Counts of many sizes of varint, up to one of nine bytes.
+        let mut full = Counts::empty(TallyMode::Full, 4);
+        let values = [0u64, 1, 127, 128, 300, 1 << 20, 1 << 40, 1 << 60];
+        if let Counts::Full(tally) = &mut full {
+            for (i, cell) in tally.counts.iter_mut().enumerate() {
+                *cell = values[i % values.len()];
+            }
+            tally.trials = tally.counts.iter().sum();
+        }
+        let mut marginal = Counts::empty(TallyMode::Marginal, 6);
+        if let Counts::Marginal(tally) = &mut marginal {
+            tally.add(&[0, 1, 2, 3, 4, 5]);
+            tally.add(&[5, 4, 3, 2, 1, 0]);
+            tally.add(&[1, 0, 3, 2, 5, 4]);
+        }
+        let dir = tempfile::tempdir().unwrap();
+        for counts in [full, marginal] {
+            let path = dir.path().join("t.tally");
+            let written = header(
+                counts.mode(),
+                match &counts {
+                    Counts::Full(t) => t.deck,
+                    Counts::Marginal(t) => t.deck,
+                },
+                counts.trials(),
+            );
+            let mut bytes = Vec::new();
+            write_tally(&written, &counts, &mut bytes).unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            let read = read_header(&path).unwrap();
+            assert_eq!(read.cells, counts.cells());
+            assert_eq!(read.elapsed_seconds, 1.5);
+            let mut total = Counts::empty(counts.mode(), read.deck);
+            read_tally_into(&path, &read, &mut total).unwrap();
+            read_tally_into(&path, &read, &mut total).unwrap();
+            let doubled: Vec<u64> = counts.parts().concat().iter().map(|v| v * 2).collect();
+            assert_eq!(total.parts().concat(), doubled);
+            assert_eq!(total.trials(), 2 * counts.trials());
+            assert!(total.adds_up());
+        }
+    }
+
     #[test]
     fn the_checksum_is_the_standard_crc_32() {
         // The check value of CRC-32/ISO-HDLC (the CRC of zlib, PNG and Ethernet) is CBF43926
