@@ -10,6 +10,7 @@
 //! the files' (machine time, not wall time), and `threads` the largest of theirs.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use super::check::check_theory;
 use super::run::run_theory;
@@ -217,6 +218,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
     };
 
     let mut counts = Counted::empty(mode, deck);
+    let reading = Instant::now();
     let progress = Progress::new(files.len() as u64, "tally files", config.quiet);
     for (done, (path, header)) in files.iter().zip(&headers).enumerate() {
         if interrupt::requested() {
@@ -228,8 +230,13 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
     }
     progress.finish();
     if !config.quiet {
+        let bytes: u64 = files
+            .iter()
+            .filter_map(|path| std::fs::metadata(path).ok())
+            .map(|m| m.len())
+            .sum();
         eprintln!(
-            "merged {} tally file{}: {} {}",
+            "merged {} tally file{}: {} {} ({} bytes read in {:.2} s)",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
             group(trials),
@@ -237,7 +244,9 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 "shuffles"
             } else {
                 "permutations"
-            }
+            },
+            group(bytes),
+            reading.elapsed().as_secs_f64()
         );
     }
 

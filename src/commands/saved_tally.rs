@@ -143,7 +143,13 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     let header = run_header(&config, &counts, blocks.clone(), &coverage, elapsed_seconds);
+    let saving = Instant::now();
     save(file, &header, &counts)?;
+    let saved = format!(
+        "{} bytes in {:.2} s",
+        group(std::fs::metadata(path).map_or(0, |m| m.len())),
+        saving.elapsed().as_secs_f64()
+    );
     let what = format!(
         "shard {}/{}: blocks {} of {} ({} of {} shuffles)",
         shard.index,
@@ -163,7 +169,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::Interrupted);
     }
     if !config.quiet {
-        eprintln!("{what} saved to {}", path.display());
+        eprintln!("{what} saved to {} ({saved})", path.display());
     }
     Ok(ExitCode::NoBiasDetected)
 }

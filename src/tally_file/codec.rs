@@ -176,7 +176,11 @@ pub fn write_tally(header: &TallyHeader, counts: &Counts, out: &mut dyn Write) -
     let mut buffer = Vec::with_capacity(CHUNK_BYTES + MAX_VARINT_BYTES);
     for part in parts {
         for &value in part {
-            leb128::write::unsigned(&mut buffer, value)?;
+            if value < 0x80 {
+                buffer.push(value as u8);
+            } else {
+                leb128::write::unsigned(&mut buffer, value)?;
+            }
             if buffer.len() >= CHUNK_BYTES {
                 out.put(&buffer)?;
                 buffer.clear();
@@ -357,8 +361,11 @@ pub fn read_tally_into(
     // with the trials.
     let mut first_part_sum: u64 = 0;
     for (index, part) in counts.parts_mut().into_iter().enumerate() {
-        for cell in part.iter_mut() {
-            if end - start < MAX_VARINT_BYTES && body_left > 0 {
+        let mut at = 0;
+        while at < part.len() {
+            // Decode every varint that surely lies whole in the buffer: all of them once the
+            // body is read, else those starting at least MAX_VARINT_BYTES before its end.
+            if end - start <= MAX_VARINT_BYTES && body_left > 0 {
                 buffer.copy_within(start..end, 0);
                 end -= start;
                 start = 0;
@@ -369,13 +376,50 @@ pub fn read_tally_into(
                 end += want;
                 body_left -= want as u64;
             }
-            let mut slice = &buffer[start..end];
-            let value = leb128::read::unsigned(&mut slice)
-                .map_err(|e| bad_counts(format!("a counter does not decode ({e})")))?;
-            start = end - slice.len();
-            *cell = cell.saturating_add(value);
+            let limit = if body_left == 0 {
+                end
+            } else {
+                end - MAX_VARINT_BYTES
+            };
+            if start >= limit {
+                return Err(bad_counts(
+                    "its bytes end before its counters do".to_string(),
+                ));
+            }
+            let mut sum = 0u64;
+            while start < limit && at < part.len() {
+                // Eight counters below 128 (one byte each, high bits clear) at once: the common
+                // case of a large tally.
+                if start + 8 <= limit && at + 8 <= part.len() {
+                    let word = u64::from_le_bytes(buffer[start..start + 8].try_into().unwrap());
+                    if word & 0x8080_8080_8080_8080 == 0 {
+                        for (k, cell) in part[at..at + 8].iter_mut().enumerate() {
+                            let value = (word >> (8 * k)) & 0x7f;
+                            *cell = cell.saturating_add(value);
+                            sum = sum.saturating_add(value);
+                        }
+                        start += 8;
+                        at += 8;
+                        continue;
+                    }
+                }
+                let first = buffer[start];
+                let value = if first < 0x80 {
+                    start += 1;
+                    u64::from(first)
+                } else {
+                    let mut slice = &buffer[start..end];
+                    let value = leb128::read::unsigned(&mut slice)
+                        .map_err(|e| bad_counts(format!("a counter does not decode ({e})")))?;
+                    start = end - slice.len();
+                    value
+                };
+                part[at] = part[at].saturating_add(value);
+                sum = sum.saturating_add(value);
+                at += 1;
+            }
             if index == 0 {
-                first_part_sum = first_part_sum.saturating_add(value);
+                first_part_sum = first_part_sum.saturating_add(sum);
             }
         }
     }

@@ -165,14 +165,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_marginal_tally_of_n_cards_stores_n_squared_plus_one_plus_its_histograms() {
-        // 5 cards: 25 positions, the identity, then every histogram.
-        let counts = Counts::empty(TallyMode::Marginal, 5);
-        let histograms: usize = match &counts {
-            Counts::Marginal(t) => t.histograms.iter().map(Vec::len).sum(),
-            Counts::Full(_) => unreachable!(),
-        };
-        assert_eq!(counts.cells(), 25 + 1 + histograms as u64);
+    fn a_marginal_tally_of_n_cards_stores_n_plus_2_squared_counters() {
+        // n² positions, the identity, fixed points, cycles and rising sequences (0..=n each)
+        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)².
+        for n in [2, 5, 52] {
+            let counts = Counts::empty(TallyMode::Marginal, n);
+            assert_eq!(counts.cells(), ((n + 2) * (n + 2)) as u64);
+            assert_eq!(
+                codec::expected_cells(TallyMode::Marginal, n),
+                Some(counts.cells())
+            );
+        }
         assert_eq!(Counts::empty(TallyMode::Full, 5).cells(), 120);
+        assert_eq!(codec::expected_cells(TallyMode::Full, 11), Some(39_916_800));
     }
 }
