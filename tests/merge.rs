@@ -446,3 +446,79 @@ fn save_tally_is_never_an_input_nor_another_output() {
     assert_eq!(output.status.code(), Some(2));
     assert_eq!(std::fs::read(&a).unwrap(), before);
 }
+
+#[test]
+fn merge_writes_every_format_of_run_to_a_file_and_a_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    let b = shard(dir.path(), "b.tally", "1/2", &[]);
+    let single = shuffle_bias()
+        .args([
+            "run", "naive", "-n", "5", "-t", "300000", "--seed", "7", "-q",
+        ])
+        .args(["--format", "csv", "--table", "permutations"])
+        .output()
+        .unwrap();
+    let report = dir.path().join("merged.csv");
+    let plot = dir.path().join("merged.svg");
+    shuffle_bias()
+        .arg("merge")
+        .args([&a, &b])
+        .args(["-q", "--format", "csv", "--table", "permutations", "-o"])
+        .arg(&report)
+        .arg("--plot")
+        .arg(&plot)
+        .assert()
+        .code(1)
+        .stdout("");
+    // The CSV of the orderings holds no time: it is the single run's, byte for byte.
+    assert_eq!(std::fs::read(&report).unwrap(), single.stdout);
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+}
+
+#[test]
+fn a_whole_run_cut_short_saves_a_partial_tally_beside_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let tally = dir.path().join("cut.tally");
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "--mode",
+            "marginal",
+            "-t",
+            "5G",
+            "--seed",
+            "1",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+            "--save-tally",
+            tally.to_str().unwrap(),
+        ],
+        1500,
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["interrupted"], true);
+    let (code, stderr) = merge(&[&tally], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cut.tally was cut short by Ctrl-C"),
+        "{stderr}"
+    );
+    // With --allow-partial the merged counts are the interrupted report's, exactly.
+    let merged = shuffle_bias()
+        .arg("merge")
+        .arg(&tally)
+        .args(["--allow-partial", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    for key in ["trials", "positions", "identity", "tests", "statistics"] {
+        assert_eq!(report[key], merged[key], "{key}");
+    }
+}

@@ -58,6 +58,18 @@ impl BlockCoverage {
         }
     }
 
+    /// Whether this coverage can be one of a run of `blocks` blocks: blocks taken in order
+    /// within the run, each block cut short at most once, inside the blocks taken, and cut
+    /// short before its end.
+    pub fn is_consistent(&self, blocks: u64, trials: u64) -> bool {
+        self.taken.start <= self.taken.end
+            && self.taken.end <= blocks
+            && self.partial.iter().all(|&(block, done)| {
+                self.taken.contains(&block) && done < block_trials(trials, block)
+            })
+            && self.partial.windows(2).all(|pair| pair[0].0 < pair[1].0)
+    }
+
     /// Whether every block of `asked` was done whole.
     pub fn covers(&self, asked: &Range<u64>) -> bool {
         self.partial.is_empty() && (asked.is_empty() || self.taken == *asked)
@@ -68,9 +80,9 @@ impl BlockCoverage {
         let cut: u64 = self
             .partial
             .iter()
-            .map(|&(block, done)| block_trials(trials, block) - done)
-            .sum();
-        range_trials(trials, &self.taken) - cut
+            .map(|&(block, done)| block_trials(trials, block).saturating_sub(done))
+            .fold(0, u64::saturating_add);
+        range_trials(trials, &self.taken).saturating_sub(cut)
     }
 }
 
@@ -192,6 +204,20 @@ mod tests {
         assert_eq!(coverage.trials(trials), BLOCK_TRIALS + 5 + 10);
         assert!(!coverage.covers(&(1..4)));
         assert!(BlockCoverage::whole(1..4).covers(&(1..4)));
+        assert!(coverage.is_consistent(4, trials));
+        // A block outside the run, one cut short outside the blocks taken, or "cut short"
+        // after all its shuffles, cannot come from a run.
+        assert!(!BlockCoverage::whole(1..5).is_consistent(4, trials));
+        let outside = BlockCoverage {
+            taken: 1..3,
+            partial: vec![(3, 5)],
+        };
+        assert!(!outside.is_consistent(4, trials));
+        let whole_block = BlockCoverage {
+            taken: 1..3,
+            partial: vec![(1, BLOCK_TRIALS)],
+        };
+        assert!(!whole_block.is_consistent(4, trials));
         assert_eq!(BlockCoverage::whole(0..4).trials(trials), trials);
     }
 

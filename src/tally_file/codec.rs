@@ -175,7 +175,22 @@ pub fn write_tally(header: &TallyHeader, counts: &Counts, out: &mut dyn Write) -
     out.put(&json)?;
     let mut buffer = Vec::with_capacity(CHUNK_BYTES + MAX_VARINT_BYTES);
     for part in parts {
-        for &value in part {
+        // Eight counters below 128 at once (one byte each), then the rest one by one.
+        let mut words = part.chunks_exact(8);
+        for eight in &mut words {
+            if eight.iter().all(|&v| v < 0x80) {
+                buffer.extend(eight.iter().map(|&v| v as u8));
+            } else {
+                for &value in eight {
+                    leb128::write::unsigned(&mut buffer, value)?;
+                }
+            }
+            if buffer.len() >= CHUNK_BYTES {
+                out.put(&buffer)?;
+                buffer.clear();
+            }
+        }
+        for &value in words.remainder() {
             if value < 0x80 {
                 buffer.push(value as u8);
             } else {
@@ -268,6 +283,13 @@ pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
         (Some(run), None, "run") => {
             run.shuffle().map_err(bad)?;
             run.source().map_err(bad)?;
+            let blocks = crate::engine::shard::block_count(run.trials);
+            if run.blocks != blocks || !run.coverage().is_consistent(blocks, run.trials) {
+                return Err(bad(format!(
+                    "its blocks ({:?}, cut short {:?}) are not blocks of a run of {} shuffles",
+                    run.taken, run.partial, run.trials
+                )));
+            }
             if run.coverage().trials(run.trials) != header.trials {
                 return Err(bad(format!(
                     "its blocks hold {} shuffles, but it says {}",
