@@ -522,3 +522,38 @@ fn a_whole_run_cut_short_saves_a_partial_tally_beside_its_report() {
         assert_eq!(report[key], merged[key], "{key}");
     }
 }
+
+#[test]
+fn a_check_cut_short_saves_what_it_read_marked_partial() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let tally = dir.path().join("today.tally");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args(["check", "--quiet", "-o", "/dev/null", "--save-tally"])
+        .arg(&tally)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"0 1 2\n2 1 0\n").unwrap();
+    stdin.flush().unwrap();
+    let output = common::interrupt(child, 500);
+    drop(stdin);
+    assert_eq!(output.status.code(), Some(130));
+    let (code, stderr) = merge(&[&tally], &[]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("today.tally was cut short"), "{stderr}");
+    let merged = shuffle_bias()
+        .arg("merge")
+        .arg(&tally)
+        .args(["--allow-partial", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(json["trials"], 2);
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["input"]["sources"][0], "<stdin>");
+}
