@@ -474,6 +474,22 @@ fn merge_writes_every_format_of_run_to_a_file_and_a_picture() {
     // The CSV of the orderings holds no time: it is the single run's, byte for byte.
     assert_eq!(std::fs::read(&report).unwrap(), single.stdout);
     assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    // The statistics are tallied in marginal mode only, as `run` says before it starts.
+    let refused = shuffle_bias()
+        .arg("merge")
+        .args([&a, &b])
+        .args(["--format", "csv", "--table", "statistics"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    for text in [
+        "--table statistics",
+        "a.tally holds a full tally",
+        "--mode marginal",
+    ] {
+        assert!(stderr.contains(text), "{stderr}");
+    }
 }
 
 #[test]

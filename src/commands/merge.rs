@@ -17,11 +17,13 @@ use super::run::run_theory;
 use super::{Counted, Failure, Interruption, Theory, open_output, publish};
 use crate::config::MergeConfig;
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
+use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{INVALID_EXAMPLES, InvalidLine, Numbering};
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::group;
+use crate::output::{CsvTable, Format};
 use crate::report::notes::Warning;
 use crate::report::run::{
     Against, InputSummary, Origin, RunFacts, build_marginal_report, build_run_report,
@@ -108,6 +110,16 @@ pub enum MergeError {
         /// The other.
         other: PathBuf,
     },
+    /// `--table statistics` for full tallies.
+    #[error(
+        "--table statistics: {} holds a full tally; the permutation statistics are tallied in \
+         marginal mode (run the shards with --mode marginal), or choose another --table",
+        .file.display()
+    )]
+    NoStatistics {
+        /// The first file.
+        file: PathBuf,
+    },
     /// Blocks missing or files cut short, without `--allow-partial`.
     #[error("{what}; give the missing files, or --allow-partial to report on what is here")]
     Incomplete {
@@ -139,6 +151,15 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
 
     let first = &headers[0];
     let mode = first.tally_mode().expect("read_header checked the mode");
+    if mode == TallyMode::Full
+        && config.output.format == Format::Csv
+        && config.output.table == CsvTable::Statistics
+    {
+        return Err(MergeError::NoStatistics {
+            file: files[0].clone(),
+        }
+        .into());
+    }
     let deck = first.deck;
     let against = if first.against == "model" {
         Against::Model
