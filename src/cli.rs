@@ -57,6 +57,10 @@ pub enum Command {
         after_help = "Example:\n  shuffle-bias man -o shuffle-bias.1 && man -l shuffle-bias.1"
     )]
     Man(ManArgs),
+    /// Add tallies saved by `run --save-tally` (the shards of one run) or `check --save-tally`
+    /// (inputs of one source) and judge them as one: the same report, verdict and exit code.
+    #[command(after_help = MERGE_HELP)]
+    Merge(MergeArgs),
 }
 
 const COMPLETIONS_HELP: &str = "\
@@ -80,6 +84,78 @@ pub struct ManArgs {
     /// renamed into place when complete.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
+}
+
+const MERGE_HELP: &str = "\
+The files must be parts of one experiment: the same command, algorithm, passes, deck, mode,
+trials, seed and random source (run), or the same numbering, labels and model (check), written
+by the same version. Shards must not overlap; missing blocks, and files cut short by Ctrl-C, are
+refused unless --allow-partial. --against comes from the files, and so do --alpha and
+--max-paths unless given here.
+
+Examples:
+  for i in 0 1 2 3; do shuffle-bias run naive -n 9 -t 2G --seed 7 --shard $i/4 \\
+      --save-tally naive.$i.tally & done; wait
+  shuffle-bias merge naive.*.tally --format json
+  shuffle-bias merge day-*.tally
+
+Exit codes:
+  0  no bias detected
+  1  bias detected
+  2  error: files that are not parts of one experiment, overlapping, missing or damaged
+  130  interrupted (Ctrl-C) before the report";
+
+/// `merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Tally files written by `run --save-tally` or `check --save-tally`.
+    #[arg(value_name = "FILE", required = true)]
+    pub files: Vec<PathBuf>,
+    /// Report on what the files hold even when blocks are missing or a file was cut short by
+    /// Ctrl-C (the report says so).
+    #[arg(long)]
+    pub allow_partial: bool,
+    /// Family-wise significance level (default: the files' own).
+    #[arg(long, value_parser = parse_alpha)]
+    pub alpha: Option<f64>,
+    /// Budget of choice paths for the exact law (default: the files' own).
+    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
+    pub max_paths: Option<u64>,
+    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
+    /// the deck.
+    #[arg(long)]
+    pub all_orderings: bool,
+    /// No progress display.
+    #[arg(short, long)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// `--shard I/K`: shard I (from 0) of K.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ShardArg {
+    /// I, from 0 to K − 1.
+    pub index: u64,
+    /// K, at least 1.
+    pub count: u64,
+}
+
+/// Parse `--shard I/K`.
+pub fn parse_shard(text: &str) -> Result<ShardArg, String> {
+    let invalid = || {
+        format!(
+            "'{text}' is not a shard; write I/K with 0 ≤ I < K, e.g. 0/4 for the first of 4 \
+             (shards count from 0, like SLURM_ARRAY_TASK_ID=0-3 and JOB_COMPLETION_INDEX)"
+        )
+    };
+    let (index, count) = text.trim().split_once('/').ok_or_else(invalid)?;
+    let index: u64 = index.trim().parse().map_err(|_| invalid())?;
+    let count: u64 = count.trim().parse().map_err(|_| invalid())?;
+    if count == 0 || index >= count {
+        return Err(invalid());
+    }
+    Ok(ShardArg { index, count })
 }
 
 const CHECK_HELP: &str = "\
@@ -325,6 +401,10 @@ pub struct CheckArgs {
     /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// Also save the tally in FILE, for `merge` to add it to others (e.g. one file per day of
+    /// logs); a check cut short by Ctrl-C saves what was read, marked partial.
+    #[arg(long, value_name = "FILE")]
+    pub save_tally: Option<PathBuf>,
     /// Budget of choice paths for the exact law of --against ALGORITHM (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
@@ -426,6 +506,15 @@ pub struct RunArgs {
     /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
     #[arg(long, value_name = "FILE")]
     pub emit_permutations: Option<PathBuf>,
+    /// Compute only shard I of K (I from 0): the blocks ⌊B·I/K⌋ to ⌊B·(I+1)/K⌋ − 1 of the
+    /// B = ⌈trials / 65536⌉ blocks. Needs --seed and --save-tally; writes no report (`merge`
+    /// the K files for it).
+    #[arg(long, value_parser = parse_shard, value_name = "I/K")]
+    pub shard: Option<ShardArg>,
+    /// Save the tally in FILE for `merge` (beside the report; instead of it with --shard). A
+    /// run cut short by Ctrl-C saves the blocks done, marked partial.
+    #[arg(long, value_name = "FILE")]
+    pub save_tally: Option<PathBuf>,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -63,6 +63,8 @@
 //! - [`analysis`] — the analysis of a tally as pure functions: the tests of the family, Holm's
 //!   decision and the verdict, the power figures and the descriptive figures;
 //! - [`report`] — the report models, plain serialisable data built from a tally and a law;
+//! - [`tally_file`] — saved tallies (`--save-tally`): their documented binary format and the
+//!   checks that files are parts of one experiment (`merge`);
 //! - [`output`] — what turns a report into bytes (table, CSV, JSON, Markdown, SVG), the
 //!   progress bar, and the files written without ever destroying one;
 //! - [`commands`] — one file per subcommand, wiring the above together: the only place that
@@ -82,6 +84,7 @@ pub mod interrupt;
 pub mod output;
 pub mod report;
 pub mod stats;
+pub mod tally_file;
 pub mod testing;
 pub mod theory;
 

@@ -35,7 +35,9 @@ fn exit_code(failure: &Failure) -> ExitCode {
         | Failure::Input(_)
         | Failure::Stdout(_)
         | Failure::Export(_)
-        | Failure::NoLaw(_) => ExitCode::Error,
+        | Failure::NoLaw(_)
+        | Failure::TallyFile(_)
+        | Failure::Merge(_) => ExitCode::Error,
     }
 }
 

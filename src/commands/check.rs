@@ -7,11 +7,13 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::saved_tally::{open_saved_tally, save_check_tally};
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::analysis::dealt_hand::model_deal_identity;
 use crate::config::CheckConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::simulate::Tally;
+use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally, open_sources, read_permutations};
 use crate::interrupt;
@@ -25,6 +27,7 @@ use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
+    let saved = open_saved_tally(config.save_tally.as_deref())?;
     let inputs = open_sources(&config.sources)?;
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
@@ -39,7 +42,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
-    let input = input?;
+    let mut input = input?;
+    if let Some(file) = saved {
+        save_check_tally(file, &config, &mut input, elapsed_seconds)?;
+    }
     let settings = Judging {
         model: config.model,
         alpha: config.alpha,
@@ -123,41 +129,20 @@ pub(crate) fn judge_input(
                 identity: Some(Probability::from_p(model_deal_identity(&law, tally.deal))),
             })
         }
-        (InputCounts::Full(_), None) => Theory::Full(None),
-        (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law_shown(
-                shuffle,
-                input.deck,
-                settings.max_paths,
-                settings.max_paths_given,
-                None,
-                settings.quiet,
-            )?
-            .map_err(|source| NoLaw::CheckModel {
-                shuffle: shuffle.label(),
-                deck: input.deck,
-                source,
-            })?,
-        )))),
-        (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
-        (InputCounts::Marginal(_), Some(shuffle)) => {
-            let theory = marginal_theory(
-                shuffle,
-                input.deck,
-                settings.max_paths,
-                settings.max_paths_given,
-                None,
-                settings.quiet,
-            )?;
-            if theory.source.is_none() {
-                return Err(NoLaw::CheckModelMarginal {
-                    shuffle: shuffle.label(),
-                    deck: input.deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
+        (InputCounts::Full(_), _) => check_theory(
+            TallyMode::Full,
+            input.deck,
+            model,
+            (settings.max_paths, settings.max_paths_given),
+            settings.quiet,
+        )?,
+        (InputCounts::Marginal(_), _) => check_theory(
+            TallyMode::Marginal,
+            input.deck,
+            model,
+            (settings.max_paths, settings.max_paths_given),
+            settings.quiet,
+        )?,
     };
     let facts = RunFacts {
         command: "check",
@@ -206,5 +191,42 @@ pub(crate) fn judge_input(
             report
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
+    })
+}
+
+/// What `check` compares its tally of `mode` on `deck` cards with: uniform, or the exact law of
+/// `model` (`--against ALGORITHM`), which must exist. `max_paths` is the budget and whether it
+/// was given. `merge` of check tallies asks the same.
+pub(super) fn check_theory(
+    mode: TallyMode,
+    deck: usize,
+    model: Option<Shuffle>,
+    max_paths: (u64, bool),
+    quiet: bool,
+) -> Result<Theory, Failure> {
+    let (max_paths, max_paths_given) = max_paths;
+    Ok(match (mode, model) {
+        (TallyMode::Full, None) => Theory::Full(None),
+        (TallyMode::Full, Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
+            exact_law_shown(shuffle, deck, max_paths, max_paths_given, None, quiet)?.map_err(
+                |source| NoLaw::CheckModel {
+                    shuffle: shuffle.label(),
+                    deck,
+                    source,
+                },
+            )?,
+        )))),
+        (TallyMode::Marginal, None) => Theory::Marginal(MarginalTheory::default()),
+        (TallyMode::Marginal, Some(shuffle)) => {
+            let theory = marginal_theory(shuffle, deck, max_paths, max_paths_given, None, quiet)?;
+            if theory.source.is_none() {
+                return Err(NoLaw::CheckModelMarginal {
+                    shuffle: shuffle.label(),
+                    deck,
+                }
+                .into());
+            }
+            Theory::Marginal(theory)
+        }
     })
 }

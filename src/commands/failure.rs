@@ -7,6 +7,9 @@ use std::io;
 use crate::config::UsageError;
 use crate::input::permutation_reader::InputError;
 use crate::output::files::FileError;
+use crate::tally_file::TallyFileError;
+
+pub use super::merge::MergeError;
 use crate::theory::exact::ExactError;
 
 /// Why a command failed.
@@ -34,6 +37,12 @@ pub enum Failure {
     /// Ctrl-C came before there was anything to report.
     #[error("interrupted {0}")]
     Interrupted(Interruption),
+    /// A tally file that cannot be read, or is damaged.
+    #[error(transparent)]
+    TallyFile(#[from] TallyFileError),
+    /// Tally files that are not parts of one experiment.
+    #[error(transparent)]
+    Merge(#[from] MergeError),
 }
 
 /// A law that a command needs but cannot have, with what the command was asked.
@@ -124,4 +133,7 @@ pub enum Interruption {
     /// Computing a mixing curve.
     #[error("while computing the mixing curve; nothing was reported")]
     MixingCurve,
+    /// Adding tally files.
+    #[error("while merging the tally files; nothing was reported")]
+    Merge,
 }

@@ -8,17 +8,19 @@ mod compare;
 mod completions;
 mod failure;
 mod list;
+mod merge;
 mod run;
+mod saved_tally;
 mod theory;
 
 use std::io::{self, Write};
 use std::sync::Arc;
 
 use crate::cli::{Cli, Command};
-use crate::config::{CheckConfig, CompareConfig, OutputConfig, RunConfig, TheoryConfig};
+use crate::config::{
+    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
+};
 use crate::engine::algorithms::{Algorithm, Shuffle};
-use crate::engine::marginal::MarginalTally;
-use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::output::files::{OutputFile, Target};
@@ -45,6 +47,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
         Command::List(args) => list::list(&args),
         Command::Completions(args) => completions::completions(&args),
         Command::Man(args) => completions::man(&args),
+        Command::Merge(args) => merge::merge(MergeConfig::from_args(&args)?),
     }
 }
 
@@ -181,11 +184,8 @@ enum Theory {
     Deal(crate::report::run::DealTheory),
 }
 
-/// A run's tally in either mode.
-enum Counted {
-    Full(Tally),
-    Marginal(MarginalTally),
-}
+/// A run's tally in either mode (the type a tally file stores).
+use crate::tally_file::Counts as Counted;
 
 /// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
 /// on a deck small enough for one; the rising sequences of the riffle, from its closed form,

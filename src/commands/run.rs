@@ -3,16 +3,20 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::saved_tally::{open_saved_tally, run_shard, save_run_tally};
 use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
     open_output,
 };
 use crate::config::RunConfig;
 use crate::config::choice_law;
+use crate::engine::algorithms::Shuffle;
 use crate::engine::emit::emit_permutations_from;
+use crate::engine::mapped_source::SourceSpec;
 use crate::engine::mapping::Mapping;
-use crate::engine::simulate::{SimulationSpec, simulate_from};
-use crate::engine::simulate_marginal::simulate_marginal_from;
+use crate::engine::shard::block_count;
+use crate::engine::simulate::{SimulationSpec, simulate_blocks_from};
+use crate::engine::simulate_marginal::simulate_marginal_blocks_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
@@ -22,58 +26,24 @@ use crate::report::run::build_marginal_report;
 use crate::report::run::{Against, Origin, RunFacts, build_run_report};
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
+    if config.shard.is_some() {
+        return run_shard(config);
+    }
     let out = open_output(&config.output)?;
     let mut emitted = match &config.emit_permutations {
         None => None,
         Some(target) => Some(Sink::open("--emit-permutations", target)?),
     };
-    // The theory is computed before the long run, so that an impossible `--against model`
-    // fails at once. Under a biased mapping it is the law of the algorithm fed by that mapping.
-    let run_law = matches!(
-        config.source.mapping,
-        Mapping::Modulo | Mapping::Multiply | Mapping::Float
-    )
-    .then(|| choice_law(&config.source));
-    let theory = match config.settings.mode {
-        TallyMode::Full => {
-            let law = exact_law_shown(
-                config.shuffle,
-                config.settings.deck,
-                config.max_paths,
-                config.max_paths_given,
-                run_law,
-                config.quiet,
-            )?
-            .map(Arc::new);
-            if let (Against::Model, Err(error)) = (config.against, &law) {
-                return Err(NoLaw::RunModel {
-                    shuffle: config.shuffle.label(),
-                    deck: config.settings.deck,
-                    source: error.clone(),
-                }
-                .into());
-            }
-            Theory::Full(Some(law))
-        }
-        TallyMode::Marginal => {
-            let theory = marginal_theory(
-                config.shuffle,
-                config.settings.deck,
-                config.max_paths,
-                config.max_paths_given,
-                run_law,
-                config.quiet,
-            )?;
-            if config.against == Against::Model && theory.source.is_none() {
-                return Err(NoLaw::RunModelMarginal {
-                    shuffle: config.shuffle.label(),
-                    deck: config.settings.deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
-    };
+    let saved = open_saved_tally(config.save_tally.as_deref())?;
+    let theory = run_theory(
+        config.shuffle,
+        config.settings.deck,
+        config.settings.mode,
+        &config.source,
+        config.against,
+        (config.max_paths, config.max_paths_given),
+        config.quiet,
+    )?;
 
     let spec = SimulationSpec {
         shuffle: config.shuffle,
@@ -87,20 +57,31 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
-    let (counted, tallied) = match config.settings.mode {
+    let blocks = 0..block_count(spec.trials);
+    let (counted, tallied, coverage) = match config.settings.mode {
         TallyMode::Full => {
-            let tally = simulate_from(&spec, &config.source, stop, &mut show);
+            let (tally, coverage) =
+                simulate_blocks_from(&spec, &config.source, blocks.clone(), stop, &mut show);
             let tallied = tally.trials;
-            (Counted::Full(tally), tallied)
+            (Counted::Full(tally), tallied, coverage)
         }
         TallyMode::Marginal => {
-            let tally = simulate_marginal_from(&spec, &config.source, stop, &mut show);
+            let (tally, coverage) = simulate_marginal_blocks_from(
+                &spec,
+                &config.source,
+                blocks.clone(),
+                stop,
+                &mut show,
+            );
             let tallied = tally.trials;
-            (Counted::Marginal(tally), tallied)
+            (Counted::Marginal(tally), tallied, coverage)
         }
     };
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
+    if let Some(file) = saved {
+        save_run_tally(file, &config, &counted, blocks, &coverage, elapsed_seconds)?;
+    }
     let mut emit_interrupted = false;
     if let (Some(mut sink), Some(target)) = (emitted.take(), &config.emit_permutations) {
         let name = match target {
@@ -151,5 +132,53 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         ExitCode::Interrupted
     } else {
         code
+    })
+}
+
+/// What a run compares its tally with, computed before the long run so that an impossible
+/// `--against model` fails at once (and again by `merge`, from a tally file's settings). Under a
+/// biased mapping it is the law of the algorithm fed by that mapping. `max_paths` is the budget
+/// and whether it was given.
+pub(super) fn run_theory(
+    shuffle: Shuffle,
+    deck: usize,
+    mode: TallyMode,
+    source: &SourceSpec,
+    against: Against,
+    max_paths: (u64, bool),
+    quiet: bool,
+) -> Result<Theory, Failure> {
+    let (max_paths, max_paths_given) = max_paths;
+    let run_law = matches!(
+        source.mapping,
+        Mapping::Modulo | Mapping::Multiply | Mapping::Float
+    )
+    .then(|| choice_law(source));
+    Ok(match mode {
+        TallyMode::Full => {
+            let law = exact_law_shown(shuffle, deck, max_paths, max_paths_given, run_law, quiet)?
+                .map(Arc::new);
+            if let (Against::Model, Err(error)) = (against, &law) {
+                return Err(NoLaw::RunModel {
+                    shuffle: shuffle.label(),
+                    deck,
+                    source: error.clone(),
+                }
+                .into());
+            }
+            Theory::Full(Some(law))
+        }
+        TallyMode::Marginal => {
+            let theory =
+                marginal_theory(shuffle, deck, max_paths, max_paths_given, run_law, quiet)?;
+            if against == Against::Model && theory.source.is_none() {
+                return Err(NoLaw::RunModelMarginal {
+                    shuffle: shuffle.label(),
+                    deck,
+                }
+                .into());
+            }
+            Theory::Marginal(theory)
+        }
     })
 }

@@ -12,7 +12,7 @@ use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{InputSource, ReaderOptions};
-use crate::output::files::{check_inputs, check_outputs, stdin_file};
+use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
 
@@ -41,6 +41,8 @@ pub struct CheckConfig {
     pub quiet: bool,
     /// Output.
     pub output: OutputConfig,
+    /// `--save-tally FILE`: where to save the tally as well.
+    pub save_tally: Option<PathBuf>,
 }
 
 impl CheckConfig {
@@ -73,7 +75,16 @@ impl CheckConfig {
         check_deal(args, known_deck)?;
         let sources = sources(&args.files)?;
         let output = output_config(&args.output)?;
-        check_files(&sources, &output)?;
+        check_files(&sources, &output, args.save_tally.as_deref())?;
+        if args.deal.is_some() && args.save_tally.is_some() {
+            return Err(UsageError::Conflict {
+                flag: "--save-tally",
+                value: None,
+                hint: "a tally file holds orderings or marginals, not dealt hands; drop \
+                       --save-tally with --deal"
+                    .to_string(),
+            });
+        }
         let (mode, marginal_if_large) = match args.deal {
             // A deal tally is neither mode's; the reader is told the deck (up to 1000 cards).
             Some(_) => (TallyMode::Marginal, false),
@@ -109,6 +120,7 @@ impl CheckConfig {
             max_paths_given: args.max_paths.is_some(),
             quiet: args.quiet,
             output,
+            save_tally: args.save_tally.clone(),
         })
     }
 }
@@ -204,7 +216,11 @@ fn sources(files: &[PathBuf]) -> Result<Vec<InputSource>, UsageError> {
 
 /// No input file twice, and no output that is an input (stdin's file included, when stdin is
 /// redirected from one).
-fn check_files(sources: &[InputSource], output: &OutputConfig) -> Result<(), UsageError> {
+fn check_files(
+    sources: &[InputSource],
+    output: &OutputConfig,
+    save_tally: Option<&std::path::Path>,
+) -> Result<(), UsageError> {
     let mut input_files: Vec<PathBuf> = sources
         .iter()
         .filter_map(|source| match source {
@@ -216,7 +232,17 @@ fn check_files(sources: &[InputSource], output: &OutputConfig) -> Result<(), Usa
     if sources.contains(&InputSource::Stdin) {
         input_files.extend(stdin_file());
     }
-    check_outputs(&output.targets(), &input_files)?;
+    let save_tally = save_tally.map(Target::from_path);
+    if save_tally == Some(Target::Stdout) {
+        return Err(UsageError::malformed(
+            "--save-tally",
+            "-",
+            "a tally is binary and goes to a file; name one (e.g. --save-tally day1.tally)",
+        ));
+    }
+    let mut outputs = output.targets();
+    outputs.extend(save_tally.as_ref().map(|target| ("--save-tally", target)));
+    check_outputs(&outputs, &input_files)?;
     Ok(())
 }
 

@@ -9,6 +9,7 @@
 mod check;
 mod compare;
 mod error;
+mod merge;
 mod output;
 mod run;
 mod simulation;
@@ -18,6 +19,7 @@ mod theory;
 pub use check::CheckConfig;
 pub use compare::CompareConfig;
 pub use error::UsageError;
+pub use merge::MergeConfig;
 pub use output::{OutputConfig, output_config};
 pub use run::RunConfig;
 pub use simulation::{

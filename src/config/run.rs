@@ -1,15 +1,18 @@
 //! `run`'s config: the simulation settings, the shuffle, the hypothesis and the outputs
 //! (the report, the picture, the emitted permutations), checked against each other.
 
+use std::path::PathBuf;
+
 use super::{
     OutputConfig, SimulationSettings, UsageError, check_max_paths, check_shuffle, output_config,
     run_source_spec,
 };
-use crate::cli::RunArgs;
+use crate::cli::{RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, SourceSpec};
-use crate::engine::random_source::RngKind;
+use crate::engine::random_source::{BLOCK_TRIALS, RngKind};
+use crate::engine::shard::block_count;
 use crate::engine::tally::TallyMode;
 use crate::output::files::{Target, check_outputs};
 use crate::output::{CsvTable, Format};
@@ -38,6 +41,10 @@ pub struct RunConfig {
     pub quiet: bool,
     /// Output.
     pub output: OutputConfig,
+    /// `--shard I/K`: compute only those blocks, save the tally and write no report.
+    pub shard: Option<ShardArg>,
+    /// `--save-tally FILE`: where to save the tally.
+    pub save_tally: Option<PathBuf>,
 }
 
 impl RunConfig {
@@ -99,12 +106,15 @@ impl RunConfig {
             ));
         }
         let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
+        check_shard(args, &settings)?;
+        let save_tally = args.save_tally.as_deref().map(Target::from_path);
         let mut outputs = output.targets();
         outputs.extend(
             emit_permutations
                 .as_ref()
                 .map(|target| ("--emit-permutations", target)),
         );
+        outputs.extend(save_tally.as_ref().map(|target| ("--save-tally", target)));
         check_outputs(&outputs, &[])?;
         Ok(RunConfig {
             shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
@@ -117,6 +127,74 @@ impl RunConfig {
             all_orderings: args.all_orderings,
             quiet: args.quiet,
             output,
+            shard: args.shard,
+            save_tally: args.save_tally.clone(),
         })
     }
+}
+
+/// `--shard I/K` and `--save-tally FILE`: a tally file is a file (not stdout); a shard needs
+/// the seed all shards share and a file to save its tally in, writes no report, and has at
+/// least one block to compute.
+fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), UsageError> {
+    if let Some(path) = &args.save_tally
+        && path.as_os_str() == "-"
+    {
+        return Err(UsageError::malformed(
+            "--save-tally",
+            "-",
+            "a tally is binary and goes to a file; name one (e.g. --save-tally run.tally)",
+        ));
+    }
+    let Some(shard) = args.shard else {
+        return Ok(());
+    };
+    let flag_value = format!("{}/{}", shard.index, shard.count);
+    if args.generator.seed.is_none() {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            "every shard must draw from the same seed; give it to all of them (e.g. --seed 7)",
+        ));
+    }
+    if args.save_tally.is_none() {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            "a shard writes its tally, not a report; add --save-tally FILE (one file per shard) \
+             and `shuffle-bias merge` the files",
+        ));
+    }
+    let report_flags = [
+        ("-o", args.output.output.is_some()),
+        ("--plot", args.output.plot.is_some()),
+        ("--format", args.output.format != Format::Table),
+        ("--table", args.output.table.is_some()),
+        ("--emit-permutations", args.emit_permutations.is_some()),
+    ];
+    if let Some((flag, _)) = report_flags.iter().find(|(_, given)| *given) {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            format!(
+                "a shard writes no report, so {flag} has nothing to write; give {flag} to \
+                 `shuffle-bias merge`"
+            ),
+        ));
+    }
+    let blocks = block_count(settings.trials);
+    if shard.count > blocks {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            format!(
+                "--trials {} makes {blocks} block{} of {BLOCK_TRIALS} shuffles, fewer than {} \
+                 shards; use at most {blocks} shards or more --trials",
+                settings.trials,
+                if blocks == 1 { "" } else { "s" },
+                shard.count
+            ),
+        ));
+    }
+    Ok(())
 }

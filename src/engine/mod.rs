@@ -10,6 +10,7 @@ pub mod mapping;
 pub mod marginal;
 pub mod permutation;
 pub mod random_source;
+pub mod shard;
 pub mod simulate;
 pub mod simulate_marginal;
 pub mod tally;

@@ -7,6 +7,8 @@
 //! generator and allocates nothing. The engine never prints: it reports progress through a
 //! callback and can be stopped between blocks through a flag.
 
+use std::ops::Range;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
@@ -17,6 +19,7 @@ use crate::engine::permutation::{
     FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
 };
 use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
+use crate::engine::shard::{BlockCoverage, block_count};
 
 pub use crate::engine::random_source::BLOCK_TRIALS;
 
@@ -75,25 +78,43 @@ pub fn simulate_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Tally {
+    let all = 0..block_count(spec.trials);
+    simulate_blocks_from(spec, source, all, stop, progress).0
+}
+
+/// [`simulate_from`] restricted to the blocks `blocks` of the run (a shard: see
+/// [`crate::engine::shard`]): the tally of exactly those blocks, each drawing from its own
+/// stream as in the whole run, and what was done of them (all, unless `stop` was set).
+pub fn simulate_blocks_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    blocks: Range<u64>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Tally, BlockCoverage) {
     struct Full<'a> {
         spec: &'a SimulationSpec,
+        queue: &'a BlockQueue,
         stop: &'a AtomicBool,
         progress: &'a mut dyn FnMut(u64),
     }
     impl SourcesVisitor for Full<'_> {
         type Output = Tally;
         fn visit<B: BlockSources>(self, sources: &B) -> Tally {
-            simulate_with(self.spec, sources, self.stop, self.progress)
+            simulate_with(self.spec, sources, self.queue, self.stop, self.progress)
         }
     }
-    dispatch(
+    let queue = BlockQueue::range(spec.trials, blocks);
+    let tally = dispatch(
         source,
         Full {
             spec,
+            queue: &queue,
             stop,
             progress,
         },
-    )
+    );
+    (tally, queue.coverage())
 }
 
 /// Dispatch once on the algorithm, so that each worker loop is compiled for one algorithm.
@@ -106,6 +127,7 @@ pub fn simulate_from(
 fn simulate_with<B: BlockSources>(
     spec: &SimulationSpec,
     sources: &B,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Tally {
@@ -114,6 +136,7 @@ fn simulate_with<B: BlockSources>(
         return run_workers::<B, _>(
             spec,
             sources,
+            queue,
             stop,
             progress,
             move |deck, scratch, source| shuffle.apply(deck, scratch, source),
@@ -124,7 +147,7 @@ fn simulate_with<B: BlockSources>(
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
                     let cut = shuffle.cut_probability;
-                    run_workers::<B, _>(spec, sources, stop, progress, move |deck, scratch, source| {
+                    run_workers::<B, _>(spec, sources, queue, stop, progress, move |deck, scratch, source| {
                         Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
                     })
                 })*
@@ -150,6 +173,7 @@ fn simulate_with<B: BlockSources>(
 fn run_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
@@ -159,16 +183,16 @@ where
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     match spec.deck {
-        2 => run_sized::<B, S, 2>(spec, sources, stop, progress, shuffle),
-        3 => run_sized::<B, S, 3>(spec, sources, stop, progress, shuffle),
-        4 => run_sized::<B, S, 4>(spec, sources, stop, progress, shuffle),
-        5 => run_sized::<B, S, 5>(spec, sources, stop, progress, shuffle),
-        6 => run_sized::<B, S, 6>(spec, sources, stop, progress, shuffle),
-        7 => run_sized::<B, S, 7>(spec, sources, stop, progress, shuffle),
-        8 => run_sized::<B, S, 8>(spec, sources, stop, progress, shuffle),
-        9 => run_sized::<B, S, 9>(spec, sources, stop, progress, shuffle),
-        10 => run_sized::<B, S, 10>(spec, sources, stop, progress, shuffle),
-        11 => run_sized::<B, S, 11>(spec, sources, stop, progress, shuffle),
+        2 => run_sized::<B, S, 2>(spec, sources, queue, stop, progress, shuffle),
+        3 => run_sized::<B, S, 3>(spec, sources, queue, stop, progress, shuffle),
+        4 => run_sized::<B, S, 4>(spec, sources, queue, stop, progress, shuffle),
+        5 => run_sized::<B, S, 5>(spec, sources, queue, stop, progress, shuffle),
+        6 => run_sized::<B, S, 6>(spec, sources, queue, stop, progress, shuffle),
+        7 => run_sized::<B, S, 7>(spec, sources, queue, stop, progress, shuffle),
+        8 => run_sized::<B, S, 8>(spec, sources, queue, stop, progress, shuffle),
+        9 => run_sized::<B, S, 9>(spec, sources, queue, stop, progress, shuffle),
+        10 => run_sized::<B, S, 10>(spec, sources, queue, stop, progress, shuffle),
+        11 => run_sized::<B, S, 11>(spec, sources, queue, stop, progress, shuffle),
         n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
     }
 }
@@ -176,6 +200,7 @@ where
 fn run_sized<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
@@ -184,9 +209,8 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    let queue = BlockQueue::new(spec.trials);
-    let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, &queue, progress, &|| {
-        tally_blocks::<B, S, N>(spec, sources, &queue, stop, &shuffle)
+    let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, queue, progress, &|| {
+        tally_blocks::<B, S, N>(spec, sources, queue, stop, &shuffle)
     });
 
     let mut counts = vec![0u64; factorial(N) as usize];
@@ -209,22 +233,29 @@ where
     }
 }
 
-/// The blocks of a run, handed out one at a time to whichever worker asks first.
+/// The blocks of a run (or of a range of them), handed out one at a time to whichever worker
+/// asks first, in increasing order.
 pub(crate) struct BlockQueue {
     trials: u64,
     blocks: u64,
+    end: u64,
     next: AtomicU64,
     done: AtomicU64,
+    /// Blocks cut short by a stop, with the shuffles done of each.
+    cut_short: Mutex<Vec<(u64, u64)>>,
 }
 
 impl BlockQueue {
-    /// The blocks of `trials` shuffles.
-    pub(crate) fn new(trials: u64) -> Self {
+    /// The blocks `blocks` of a run of `trials` shuffles (clamped to the run's blocks).
+    pub(crate) fn range(trials: u64, blocks: Range<u64>) -> Self {
+        let end = blocks.end.min(block_count(trials));
         BlockQueue {
             trials,
-            blocks: trials.div_ceil(BLOCK_TRIALS),
-            next: AtomicU64::new(0),
+            blocks: end.saturating_sub(blocks.start),
+            end,
+            next: AtomicU64::new(blocks.start.min(end)),
             done: AtomicU64::new(0),
+            cut_short: Mutex::new(Vec::new()),
         }
     }
 
@@ -234,12 +265,31 @@ impl BlockQueue {
             return None;
         }
         let block = self.next.fetch_add(1, Ordering::Relaxed);
-        (block < self.blocks).then(|| (block, BLOCK_TRIALS.min(self.trials - block * BLOCK_TRIALS)))
+        (block < self.end).then(|| (block, BLOCK_TRIALS.min(self.trials - block * BLOCK_TRIALS)))
     }
 
-    /// Record `trials` more shuffles done (for progress).
-    pub(crate) fn finished(&self, trials: u64) {
-        self.done.fetch_add(trials, Ordering::Relaxed);
+    /// Record `done` shuffles of block `block`, of `length`, done (for progress, and to know
+    /// which blocks a stop cut short).
+    pub(crate) fn finished(&self, block: u64, length: u64, done: u64) {
+        self.done.fetch_add(done, Ordering::Relaxed);
+        if done < length
+            && let Ok(mut cut_short) = self.cut_short.lock()
+        {
+            cut_short.push((block, done));
+        }
+    }
+
+    /// What was done: the blocks taken (each finished, or cut short by a stop).
+    pub(crate) fn coverage(&self) -> BlockCoverage {
+        let start = self.end - self.blocks;
+        let taken = start..self.next.load(Ordering::Relaxed).clamp(start, self.end);
+        let mut partial = self
+            .cut_short
+            .lock()
+            .map(|cut| cut.clone())
+            .unwrap_or_default();
+        partial.sort_unstable();
+        BlockCoverage { taken, partial }
     }
 }
 
@@ -399,7 +449,7 @@ where
         }
         in_narrow += done;
         tallied += done;
-        queue.finished(done);
+        queue.finished(block, length, done);
     }
     PartialTally {
         narrow,
@@ -525,7 +575,7 @@ mod tests {
                 ..spec(2)
             };
             let fast = simulate(&spec, &stop, &mut |_| {});
-            let assembled = simulate_with(&spec, &source, &stop, &mut |_| {});
+            let assembled = simulate_from(&spec, &source, &stop, &mut |_| {});
             assert_eq!(fast, assembled, "{}", algorithm.name());
         }
     }
@@ -610,8 +660,40 @@ mod tests {
     }
 
     #[test]
+    fn the_tallies_of_the_shards_of_a_run_add_up_to_the_tally_of_the_run() {
+        use crate::engine::shard::{BlockCoverage, shard_blocks};
+        let stop = AtomicBool::new(false);
+        let source = SourceSpec::chacha(RngKind::Chacha8);
+        let spec = spec(2);
+        let whole = simulate(&spec, &stop, &mut |_| {});
+        let mut sum = vec![0u64; whole.counts.len()];
+        let mut trials = 0;
+        for index in 0..3 {
+            let blocks = shard_blocks(spec.trials, index, 3);
+            let (tally, coverage) =
+                simulate_blocks_from(&spec, &source, blocks.clone(), &stop, &mut |_| {});
+            assert_eq!(coverage, BlockCoverage::whole(blocks));
+            for (total, count) in sum.iter_mut().zip(&tally.counts) {
+                *total += count;
+            }
+            trials += tally.trials;
+        }
+        assert_eq!(sum, whole.counts);
+        assert_eq!(trials, whole.trials);
+    }
+
+    #[test]
     fn a_stop_before_the_start_tallies_nothing() {
         let stop = AtomicBool::new(true);
+        let (tally, coverage) = simulate_blocks_from(
+            &spec(2),
+            &SourceSpec::chacha(RngKind::Chacha8),
+            1..3,
+            &stop,
+            &mut |_| {},
+        );
+        assert_eq!(coverage.taken, 1..1, "no block begun");
+        assert_eq!(tally.trials, 0);
         let tally = simulate(&spec(2), &stop, &mut |_| {});
         assert_eq!(tally.trials, 0);
         assert_eq!(tally.counts.len(), 24);

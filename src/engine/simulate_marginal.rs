@@ -6,12 +6,14 @@
 //! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
 //! generator; the deck size is a run-time value.
 
+use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::random_source::{BlockSources, RandomSource};
+use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
 /// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
@@ -32,8 +34,22 @@ pub fn simulate_marginal_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
+    let all = 0..block_count(spec.trials);
+    simulate_marginal_blocks_from(spec, source, all, stop, progress).0
+}
+
+/// [`simulate_marginal_from`] restricted to the blocks `blocks` of the run (a shard: see
+/// [`crate::engine::shard`]), with what was done of them.
+pub fn simulate_marginal_blocks_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    blocks: Range<u64>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (MarginalTally, BlockCoverage) {
     struct Marginal<'a> {
         spec: &'a SimulationSpec,
+        queue: &'a BlockQueue,
         stop: &'a AtomicBool,
         progress: &'a mut dyn FnMut(u64),
     }
@@ -46,25 +62,30 @@ pub fn simulate_marginal_from(
             marginal_workers(
                 self.spec,
                 sources,
+                self.queue,
                 self.stop,
                 self.progress,
                 move |deck, scratch, source| shuffle.apply(deck, scratch, source),
             )
         }
     }
-    dispatch(
+    let queue = BlockQueue::range(spec.trials, blocks);
+    let tally = dispatch(
         source,
         Marginal {
             spec,
+            queue: &queue,
             stop,
             progress,
         },
-    )
+    );
+    (tally, queue.coverage())
 }
 
 fn marginal_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
+    queue: &BlockQueue,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
@@ -73,7 +94,6 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    let queue = BlockQueue::new(spec.trials);
     let work = || {
         let n = spec.deck;
         let identity: Vec<Card> = (0..n as Card).collect();
@@ -96,11 +116,11 @@ where
                     break;
                 }
             }
-            queue.finished(done);
+            queue.finished(block, length, done);
         }
         tally
     };
-    let mut partials = run_reporting(spec.threads, &queue, progress, &work).into_iter();
+    let mut partials = run_reporting(spec.threads, queue, progress, &work).into_iter();
     let mut total = partials
         .next()
         .unwrap_or_else(|| MarginalTally::new(spec.deck));

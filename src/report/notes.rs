@@ -247,6 +247,15 @@ pub enum Warning {
         /// What the trials are called.
         unit: TrialUnit,
     },
+    /// `merge --allow-partial`: the tallies merged do not cover the whole experiment.
+    PartialMerge {
+        /// Shuffles (or permutations) the files hold.
+        covered: u64,
+        /// Shuffles the experiment asked for (for `check`, the permutations read).
+        asked: u64,
+        /// What is missing: blocks no file covers, files cut short by Ctrl-C.
+        missing: String,
+    },
 }
 
 impl fmt::Display for Warning {
@@ -277,6 +286,15 @@ impl fmt::Display for Warning {
                      the {tests} tests are unreliable; use at least {needed} {unit}"
                 )
             }
+            Warning::PartialMerge {
+                covered,
+                asked,
+                missing,
+            } => write!(
+                f,
+                "partial merge (--allow-partial): the tallies hold {covered} of the {asked} \
+                 trials asked for; {missing}; the tests judge what is here only"
+            ),
         }
     }
 }

@@ -1,0 +1,449 @@
+//! `merge FILE...`: add tallies saved by `run --save-tally` (the shards of one run) or by
+//! `check --save-tally` (the inputs of one source) and publish the report a single run or
+//! check of everything would have given: the same counts, tests, verdict and exit code.
+//!
+//! Before any count is read, every header is checked: one experiment (the settings listed by
+//! [`TallyHeader::settings`] are equal), no shard overlapping another, no input read twice, no
+//! block missing and no file cut short (unless `--allow-partial`). Then the exact law is
+//! computed (as `run` does before simulating), and the files are added one at a time, each
+//! checked against its CRC-32 as it streams in. `elapsed_seconds` of the report is the sum of
+//! the files' (machine time, not wall time), and `threads` the largest of theirs.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use super::check::check_theory;
+use super::run::run_theory;
+use super::{Counted, Failure, Interruption, Theory, open_output, publish};
+use crate::config::MergeConfig;
+use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
+use crate::engine::tally::TallyMode;
+use crate::exit_code::ExitCode;
+use crate::input::permutation_reader::{INVALID_EXAMPLES, InvalidLine, Numbering};
+use crate::interrupt;
+use crate::output::progress::Progress;
+use crate::output::text::group;
+use crate::output::{CsvTable, Format};
+use crate::report::notes::Warning;
+use crate::report::run::{
+    Against, InputSummary, Origin, RunFacts, build_marginal_report, build_run_report,
+};
+use crate::tally_file::{TallyHeader, read_header, read_tally_into};
+
+/// Tally files that are not the parts of one experiment, or not all of them.
+#[derive(Debug, thiserror::Error)]
+pub enum MergeError {
+    /// A setting of the experiment differs.
+    #[error(
+        "{}: {setting} {value}, but {} has {setting} {first_value}: only the tallies of one \
+         experiment can be merged (same command, shuffle, deck, mode, trials, seed and random \
+         source); merge these separately",
+        .file.display(), .first.display()
+    )]
+    Mismatch {
+        /// The file that differs.
+        file: PathBuf,
+        /// The setting.
+        setting: &'static str,
+        /// Its value there.
+        value: String,
+        /// The first file.
+        first: PathBuf,
+        /// Its value in the first file.
+        first_value: String,
+    },
+    /// A report setting differs and no flag chooses it.
+    #[error(
+        "{}: {flag} {value}, but {} has {first_value}; choose the level of the merged report \
+         with merge {flag}",
+        .file.display(), .first.display()
+    )]
+    ReportSetting {
+        /// The file that differs.
+        file: PathBuf,
+        /// The flag that would choose it.
+        flag: &'static str,
+        /// Its value there.
+        value: String,
+        /// The first file.
+        first: PathBuf,
+        /// Its value in the first file.
+        first_value: String,
+    },
+    /// Two shards share blocks.
+    #[error(
+        "{} and {} both cover block{} {blocks}: shards must not overlap (the same shard twice, \
+         or shards of different splits); drop one",
+        .file.display(), .other.display(), if *.several { "s" } else { "" }
+    )]
+    Overlap {
+        /// One file.
+        file: PathBuf,
+        /// The other.
+        other: PathBuf,
+        /// The blocks both cover.
+        blocks: String,
+        /// Whether that is more than one block.
+        several: bool,
+    },
+    /// Two check tallies read the same input.
+    #[error(
+        "{} and {} both tallied {input}: it would be counted twice; drop one",
+        .file.display(), .other.display()
+    )]
+    SameInput {
+        /// One file.
+        file: PathBuf,
+        /// The other.
+        other: PathBuf,
+        /// The input.
+        input: String,
+    },
+    /// The same tally twice (a copy).
+    #[error(
+        "{} and {} are the same tally (a copy?): it would be counted twice; drop one",
+        .file.display(), .other.display()
+    )]
+    SameTally {
+        /// One file.
+        file: PathBuf,
+        /// The other.
+        other: PathBuf,
+    },
+    /// `--table statistics` for full tallies.
+    #[error(
+        "--table statistics: {} holds a full tally; the permutation statistics are tallied in \
+         marginal mode (run the shards with --mode marginal), or choose another --table",
+        .file.display()
+    )]
+    NoStatistics {
+        /// The first file.
+        file: PathBuf,
+    },
+    /// Blocks missing or files cut short, without `--allow-partial`.
+    #[error("{what}; give the missing files, or --allow-partial to report on what is here")]
+    Incomplete {
+        /// What is missing.
+        what: String,
+    },
+}
+
+/// `merge`.
+pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
+    let out = open_output(&config.output)?;
+    let headers = config
+        .files
+        .iter()
+        .map(|path| read_header(path))
+        .collect::<Result<Vec<_>, _>>()?;
+    let files = &config.files;
+    one_experiment(files, &headers)?;
+    let alpha = report_setting(files, &headers, "--alpha", config.alpha, |h| h.alpha)?;
+    let max_paths = report_setting(files, &headers, "--max-paths", config.max_paths, |h| {
+        h.max_paths
+    })?;
+    let missing = missing(files, &headers)?;
+    if let Some(what) = &missing
+        && !config.allow_partial
+    {
+        return Err(MergeError::Incomplete { what: what.clone() }.into());
+    }
+
+    let first = &headers[0];
+    let mode = first.tally_mode().expect("read_header checked the mode");
+    if mode == TallyMode::Full
+        && config.output.format == Format::Csv
+        && config.output.table == CsvTable::Statistics
+    {
+        return Err(MergeError::NoStatistics {
+            file: files[0].clone(),
+        }
+        .into());
+    }
+    let deck = first.deck;
+    let against = if first.against == "model" {
+        Against::Model
+    } else {
+        Against::Uniform
+    };
+    let elapsed_seconds: f64 = headers.iter().map(|h| h.elapsed_seconds).sum();
+    let trials: u64 = headers.iter().map(|h| h.trials).sum();
+    let paths = (max_paths, config.max_paths.is_some());
+    let named = |problem: String| MergeError::Incomplete {
+        what: format!("{}: {problem}", files[0].display()),
+    };
+    let (facts, theory) = if let Some(run) = &first.run {
+        let shuffle = run.shuffle().map_err(named)?;
+        let source = run.source().map_err(named)?;
+        let theory = run_theory(shuffle, deck, mode, &source, against, paths, config.quiet)?;
+        let facts = RunFacts {
+            command: "run",
+            shuffle: Some(shuffle),
+            origin: Origin::Simulation {
+                seed: run.seed,
+                source,
+                threads: headers
+                    .iter()
+                    .filter_map(|h| h.run.as_ref().map(|r| r.threads))
+                    .max()
+                    .unwrap_or(1),
+            },
+            trials_requested: run.trials,
+            elapsed_seconds,
+            interrupted: missing.is_some(),
+            alpha,
+            against,
+            all_orderings: config.all_orderings,
+        };
+        (facts, theory)
+    } else {
+        let check = first
+            .check
+            .as_ref()
+            .expect("read_header checked the command");
+        let model = match &check.model {
+            None => None,
+            Some(model) => Some(model.shuffle().map_err(named)?),
+        };
+        let theory = check_theory(mode, deck, model, paths, config.quiet)?;
+        let parts: Vec<_> = headers.iter().filter_map(|h| h.check.as_ref()).collect();
+        let facts = RunFacts {
+            command: "check",
+            shuffle: model,
+            origin: Origin::Input(InputSummary {
+                sources: parts.iter().flat_map(|c| c.sources.clone()).collect(),
+                lines: parts.iter().map(|c| c.lines).sum(),
+                permutations: trials,
+                numbering: numbering(&check.numbering),
+                labels: check.labels.clone(),
+                invalid_lines: parts.iter().map(|c| c.invalid_lines).sum(),
+                invalid_examples: parts
+                    .iter()
+                    .flat_map(|c| c.invalid_examples.iter())
+                    .take(INVALID_EXAMPLES)
+                    .map(|[location, problem]| InvalidLine {
+                        location: location.clone(),
+                        problem: problem.clone(),
+                    })
+                    .collect(),
+                state_bits: check.state_bits,
+            }),
+            trials_requested: trials,
+            elapsed_seconds,
+            interrupted: missing.is_some(),
+            alpha,
+            against,
+            all_orderings: config.all_orderings,
+        };
+        (facts, theory)
+    };
+
+    let mut counts = Counted::empty(mode, deck);
+    let reading = Instant::now();
+    let progress = Progress::new(files.len() as u64, "tally files", config.quiet);
+    for (done, (path, header)) in files.iter().zip(&headers).enumerate() {
+        if interrupt::requested() {
+            progress.finish();
+            return Err(Failure::Interrupted(Interruption::Merge));
+        }
+        read_tally_into(path, header, &mut counts)?;
+        progress.set(done as u64 + 1);
+    }
+    progress.finish();
+    if !config.quiet {
+        let bytes: u64 = files
+            .iter()
+            .filter_map(|path| std::fs::metadata(path).ok())
+            .map(|m| m.len())
+            .sum();
+        eprintln!(
+            "merged {} tally file{}: {} {} ({} bytes read in {:.2} s)",
+            files.len(),
+            if files.len() == 1 { "" } else { "s" },
+            group(trials),
+            if first.run.is_some() {
+                "shuffles"
+            } else {
+                "permutations"
+            },
+            group(bytes),
+            reading.elapsed().as_secs_f64()
+        );
+    }
+
+    let mut report = match (counts, theory) {
+        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
+        (Counted::Marginal(tally), Theory::Marginal(theory)) => {
+            build_marginal_report(&facts, tally, theory)
+        }
+        _ => unreachable!("the tally and the theory follow the same mode"),
+    };
+    if let Some(what) = missing {
+        report.warnings.push(Warning::PartialMerge {
+            covered: trials,
+            asked: facts.trials_requested,
+            missing: what,
+        });
+    }
+    publish(&config.output, &report, out)
+}
+
+/// Check that the files are the parts of one experiment: equal settings, no copy of a file,
+/// no input of `check` in two files, no block of `run` in two shards.
+fn one_experiment(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), MergeError> {
+    let first = &headers[0];
+    for (path, header) in files.iter().zip(headers).skip(1) {
+        if let Some(mismatch) = first.mismatch(header) {
+            return Err(MergeError::Mismatch {
+                file: path.clone(),
+                setting: mismatch.setting,
+                value: mismatch.second,
+                first: files[0].clone(),
+                first_value: mismatch.first,
+            });
+        }
+    }
+    for (i, header) in headers.iter().enumerate() {
+        if let Some(j) = headers[..i].iter().position(|other| other == header) {
+            return Err(MergeError::SameTally {
+                file: files[j].clone(),
+                other: files[i].clone(),
+            });
+        }
+    }
+    if first.check.is_some() {
+        let mut seen: Vec<(&str, usize)> = Vec::new();
+        for (i, header) in headers.iter().enumerate() {
+            for source in header.check.iter().flat_map(|c| &c.sources) {
+                // Standard input has no name to compare: each day's pipe is a new input.
+                if source == "<stdin>" {
+                    continue;
+                }
+                if let Some(&(_, j)) = seen.iter().find(|(s, j)| s == source && *j != i) {
+                    return Err(MergeError::SameInput {
+                        file: files[j].clone(),
+                        other: files[i].clone(),
+                        input: source.clone(),
+                    });
+                }
+                seen.push((source, i));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A report setting: the flag's value if given, else the files' own, which must agree.
+fn report_setting<T: PartialEq + ToString + Copy>(
+    files: &[PathBuf],
+    headers: &[TallyHeader],
+    flag: &'static str,
+    given: Option<T>,
+    of: impl Fn(&TallyHeader) -> T,
+) -> Result<T, MergeError> {
+    if let Some(value) = given {
+        return Ok(value);
+    }
+    let first = of(&headers[0]);
+    for (path, header) in files.iter().zip(headers).skip(1) {
+        if of(header) != first {
+            return Err(MergeError::ReportSetting {
+                file: path.clone(),
+                flag,
+                value: of(header).to_string(),
+                first: files[0].clone(),
+                first_value: first.to_string(),
+            });
+        }
+    }
+    Ok(first)
+}
+
+/// What the files do not cover, in words, or None when they cover the whole experiment; an
+/// error when two shards overlap.
+fn missing(files: &[PathBuf], headers: &[TallyHeader]) -> Result<Option<String>, MergeError> {
+    let cut_short: Vec<String> = files
+        .iter()
+        .zip(headers)
+        .filter(|(_, h)| h.interrupted)
+        .map(|(path, _)| display(path))
+        .collect();
+    let mut parts = Vec::new();
+    if let Some(run) = &headers[0].run {
+        let coverages: Vec<_> = headers
+            .iter()
+            .filter_map(|h| h.run.as_ref().map(|r| r.coverage()))
+            .collect();
+        let blocks = block_count(run.trials);
+        let combined = combine(blocks, &coverages.iter().collect::<Vec<_>>()).map_err(|o| {
+            MergeError::Overlap {
+                file: files[o.first].clone(),
+                other: files[o.second].clone(),
+                blocks: describe_blocks(&o.blocks),
+                several: o.blocks.end - o.blocks.start > 1,
+            }
+        })?;
+        if !combined.missing.is_empty() {
+            parts.push(missing_blocks(&combined, headers, blocks, run.trials));
+        }
+    }
+    if !cut_short.is_empty() {
+        parts.push(format!(
+            "{} {} cut short by Ctrl-C (marked partial)",
+            cut_short.join(", "),
+            if cut_short.len() == 1 { "was" } else { "were" }
+        ));
+    }
+    Ok((!parts.is_empty()).then(|| parts.join("; ")))
+}
+
+/// The blocks no file covers, with the shards that hold them when every file is a shard of
+/// one split.
+fn missing_blocks(
+    combined: &Combined,
+    headers: &[TallyHeader],
+    blocks: u64,
+    trials: u64,
+) -> String {
+    let ranges: Vec<String> = combined.missing.iter().map(describe_blocks).collect();
+    let missing_count: u64 = combined.missing.iter().map(|r| r.end - r.start).sum();
+    let mut text = format!(
+        "block{} {} of the run's {blocks} {} missing",
+        if missing_count == 1 { "" } else { "s" },
+        ranges.join(", "),
+        if missing_count == 1 { "is" } else { "are" }
+    );
+    let counts: Vec<u64> = headers
+        .iter()
+        .filter_map(|h| h.run.as_ref().map(|r| r.shard[1]))
+        .collect();
+    if let Some(&count) = counts.first()
+        && counts.iter().all(|&c| c == count)
+    {
+        let shards: Vec<String> = (0..count)
+            .filter(|&i| {
+                let range = shard_blocks(trials, i, count);
+                combined
+                    .missing
+                    .iter()
+                    .any(|m| m.start < range.end && range.start < m.end)
+            })
+            .map(|i| format!("{i}/{count}"))
+            .collect();
+        text.push_str(&format!(" (shard {})", shards.join(", ")));
+    }
+    text
+}
+
+/// How the cards were written, from its name in a header.
+fn numbering(name: &str) -> Numbering {
+    match name {
+        "one-based" => Numbering::OneBased,
+        "labels" => Numbering::Labels,
+        _ => Numbering::ZeroBased,
+    }
+}
+
+fn display(path: &Path) -> String {
+    path.display().to_string()
+}

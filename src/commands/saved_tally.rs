@@ -1,0 +1,253 @@
+//! `--save-tally` and `--shard`: saving a run's or a check's tally for `merge`, and running one
+//! shard of a run (its blocks only, its tally saved, no report).
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::Instant;
+
+use super::{Counted, Failure};
+use crate::config::{CheckConfig, RunConfig};
+use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_blocks};
+use crate::engine::simulate::Tally;
+use crate::engine::simulate::{SimulationSpec, simulate_blocks_from};
+use crate::engine::simulate_marginal::simulate_marginal_blocks_from;
+use crate::engine::tally::TallyMode;
+use crate::exit_code::ExitCode;
+use crate::input::permutation_reader::{InputCounts, InputTally};
+use crate::interrupt;
+use crate::output::files::OutputFile;
+use crate::output::progress::Progress;
+use crate::output::text::group;
+use crate::report::run::Against;
+use crate::tally_file::header::mode_name;
+use crate::tally_file::{CheckPart, ModelPart, RunPart, TallyHeader, write_tally};
+
+/// The tally file of `--save-tally`, created before any long work so that a bad path fails at
+/// once.
+pub(super) fn open_saved_tally(path: Option<&Path>) -> Result<Option<OutputFile>, Failure> {
+    Ok(match path {
+        None => None,
+        Some(path) => Some(OutputFile::create("--save-tally", path)?),
+    })
+}
+
+/// Write `counts` with `header` to `file` and put it in place.
+fn save(mut file: OutputFile, header: &TallyHeader, counts: &Counted) -> Result<(), Failure> {
+    if let Err(error) = write_tally(header, counts, &mut file) {
+        return Err(file.write_failed(error).into());
+    }
+    Ok(file.commit()?)
+}
+
+/// The header's name of a hypothesis.
+fn against_name(against: Against) -> &'static str {
+    match against {
+        Against::Uniform => "uniform",
+        Against::Model => "model",
+    }
+}
+
+/// The header of a run's tally (its `cells` and `body_bytes` are filled in when written).
+fn run_header(
+    config: &RunConfig,
+    counts: &Counted,
+    asked: Range<u64>,
+    coverage: &BlockCoverage,
+    elapsed_seconds: f64,
+) -> TallyHeader {
+    let settings = &config.settings;
+    let shard = config.shard.map_or([0, 1], |s| [s.index, s.count]);
+    TallyHeader {
+        tool: "shuffle-bias".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        command: "run".to_string(),
+        mode: mode_name(counts.mode()).to_string(),
+        deck: settings.deck,
+        trials: counts.trials(),
+        interrupted: !coverage.covers(&asked),
+        elapsed_seconds,
+        against: against_name(config.against).to_string(),
+        alpha: settings.alpha,
+        max_paths: config.max_paths,
+        run: Some(RunPart::new(
+            config.shuffle,
+            &config.source,
+            settings.seed,
+            settings.trials,
+            settings.threads,
+            shard,
+            asked,
+            coverage,
+        )),
+        check: None,
+        cells: 0,
+        body_bytes: 0,
+    }
+}
+
+/// Save a run's tally: the blocks `asked`, of which `coverage` were done.
+pub(super) fn save_run_tally(
+    file: OutputFile,
+    config: &RunConfig,
+    counts: &Counted,
+    asked: Range<u64>,
+    coverage: &BlockCoverage,
+    elapsed_seconds: f64,
+) -> Result<(), Failure> {
+    let header = run_header(config, counts, asked, coverage, elapsed_seconds);
+    save(file, &header, counts)
+}
+
+/// `run --shard I/K --save-tally FILE`: simulate the shard's blocks and save their tally; no
+/// report (the exact law is left to `merge`). Exit 0 when saved, 130 when Ctrl-C cut it short
+/// (the blocks done are saved, marked partial).
+pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
+    let shard = config.shard.expect("a shard run has --shard");
+    let path = config
+        .save_tally
+        .as_deref()
+        .expect("the config requires --save-tally with --shard");
+    let file = OutputFile::create("--save-tally", path)?;
+    let settings = &config.settings;
+    let blocks = shard_blocks(settings.trials, shard.index, shard.count);
+    let shard_trials = range_trials(settings.trials, &blocks);
+    let spec = SimulationSpec {
+        shuffle: config.shuffle,
+        deck: settings.deck,
+        trials: settings.trials,
+        seed: settings.seed,
+        rng: settings.rng,
+        threads: settings.threads,
+    };
+    let progress = Progress::new(shard_trials, "shuffles", config.quiet);
+    let stop = interrupt::flag();
+    let started = Instant::now();
+    let mut show = |done| progress.set(done);
+    let (counts, coverage) = match settings.mode {
+        TallyMode::Full => {
+            let (tally, coverage) =
+                simulate_blocks_from(&spec, &config.source, blocks.clone(), stop, &mut show);
+            (Counted::Full(tally), coverage)
+        }
+        TallyMode::Marginal => {
+            let (tally, coverage) = simulate_marginal_blocks_from(
+                &spec,
+                &config.source,
+                blocks.clone(),
+                stop,
+                &mut show,
+            );
+            (Counted::Marginal(tally), coverage)
+        }
+    };
+    let elapsed_seconds = started.elapsed().as_secs_f64();
+    progress.finish();
+    let header = run_header(&config, &counts, blocks.clone(), &coverage, elapsed_seconds);
+    let saving = Instant::now();
+    save(file, &header, &counts)?;
+    let saved = format!(
+        "{} bytes in {:.2} s",
+        group(std::fs::metadata(path).map_or(0, |m| m.len())),
+        saving.elapsed().as_secs_f64()
+    );
+    let what = format!(
+        "shard {}/{}: blocks {} of {} ({} of {} shuffles)",
+        shard.index,
+        shard.count,
+        describe_blocks(&blocks),
+        crate::engine::shard::block_count(settings.trials),
+        group(shard_trials),
+        group(settings.trials)
+    );
+    if header.interrupted {
+        eprintln!(
+            "shuffle-bias: interrupted: {what}: {} shuffles done, saved to {} marked partial \
+             (merge refuses it unless --allow-partial)",
+            group(counts.trials()),
+            path.display()
+        );
+        return Ok(ExitCode::Interrupted);
+    }
+    if !config.quiet {
+        eprintln!("{what} saved to {} ({saved})", path.display());
+    }
+    Ok(ExitCode::NoBiasDetected)
+}
+
+/// Save a check's tally (what was read, marked partial if Ctrl-C stopped the reading). The
+/// counts are lent to the writer and put back.
+pub(super) fn save_check_tally(
+    file: OutputFile,
+    config: &CheckConfig,
+    input: &mut InputTally,
+    elapsed_seconds: f64,
+) -> Result<(), Failure> {
+    let counts = match std::mem::replace(&mut input.counts, InputCounts::Full(Vec::new())) {
+        InputCounts::Full(counts) => Counted::Full(Tally {
+            deck: input.deck,
+            counts,
+            trials: input.permutations,
+        }),
+        InputCounts::Marginal(tally) => Counted::Marginal(tally),
+        // The config refuses --save-tally with --deal: a tally file holds no dealt hands.
+        InputCounts::Deal(tally) => {
+            input.counts = InputCounts::Deal(tally);
+            return Ok(());
+        }
+    };
+    let saved = save_check_counts(file, config, input, &counts, elapsed_seconds);
+    input.counts = match counts {
+        Counted::Full(tally) => InputCounts::Full(tally.counts),
+        Counted::Marginal(tally) => InputCounts::Marginal(tally),
+    };
+    saved
+}
+
+fn save_check_counts(
+    file: OutputFile,
+    config: &CheckConfig,
+    input: &InputTally,
+    counts: &Counted,
+    elapsed_seconds: f64,
+) -> Result<(), Failure> {
+    let numbering = serde_json::to_value(input.numbering)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default();
+    let header = TallyHeader {
+        tool: "shuffle-bias".to_string(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        command: "check".to_string(),
+        mode: mode_name(counts.mode()).to_string(),
+        deck: input.deck,
+        trials: counts.trials(),
+        interrupted: input.interrupted,
+        elapsed_seconds,
+        against: against_name(if config.model.is_some() {
+            Against::Model
+        } else {
+            Against::Uniform
+        })
+        .to_string(),
+        alpha: config.alpha,
+        max_paths: config.max_paths,
+        run: None,
+        check: Some(CheckPart {
+            sources: input.sources.clone(),
+            lines: input.lines,
+            numbering,
+            labels: config.reader.labels.clone(),
+            invalid_lines: input.invalid,
+            invalid_examples: input
+                .invalid_examples
+                .iter()
+                .map(|line| [line.location.clone(), line.problem.clone()])
+                .collect(),
+            state_bits: config.state_bits,
+            model: config.model.map(ModelPart::new),
+        }),
+        cells: 0,
+        body_bytes: 0,
+    };
+    save(file, &header, counts)
+}

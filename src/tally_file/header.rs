@@ -1,0 +1,362 @@
+//! The header of a tally file: what was tallied and how, as plain JSON.
+//!
+//! Names are those of the command line (`naive`, `chacha8`, `lemire`, `every-shuffle`), so a
+//! header reads like the command that made it. [`TallyHeader::settings`] lists every setting
+//! that must be equal for two files to be parts of one experiment; [`TallyHeader::mismatch`]
+//! names the first that is not.
+
+use serde::{Deserialize, Serialize};
+
+use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::generators::GeneratorKind;
+use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
+use crate::engine::mapping::Mapping;
+use crate::engine::random_source::RngKind;
+use crate::engine::shard::BlockCoverage;
+use crate::engine::tally::TallyMode;
+
+/// What a tally file says of itself (format version 1).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TallyHeader {
+    /// Always `shuffle-bias`.
+    pub tool: String,
+    /// The version of the tool that wrote the file.
+    pub version: String,
+    /// `run` or `check`.
+    pub command: String,
+    /// `full` or `marginal`.
+    pub mode: String,
+    /// Number of cards.
+    pub deck: usize,
+    /// Shuffles (or permutations) tallied in this file.
+    pub trials: u64,
+    /// Whether Ctrl-C cut the run or the reading short: the file covers less than it was asked.
+    pub interrupted: bool,
+    /// Wall-clock seconds of the simulation or of the reading.
+    pub elapsed_seconds: f64,
+    /// The hypothesis the report tests: `uniform` or `model`.
+    pub against: String,
+    /// The family-wise level of the report.
+    pub alpha: f64,
+    /// The budget of choice paths for the exact law.
+    pub max_paths: u64,
+    /// What `run` simulated (absent for `check`).
+    pub run: Option<RunPart>,
+    /// What `check` read (absent for `run`).
+    pub check: Option<CheckPart>,
+    /// Counters in the body.
+    pub cells: u64,
+    /// Bytes of the body (the varints).
+    pub body_bytes: u64,
+}
+
+/// What `run` simulated, and which of its blocks this file covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunPart {
+    /// The algorithm's name.
+    pub algorithm: String,
+    /// Passes per shuffle.
+    pub passes: u32,
+    /// The overhand shuffle's cut probability as written (`1/2`), absent for the others.
+    pub cut_probability: Option<String>,
+    /// `--trials` of the whole run (all shards together).
+    pub trials: u64,
+    /// The seed.
+    pub seed: u64,
+    /// The generator (`--rng`).
+    pub rng: String,
+    /// The mapping of words into ranges (`--map`).
+    pub map: String,
+    /// `--bits`, if given.
+    pub bits: Option<u32>,
+    /// `--seed-bits` with `--reseed every-shuffle`, if re-seeded.
+    pub reseed_seed_bits: Option<u32>,
+    /// `--seeds` with `--reseed every-shuffle`, if re-seeded.
+    pub reseed_seeds: Option<String>,
+    /// Worker threads of this process.
+    pub threads: usize,
+    /// Shuffles per block (every block but the last).
+    pub block_trials: u64,
+    /// Blocks of the whole run.
+    pub blocks: u64,
+    /// `--shard I/K`: `[I, K]` (`[0, 1]` for a whole run).
+    pub shard: [u64; 2],
+    /// The blocks this process was asked for, `[first, end)`.
+    pub asked: [u64; 2],
+    /// The blocks begun, `[first, end)`.
+    pub taken: [u64; 2],
+    /// `[block, shuffles done]` of each block a stop cut short.
+    pub partial: Vec<[u64; 2]>,
+}
+
+/// What `check` read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckPart {
+    /// The files read, in order (`<stdin>` for standard input).
+    pub sources: Vec<String>,
+    /// Lines read.
+    pub lines: u64,
+    /// `zero-based`, `one-based` or `labels`.
+    pub numbering: String,
+    /// `--labels`, if given.
+    pub labels: Option<Vec<String>>,
+    /// Lines rejected under `--skip-invalid`.
+    pub invalid_lines: u64,
+    /// The first rejected lines: `[location, problem]`.
+    pub invalid_examples: Vec<[String; 2]>,
+    /// `--state-bits`, if given.
+    pub state_bits: Option<u32>,
+    /// `--against ALGORITHM`, if given.
+    pub model: Option<ModelPart>,
+}
+
+/// The algorithm `check --against` tests the input against.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModelPart {
+    /// The algorithm's name.
+    pub algorithm: String,
+    /// `--passes`.
+    pub passes: u32,
+    /// `--cut-probability` as written, for the overhand shuffle.
+    pub cut_probability: Option<String>,
+}
+
+/// Two files that disagree on a setting of the experiment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Mismatch {
+    /// The setting, named as its flag is (`seed`, `rng`, `passes`, …).
+    pub setting: &'static str,
+    /// Its value in the first file.
+    pub first: String,
+    /// Its value in the other.
+    pub second: String,
+}
+
+impl TallyHeader {
+    /// Every setting that must be equal in all the files of one experiment, by name: the
+    /// tool and its version, the command, mode and deck, then for `run` the shuffle, `--trials`,
+    /// the seed and the whole random source (and the block size), for `check` how the input was
+    /// written and what it is tested against.
+    pub fn settings(&self) -> Vec<(&'static str, String)> {
+        let mut settings = vec![
+            ("tool", self.tool.clone()),
+            ("version", self.version.clone()),
+            ("command", self.command.clone()),
+            ("mode", self.mode.clone()),
+            ("deck", self.deck.to_string()),
+            ("against", self.against.clone()),
+        ];
+        let optional = |value: &Option<String>| value.clone().unwrap_or_else(|| "none".into());
+        if let Some(run) = &self.run {
+            settings.extend([
+                ("algorithm", run.algorithm.clone()),
+                ("passes", run.passes.to_string()),
+                ("cut-probability", optional(&run.cut_probability)),
+                ("trials", run.trials.to_string()),
+                ("seed", run.seed.to_string()),
+                ("rng", run.rng.clone()),
+                ("map", run.map.clone()),
+                ("bits", optional(&run.bits.map(|b| b.to_string()))),
+                (
+                    "seed-bits",
+                    optional(&run.reseed_seed_bits.map(|b| b.to_string())),
+                ),
+                ("seeds", optional(&run.reseed_seeds)),
+                ("block size", run.block_trials.to_string()),
+            ]);
+        }
+        if let Some(check) = &self.check {
+            let model = check.model.as_ref();
+            settings.extend([
+                ("numbering", check.numbering.clone()),
+                (
+                    "labels",
+                    optional(&check.labels.as_ref().map(|labels| labels.join(","))),
+                ),
+                (
+                    "state-bits",
+                    optional(&check.state_bits.map(|b| b.to_string())),
+                ),
+                (
+                    "against algorithm",
+                    optional(&model.map(|m| m.algorithm.clone())),
+                ),
+                ("passes", optional(&model.map(|m| m.passes.to_string()))),
+                (
+                    "cut-probability",
+                    optional(&model.and_then(|m| m.cut_probability.clone())),
+                ),
+            ]);
+        }
+        settings
+    }
+
+    /// The first setting of the experiment on which `other` differs from this header.
+    pub fn mismatch(&self, other: &TallyHeader) -> Option<Mismatch> {
+        let theirs = other.settings();
+        let ours = self.settings();
+        // Different commands have different settings: compare the command first.
+        for (name, value) in &ours {
+            let their = theirs
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or_else(|| "none".to_string(), |(_, v)| v.clone());
+            if *value != their {
+                return Some(Mismatch {
+                    setting: name,
+                    first: value.clone(),
+                    second: their,
+                });
+            }
+        }
+        None
+    }
+
+    /// The tally mode.
+    pub fn tally_mode(&self) -> Option<TallyMode> {
+        match self.mode.as_str() {
+            "full" => Some(TallyMode::Full),
+            "marginal" => Some(TallyMode::Marginal),
+            _ => None,
+        }
+    }
+}
+
+/// The name of a tally mode in a header.
+pub fn mode_name(mode: TallyMode) -> &'static str {
+    match mode {
+        TallyMode::Full => "full",
+        TallyMode::Marginal => "marginal",
+    }
+}
+
+impl RunPart {
+    /// The run's part of a header: `shuffle` on the random source `source` seeded with `seed`,
+    /// `trials` in all, shard `shard` = `[I, K]` asked for the blocks `asked`, which `coverage`
+    /// says were done.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        shuffle: Shuffle,
+        source: &SourceSpec,
+        seed: u64,
+        trials: u64,
+        threads: usize,
+        shard: [u64; 2],
+        asked: std::ops::Range<u64>,
+        coverage: &BlockCoverage,
+    ) -> RunPart {
+        RunPart {
+            algorithm: shuffle.algorithm.name().to_string(),
+            passes: shuffle.passes,
+            cut_probability: shuffle.cut_probability_used().map(|p| p.to_string()),
+            trials,
+            seed,
+            rng: source.generator.name().to_string(),
+            map: source.mapping.name().to_string(),
+            bits: source.bits,
+            reseed_seed_bits: source.reseed.map(|r| r.bits),
+            reseed_seeds: source.reseed.map(|r| r.seeds.name().to_string()),
+            threads,
+            block_trials: crate::engine::random_source::BLOCK_TRIALS,
+            blocks: crate::engine::shard::block_count(trials),
+            shard,
+            asked: [asked.start, asked.end],
+            taken: [coverage.taken.start, coverage.taken.end],
+            partial: coverage
+                .partial
+                .iter()
+                .map(|&(block, done)| [block, done])
+                .collect(),
+        }
+    }
+
+    /// The blocks covered.
+    pub fn coverage(&self) -> BlockCoverage {
+        BlockCoverage {
+            taken: self.taken[0]..self.taken[1],
+            partial: self.partial.iter().map(|&[b, d]| (b, d)).collect(),
+        }
+    }
+
+    /// The shuffle, or why the names are unknown.
+    pub fn shuffle(&self) -> Result<Shuffle, String> {
+        shuffle_of(
+            &self.algorithm,
+            self.passes,
+            self.cut_probability.as_deref(),
+        )
+    }
+
+    /// The random source, or why a name is unknown.
+    pub fn source(&self) -> Result<SourceSpec, String> {
+        let generator = generator_named(&self.rng)?;
+        let mapping = Mapping::ALL
+            .into_iter()
+            .find(|m| m.name() == self.map)
+            .ok_or_else(|| format!("unknown mapping '{}'", self.map))?;
+        let reseed = match (self.reseed_seed_bits, &self.reseed_seeds) {
+            (None, None) => None,
+            (Some(bits), Some(seeds)) => Some(Reseed {
+                bits,
+                seeds: [SeedSequence::Random, SeedSequence::Counter]
+                    .into_iter()
+                    .find(|s| s.name() == seeds)
+                    .ok_or_else(|| format!("unknown seed sequence '{seeds}'"))?,
+            }),
+            _ => return Err("re-seeding is half described".to_string()),
+        };
+        Ok(SourceSpec {
+            generator,
+            mapping,
+            bits: self.bits,
+            reseed,
+        })
+    }
+}
+
+impl ModelPart {
+    /// The model of `shuffle`.
+    pub fn new(shuffle: Shuffle) -> ModelPart {
+        ModelPart {
+            algorithm: shuffle.algorithm.name().to_string(),
+            passes: shuffle.passes,
+            cut_probability: shuffle.cut_probability_used().map(|p| p.to_string()),
+        }
+    }
+
+    /// The shuffle, or why the names are unknown.
+    pub fn shuffle(&self) -> Result<Shuffle, String> {
+        shuffle_of(
+            &self.algorithm,
+            self.passes,
+            self.cut_probability.as_deref(),
+        )
+    }
+}
+
+/// A shuffle from its names.
+fn shuffle_of(algorithm: &str, passes: u32, cut: Option<&str>) -> Result<Shuffle, String> {
+    let algorithm = Algorithm::ALL
+        .into_iter()
+        .find(|a| a.name() == algorithm)
+        .ok_or_else(|| format!("unknown algorithm '{algorithm}'"))?;
+    let cut_probability = match cut {
+        None => CutProbability::default(),
+        Some(text) => CutProbability::parse(text)?,
+    };
+    Ok(Shuffle {
+        algorithm,
+        passes,
+        cut_probability,
+    })
+}
+
+/// A generator from its `--rng` name.
+fn generator_named(name: &str) -> Result<Generator, String> {
+    [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20]
+        .into_iter()
+        .map(Generator::ChaCha)
+        .chain(GeneratorKind::ALL.into_iter().map(Generator::Other))
+        .find(|g| g.name() == name)
+        .ok_or_else(|| format!("unknown generator '{name}'"))
+}

@@ -1,0 +1,182 @@
+//! Saved tallies (`run --save-tally`, `check --save-tally`) and their addition (`merge`).
+//!
+//! A tally file holds everything a report needs and everything that must match for two tallies
+//! to be parts of one experiment: the tool and its version, the command, the shuffle and every
+//! flag that changes the counts, the deck and mode, the seed and the whole random source, which
+//! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
+//! The layout (format version 1, documented in `docs/tally-format.md`):
+//!
+//! | bytes | what |
+//! |---|---|
+//! | 19 | the magic `shuffle-bias tally\n` |
+//! | 2 | format version, little-endian `u16` (1) |
+//! | 4 | header length H, little-endian `u32` |
+//! | H | the header, a UTF-8 JSON object ([`TallyHeader`]) |
+//! | `body_bytes` | the `cells` counters, each an unsigned LEB128 varint, in [`Counts`] order |
+//! | 4 | CRC-32 (IEEE 802.3, as zlib and PNG) of every byte before it, little-endian |
+//!
+//! Varints make a counter of less than 128 one byte, so n = 11 (39,916,800 counters) takes
+//! about 40 MB up to 127 shuffles per ordering on average, and at most 9 bytes per counter for
+//! any count. Files are written and read in a stream, chunk by chunk: memory is the tally
+//! itself plus a buffer.
+//!
+//! [`header`] is the header and the checks of one experiment, [`codec`] the bytes.
+
+pub mod codec;
+pub mod header;
+
+pub use codec::{TallyFileError, read_header, read_tally_into, write_tally};
+pub use header::{CheckPart, Mismatch, ModelPart, RunPart, TallyHeader};
+
+use crate::engine::marginal::MarginalTally;
+use crate::engine::permutation::factorial;
+use crate::engine::simulate::Tally;
+use crate::engine::tally::TallyMode;
+
+/// The first bytes of every tally file.
+pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
+
+/// The format version this build writes and reads.
+pub const FORMAT_VERSION: u16 = 1;
+
+/// A tally of either mode, as a file stores it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counts {
+    /// Every ordering's count, by lexicographic rank.
+    Full(Tally),
+    /// Positions (card-major), the identity, then each statistic's histogram in
+    /// `Statistic::ALL` order.
+    Marginal(MarginalTally),
+}
+
+impl Counts {
+    /// An empty tally of `mode` for decks of `deck` cards.
+    pub fn empty(mode: TallyMode, deck: usize) -> Counts {
+        match mode {
+            TallyMode::Full => Counts::Full(Tally {
+                deck,
+                counts: vec![0; factorial(deck) as usize],
+                trials: 0,
+            }),
+            TallyMode::Marginal => Counts::Marginal(MarginalTally::new(deck)),
+        }
+    }
+
+    /// The tally's mode.
+    pub fn mode(&self) -> TallyMode {
+        match self {
+            Counts::Full(_) => TallyMode::Full,
+            Counts::Marginal(_) => TallyMode::Marginal,
+        }
+    }
+
+    /// Shuffles tallied.
+    pub fn trials(&self) -> u64 {
+        match self {
+            Counts::Full(tally) => tally.trials,
+            Counts::Marginal(tally) => tally.trials,
+        }
+    }
+
+    fn trials_mut(&mut self) -> &mut u64 {
+        match self {
+            Counts::Full(tally) => &mut tally.trials,
+            Counts::Marginal(tally) => &mut tally.trials,
+        }
+    }
+
+    /// Counters stored.
+    pub fn cells(&self) -> u64 {
+        match self {
+            Counts::Full(tally) => tally.counts.len() as u64,
+            Counts::Marginal(tally) => {
+                (tally.positions.len() + 1 + tally.histograms.iter().map(Vec::len).sum::<usize>())
+                    as u64
+            }
+        }
+    }
+
+    /// The counters, in file order, as slices (the identity as a one-cell slice).
+    fn parts(&self) -> Vec<&[u64]> {
+        match self {
+            Counts::Full(tally) => vec![&tally.counts],
+            Counts::Marginal(tally) => {
+                let mut parts: Vec<&[u64]> =
+                    vec![&tally.positions, std::slice::from_ref(&tally.identity)];
+                parts.extend(tally.histograms.iter().map(Vec::as_slice));
+                parts
+            }
+        }
+    }
+
+    /// The counters, in file order, as mutable slices.
+    fn parts_mut(&mut self) -> Vec<&mut [u64]> {
+        match self {
+            Counts::Full(tally) => vec![&mut tally.counts],
+            Counts::Marginal(tally) => {
+                let mut parts: Vec<&mut [u64]> = vec![
+                    &mut tally.positions,
+                    std::slice::from_mut(&mut tally.identity),
+                ];
+                parts.extend(tally.histograms.iter_mut().map(Vec::as_mut_slice));
+                parts
+            }
+        }
+    }
+
+    /// Whether the counters agree with `trials` shuffles: the orderings' counts (full mode) or
+    /// each card's row of the position matrix, and each histogram (marginal mode), add up to it.
+    pub fn adds_up(&self) -> bool {
+        match self {
+            Counts::Full(tally) => tally.counts.iter().sum::<u64>() == tally.trials,
+            Counts::Marginal(tally) => {
+                tally.identity <= tally.trials
+                    && tally
+                        .positions
+                        .chunks(tally.deck)
+                        .all(|row| row.iter().sum::<u64>() == tally.trials)
+                    && tally
+                        .histograms
+                        .iter()
+                        .all(|h| h.iter().sum::<u64>() == tally.trials)
+            }
+        }
+    }
+
+    /// Convert into a full tally, or a marginal one.
+    pub fn into_full(self) -> Option<Tally> {
+        match self {
+            Counts::Full(tally) => Some(tally),
+            Counts::Marginal(_) => None,
+        }
+    }
+
+    /// The marginal tally, if this is one.
+    pub fn into_marginal(self) -> Option<MarginalTally> {
+        match self {
+            Counts::Marginal(tally) => Some(tally),
+            Counts::Full(_) => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_marginal_tally_of_n_cards_stores_n_plus_2_squared_counters() {
+        // n² positions, the identity, fixed points, cycles and rising sequences (0..=n each)
+        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)².
+        for n in [2, 5, 52] {
+            let counts = Counts::empty(TallyMode::Marginal, n);
+            assert_eq!(counts.cells(), ((n + 2) * (n + 2)) as u64);
+            assert_eq!(
+                codec::expected_cells(TallyMode::Marginal, n),
+                Some(counts.cells())
+            );
+        }
+        assert_eq!(Counts::empty(TallyMode::Full, 5).cells(), 120);
+        assert_eq!(codec::expected_cells(TallyMode::Full, 11), Some(39_916_800));
+    }
+}

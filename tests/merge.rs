@@ -1,0 +1,575 @@
+//! `merge` refuses what is not one experiment, or not all of it, or not a sound file — exit 2
+//! with a message naming the file and the mismatch — and adds `check --save-tally` files of
+//! different inputs into the report of one check of them all.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::shuffle_bias;
+use serde_json::Value;
+
+/// Save shard `shard` of `run naive -n 5 -t 300000 --seed 7` to `dir/name`, with `extra`
+/// (pairs of a flag and its value) replacing those settings or added to them.
+fn shard(dir: &Path, name: &str, shard: &str, extra: &[&str]) -> PathBuf {
+    let path = dir.join(name);
+    let mut flags = vec![["-n", "5"], ["-t", "300000"], ["--seed", "7"]];
+    for pair in extra.chunks(2) {
+        match flags.iter_mut().find(|f| f[0] == pair[0]) {
+            Some(flag) => flag[1] = pair[1],
+            None => flags.push([pair[0], pair[1]]),
+        }
+    }
+    let output = shuffle_bias()
+        .args(["run", "naive"])
+        .args(flags.concat())
+        .args([
+            "--shard",
+            shard,
+            "--save-tally",
+            path.to_str().unwrap(),
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    path
+}
+
+/// `merge` of `files`: its exit code and stderr.
+fn merge(files: &[&Path], flags: &[&str]) -> (i32, String) {
+    let output = shuffle_bias()
+        .arg("merge")
+        .args(files)
+        .args(flags)
+        .args(["--quiet", "--format", "json"])
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+fn assert_refused(files: &[&Path], flags: &[&str], expected: &[&str]) {
+    let (code, stderr) = merge(files, flags);
+    assert_eq!(code, 2, "{files:?}: {stderr}");
+    for text in expected {
+        assert!(stderr.contains(text), "{text:?} not in: {stderr}");
+    }
+}
+
+#[test]
+fn files_of_different_experiments_are_refused_naming_the_file_and_the_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let first = shard(dir.path(), "first.tally", "0/2", &[]);
+    let cases: [(&str, Vec<&str>, &str, &str); 6] = [
+        ("seed.tally", vec!["--seed", "8"], "seed 8", "seed 7"),
+        ("deck.tally", vec!["-n", "6"], "deck 6", "deck 5"),
+        (
+            "rng.tally",
+            vec!["--rng", "pcg32"],
+            "rng pcg32",
+            "rng chacha8",
+        ),
+        (
+            "passes.tally",
+            vec!["--passes", "2"],
+            "passes 2",
+            "passes 1",
+        ),
+        (
+            "trials.tally",
+            vec!["-t", "400000"],
+            "trials 400000",
+            "trials 300000",
+        ),
+        (
+            "map.tally",
+            vec!["--map", "modulo"],
+            "map modulo",
+            "map lemire",
+        ),
+    ];
+    for (name, flags, theirs, ours) in cases {
+        let other = shard(dir.path(), name, "1/2", &flags);
+        assert_refused(&[&first, &other], &[], &[name, theirs, ours, "first.tally"]);
+    }
+    // Another algorithm (the helper runs naive).
+    let path = dir.path().join("algorithm.tally");
+    shuffle_bias()
+        .args(["run", "sattolo", "-n", "5", "-t", "300000", "--seed", "7"])
+        .args([
+            "--shard",
+            "1/2",
+            "--save-tally",
+            path.to_str().unwrap(),
+            "-q",
+        ])
+        .assert()
+        .code(0);
+    assert_refused(
+        &[&first, &path],
+        &[],
+        &["algorithm.tally", "algorithm sattolo", "algorithm naive"],
+    );
+    // Another mode.
+    let marginal = shard(dir.path(), "marginal.tally", "1/2", &["--mode", "marginal"]);
+    assert_refused(&[&first, &marginal], &[], &["mode marginal", "mode full"]);
+}
+
+#[test]
+fn overlapping_shards_are_refused_naming_both_files_and_the_blocks() {
+    // 300,000 trials are 5 blocks: 0/2 is blocks 0–1, 0/3 is block 0, 1/3 blocks 1–2.
+    let dir = tempfile::tempdir().unwrap();
+    let half = shard(dir.path(), "half.tally", "0/2", &[]);
+    let third = shard(dir.path(), "third.tally", "1/3", &[]);
+    assert_refused(
+        &[&half, &third],
+        &[],
+        &[
+            "half.tally and ",
+            "third.tally both cover block 1:",
+            "overlap",
+        ],
+    );
+}
+
+#[test]
+fn missing_shards_are_refused_unless_allowed_and_the_report_then_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/3", &[]);
+    let c = shard(dir.path(), "c.tally", "2/3", &[]);
+    // 5 blocks in 3 shards: 0–0, 1–2, 3–4.
+    assert_refused(
+        &[&a, &c],
+        &[],
+        &[
+            "blocks 1–2 of the run's 5 are missing (shard 1/3)",
+            "--allow-partial",
+        ],
+    );
+    let output = shuffle_bias()
+        .args(["merge", "--allow-partial", "--format", "json", "-q"])
+        .args([&a, &c])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["trials_requested"], 300_000);
+    assert_eq!(json["trials"], 65_536 + 2 * 65_536 - (5 * 65_536 - 300_000));
+    assert!(json["warnings"].to_string().contains("blocks 1–2"));
+    // A biased shuffle is still detected on part of its trials: the verdict's exit code.
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    let b = shard(dir.path(), "b.tally", "1/2", &[]);
+    let bytes = std::fs::read(&b).unwrap();
+
+    let truncated = dir.path().join("truncated.tally");
+    std::fs::write(&truncated, &bytes[..bytes.len() - 10]).unwrap();
+    assert_refused(&[&a, &truncated], &[], &["truncated.tally: truncated"]);
+
+    let appended = dir.path().join("appended.tally");
+    let mut longer = bytes.clone();
+    longer.extend_from_slice(b"more");
+    std::fs::write(&appended, &longer).unwrap();
+    assert_refused(&[&a, &appended], &[], &["appended.tally", "more than"]);
+
+    // One bit flipped in the counters: the CRC-32 no longer matches.
+    let corrupted = dir.path().join("corrupted.tally");
+    let mut flipped = bytes.clone();
+    let at = flipped.len() - 20;
+    flipped[at] ^= 0x10;
+    std::fs::write(&corrupted, &flipped).unwrap();
+    assert_refused(
+        &[&a, &corrupted],
+        &[],
+        &["corrupted.tally: corrupted", "CRC-32"],
+    );
+
+    let foreign = dir.path().join("foreign.tally");
+    std::fs::write(&foreign, b"PK\x03\x04 a zip file, not a tally").unwrap();
+    assert_refused(
+        &[&a, &foreign],
+        &[],
+        &["foreign.tally: not a shuffle-bias tally"],
+    );
+
+    // A newer format: version 2 in the two bytes after the magic.
+    let newer = dir.path().join("newer.tally");
+    let mut version = bytes.clone();
+    version[19] = 2;
+    std::fs::write(&newer, &version).unwrap();
+    assert_refused(
+        &[&a, &newer],
+        &[],
+        &["newer.tally: tally format version 2", "reads version 1"],
+    );
+}
+
+/// Rewrite a tally file's header with `edit` and recompute its CRC-32: a sound file that says
+/// something else.
+fn rewrite_header(path: &Path, to: &Path, edit: impl Fn(&mut Value)) {
+    let bytes = std::fs::read(path).unwrap();
+    let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+    let mut header: Value = serde_json::from_slice(&bytes[25..25 + length]).unwrap();
+    edit(&mut header);
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut out = bytes[..21].to_vec();
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&bytes[25 + length..bytes.len() - 4]);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    std::fs::write(to, out).unwrap();
+}
+
+#[test]
+fn a_file_from_another_version_of_the_tool_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    let b = shard(dir.path(), "b.tally", "1/2", &[]);
+    let other = dir.path().join("other-version.tally");
+    rewrite_header(&b, &other, |h| h["version"] = "9.9.9".into());
+    assert_refused(
+        &[&a, &other],
+        &[],
+        &["other-version.tally: version 9.9.9", "a.tally has version"],
+    );
+    // The rewritten file itself is sound: with a's version back, the pair merges.
+    let same = dir.path().join("same-version.tally");
+    rewrite_header(&other, &same, |h| {
+        h["version"] = env!("CARGO_PKG_VERSION").into();
+    });
+    assert_eq!(merge(&[&a, &same], &[]).0, 1);
+    // Another tool's header in a file with our magic.
+    let tool = dir.path().join("tool.tally");
+    rewrite_header(&b, &tool, |h| h["tool"] = "deck-stats".into());
+    assert_refused(&[&tool], &[], &["tool.tally: not a shuffle-bias tally"]);
+}
+
+#[test]
+fn the_level_comes_from_the_files_unless_merge_chooses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &["--alpha", "0.01"]);
+    let b = shard(dir.path(), "b.tally", "1/2", &["--alpha", "0.05"]);
+    assert_refused(
+        &[&a, &b],
+        &[],
+        &["b.tally: --alpha 0.05", "0.01", "merge --alpha"],
+    );
+    let output = shuffle_bias()
+        .args(["merge", "--alpha", "0.02", "--format", "json", "-q"])
+        .args([&a, &b])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["alpha"], 0.02);
+}
+
+#[test]
+fn check_tallies_of_several_inputs_merge_into_one_check_of_them_all() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name);
+    // 30,000 deals of a biased shuffle, cut into three "days".
+    let all = path("all.txt");
+    shuffle_bias()
+        .args([
+            "run", "naive", "-n", "5", "-t", "30000", "--seed", "2", "-q",
+        ])
+        .args([
+            "-o",
+            "/dev/null",
+            "--emit-permutations",
+            all.to_str().unwrap(),
+        ])
+        .assert()
+        .code(1);
+    let text = std::fs::read_to_string(&all).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    let mut tallies = Vec::new();
+    for (day, deals) in lines.chunks(10_000).enumerate() {
+        let input = path(&format!("day{day}.txt"));
+        std::fs::write(&input, deals.join("\n") + "\n").unwrap();
+        let tally = path(&format!("day{day}.tally"));
+        shuffle_bias()
+            .arg("check")
+            .arg(&input)
+            .args([
+                "--save-tally",
+                tally.to_str().unwrap(),
+                "-q",
+                "-o",
+                "/dev/null",
+            ])
+            .assert()
+            .code(1);
+        tallies.push(tally);
+    }
+    let one = shuffle_bias()
+        .arg("check")
+        .arg(&all)
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let one: Value = serde_json::from_slice(&one.stdout).unwrap();
+    let merged = shuffle_bias()
+        .arg("merge")
+        .args(&tallies)
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    assert_eq!(merged.status.code(), Some(1));
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    for key in [
+        "permutations",
+        "positions",
+        "identity",
+        "tests",
+        "verdict",
+        "trials",
+    ] {
+        assert_eq!(one[key], merged[key], "{key}");
+    }
+    assert_eq!(merged["command"], "check");
+    assert_eq!(merged["input"]["permutations"], 30_000);
+    assert_eq!(merged["input"]["lines"], 30_000, "the three days' lines");
+    let sources = merged["input"]["sources"].to_string();
+    assert!(sources.contains("day0.txt") && sources.contains("day2.txt"));
+
+    // The same day saved twice is refused: it would be counted twice.
+    let again = path("day0-again.tally");
+    shuffle_bias()
+        .arg("check")
+        .arg(path("day0.txt"))
+        .args([
+            "--save-tally",
+            again.to_str().unwrap(),
+            "-q",
+            "-o",
+            "/dev/null",
+        ])
+        .assert()
+        .code(1);
+    assert_refused(
+        &[&tallies[0], &again],
+        &[],
+        &[
+            "day0.tally and ",
+            "day0-again.tally both tallied",
+            "day0.txt",
+        ],
+    );
+    // A check tally and a run tally are not one experiment.
+    let run = shard(dir.path(), "run.tally", "0/2", &[]);
+    assert_refused(&[&tallies[0], &run], &[], &["command run", "command check"]);
+}
+
+#[test]
+fn check_tallies_read_from_stdin_merge_and_labels_must_agree() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = |name: &str, input: &str, labels: &str| {
+        let tally = dir.path().join(name);
+        shuffle_bias()
+            .args(["check", "--labels", labels, "--save-tally"])
+            .arg(&tally)
+            .args(["-q", "-o", "/dev/null"])
+            .write_stdin(input)
+            .assert()
+            .code(predicates::ord::lt(2));
+        tally
+    };
+    let monday = save("monday.tally", "A K Q\nK Q A\nQ A K\n", "A,K,Q");
+    let tuesday = save("tuesday.tally", "A Q K\nK A Q\n", "A,K,Q");
+    let output = shuffle_bias()
+        .arg("merge")
+        .args([&monday, &tuesday])
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["trials"], 5);
+    assert_eq!(json["input"]["sources"].as_array().unwrap().len(), 2);
+    let other = save("other.tally", "1 2 3\n", "1,2,3");
+    assert_refused(
+        &[&monday, &other],
+        &[],
+        &["other.tally: labels 1,2,3", "A,K,Q"],
+    );
+}
+
+#[test]
+fn save_tally_is_never_an_input_nor_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("deals.txt");
+    std::fs::write(&input, "0 1 2\n2 1 0\n").unwrap();
+    let output = shuffle_bias()
+        .arg("check")
+        .arg(&input)
+        .arg("--save-tally")
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("--save-tally"));
+    assert_eq!(std::fs::read_to_string(&input).unwrap(), "0 1 2\n2 1 0\n");
+    let report = dir.path().join("r.txt");
+    let output = shuffle_bias()
+        .args(["run", "naive", "-n", "4", "-t", "1000", "--seed", "1"])
+        .arg("-o")
+        .arg(&report)
+        .arg("--save-tally")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    // merge never writes over one of its tally files.
+    let a = shard(dir.path(), "a.tally", "0/1", &[]);
+    let before = std::fs::read(&a).unwrap();
+    let output = shuffle_bias()
+        .arg("merge")
+        .arg(&a)
+        .arg("-o")
+        .arg(&a)
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(std::fs::read(&a).unwrap(), before);
+}
+
+#[test]
+fn merge_writes_every_format_of_run_to_a_file_and_a_picture() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    let b = shard(dir.path(), "b.tally", "1/2", &[]);
+    let single = shuffle_bias()
+        .args([
+            "run", "naive", "-n", "5", "-t", "300000", "--seed", "7", "-q",
+        ])
+        .args(["--format", "csv", "--table", "permutations"])
+        .output()
+        .unwrap();
+    let report = dir.path().join("merged.csv");
+    let plot = dir.path().join("merged.svg");
+    shuffle_bias()
+        .arg("merge")
+        .args([&a, &b])
+        .args(["-q", "--format", "csv", "--table", "permutations", "-o"])
+        .arg(&report)
+        .arg("--plot")
+        .arg(&plot)
+        .assert()
+        .code(1)
+        .stdout("");
+    // The CSV of the orderings holds no time: it is the single run's, byte for byte.
+    assert_eq!(std::fs::read(&report).unwrap(), single.stdout);
+    assert!(std::fs::read_to_string(&plot).unwrap().starts_with("<svg"));
+    // The statistics are tallied in marginal mode only, as `run` says before it starts.
+    let refused = shuffle_bias()
+        .arg("merge")
+        .args([&a, &b])
+        .args(["--format", "csv", "--table", "statistics"])
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    for text in [
+        "--table statistics",
+        "a.tally holds a full tally",
+        "--mode marginal",
+    ] {
+        assert!(stderr.contains(text), "{stderr}");
+    }
+}
+
+#[test]
+fn a_whole_run_cut_short_saves_a_partial_tally_beside_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let tally = dir.path().join("cut.tally");
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "--mode",
+            "marginal",
+            "-t",
+            "5G",
+            "--seed",
+            "1",
+            "--threads",
+            "2",
+            "--format",
+            "json",
+            "--save-tally",
+            tally.to_str().unwrap(),
+        ],
+        1500,
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["interrupted"], true);
+    let (code, stderr) = merge(&[&tally], &[]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("cut.tally was cut short by Ctrl-C"),
+        "{stderr}"
+    );
+    // With --allow-partial the merged counts are the interrupted report's, exactly.
+    let merged = shuffle_bias()
+        .arg("merge")
+        .arg(&tally)
+        .args(["--allow-partial", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    for key in ["trials", "positions", "identity", "tests", "statistics"] {
+        assert_eq!(report[key], merged[key], "{key}");
+    }
+}
+
+#[test]
+fn a_check_cut_short_saves_what_it_read_marked_partial() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let tally = dir.path().join("today.tally");
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args(["check", "--quiet", "-o", "/dev/null", "--save-tally"])
+        .arg(&tally)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"0 1 2\n2 1 0\n").unwrap();
+    stdin.flush().unwrap();
+    let output = common::interrupt(child, 500);
+    drop(stdin);
+    assert_eq!(output.status.code(), Some(130));
+    let (code, stderr) = merge(&[&tally], &[]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("today.tally was cut short"), "{stderr}");
+    let merged = shuffle_bias()
+        .arg("merge")
+        .arg(&tally)
+        .args(["--allow-partial", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    assert_eq!(json["trials"], 2);
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["input"]["sources"][0], "<stdin>");
+}
