@@ -2,6 +2,7 @@
 //! and the simulations that fill them. It never sees the command line and never prints.
 
 pub mod algorithms;
+pub mod deal_stream;
 pub mod emit;
 pub mod generators;
 pub mod mapped_source;

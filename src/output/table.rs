@@ -9,6 +9,7 @@ use std::io::{self, Write};
 use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
+use crate::analysis::TestMethod;
 use crate::analysis::decision::format_p;
 use crate::analysis::figures::mean;
 use crate::engine::algorithms::shuffle_label;
@@ -270,12 +271,19 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         }
         tests.add_row(vec![
             test.name.clone(),
-            if test.method.is_binomial() {
+            if test.method.is_count() {
                 format!("{} seen", group(test.statistic as u64))
             } else {
                 statistic_text(test.statistic)
             },
-            test.df.map_or("binom.".to_string(), |df| group(df as u64)),
+            test.df.map_or_else(
+                || match test.method {
+                    TestMethod::PoissonTwoSided => "Poisson".to_string(),
+                    TestMethod::NormalOccupancy => "normal".to_string(),
+                    _ => "binom.".to_string(),
+                },
+                |df| group(df as u64),
+            ),
             format_p(test.log10_p_value),
             format_p(test.log10_adjusted_p_value),
             if test.rejected { "REJECTED" } else { "ok" }.to_string(),
