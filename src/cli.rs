@@ -284,6 +284,11 @@ pub struct CheckArgs {
     /// With --against overhand: the probability that a gap is cut (default 0.5).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
+    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
+    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
+    /// mode for the repeated decks).
+    #[arg(long)]
+    pub no_deal_tests: bool,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -369,6 +374,11 @@ pub struct RunArgs {
     /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
     #[arg(long, value_name = "FILE")]
     pub emit_permutations: Option<PathBuf>,
+    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
+    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
+    /// mode for the repeated decks).
+    #[arg(long)]
+    pub no_deal_tests: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -12,8 +12,8 @@ use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::run::InputSummary;
-use crate::report::run::{Against, Origin, RunFacts, build_run_report};
-use crate::report::run::{MarginalTheory, build_marginal_report};
+use crate::report::run::{Against, Origin, RunFacts, build_run_report_with_deals};
+use crate::report::run::{MarginalTheory, build_marginal_report_with_deals};
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
@@ -102,10 +102,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 counts,
                 trials: input.permutations,
             };
-            build_run_report(&facts, tally, law)
+            build_run_report_with_deals(&facts, tally, law, input.deals)
         }
         (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report(&facts, tally, theory)
+            build_marginal_report_with_deals(&facts, tally, theory, input.deals)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };

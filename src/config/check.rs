@@ -3,13 +3,14 @@
 
 use std::path::PathBuf;
 
+use super::simulation::deal_fingerprint_limit;
 use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
 use crate::cli::{CheckAgainst, CheckArgs, ModeChoice};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
-use crate::input::permutation_reader::{InputSource, ReaderOptions};
+use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
 use crate::output::files::{check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
 
@@ -77,6 +78,9 @@ impl CheckConfig {
                 skip_invalid: args.skip_invalid,
                 mode,
                 marginal_if_large,
+                deals: (!args.no_deal_tests).then(|| DealsRequest {
+                    fingerprint_limit: deal_fingerprint_limit(),
+                }),
             },
             against: args.against,
             model,

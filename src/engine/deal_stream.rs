@@ -18,7 +18,7 @@
 //! seams between blocks that were not both reached are left out).
 
 use crate::engine::algorithms::Card;
-use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
+use crate::engine::permutation::{factorial, rank};
 
 /// Bytes kept per deal for the repeated-deals test: one 128-bit fingerprint.
 pub const BYTES_PER_DEAL: u64 = 16;
@@ -26,6 +26,10 @@ pub const BYTES_PER_DEAL: u64 = 16;
 /// Most card groups in a slot table: decks of up to 64 cards get one group per card; larger
 /// decks group consecutive cards (card c in group c·G/n), so that memory stays K·64² counters.
 pub const MAX_GROUPS: usize = 64;
+
+/// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
+/// worker; 11! would add 320 MB a worker to the run.
+pub const MAX_COMPOSITION_DECK: usize = 10;
 
 /// What to keep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,7 +41,7 @@ pub struct DealStreamOptions {
     /// How the repeated deals are counted.
     pub repeats: RepeatSource,
     /// Whether to count the compositions σ_{t+1}∘σ_t⁻¹ (whole decks of at most
-    /// [`MAX_FULL_DECK`] cards only).
+    /// [`MAX_COMPOSITION_DECK`] cards only).
     pub compositions: bool,
 }
 
@@ -49,6 +53,12 @@ pub enum RepeatSource {
     /// A fingerprint per deal, up to `limit` deals (beyond, the test is skipped).
     Fingerprints {
         /// Most fingerprints kept.
+        limit: u64,
+    },
+    /// Too many deals for the fingerprints to fit under `limit`: known before the run, so
+    /// nothing is kept.
+    TooMany {
+        /// Most fingerprints allowed.
         limit: u64,
     },
     /// Not asked for.
@@ -152,10 +162,11 @@ impl DealStream {
             "{dealt} cards dealt out of {deck}"
         );
         let groups = deck.min(MAX_GROUPS);
-        let compositions = options.compositions && dealt == deck && deck <= MAX_FULL_DECK;
+        let compositions = options.compositions && dealt == deck && deck <= MAX_COMPOSITION_DECK;
         let bits = usize::BITS - (deck - 1).max(1).leading_zeros();
         let dropped = match options.repeats {
             RepeatSource::Off => Some(RepeatsSkipped::Off),
+            RepeatSource::TooMany { limit } => Some(RepeatsSkipped::Memory { limit, deals: 0 }),
             _ => None,
         };
         DealStream {
@@ -329,7 +340,9 @@ impl DealStream {
             }
             (_, Some(reason)) => Repeats::Skipped(reason),
             (RepeatSource::FullTally, None) => Repeats::FromTally,
-            (RepeatSource::Off, None) => Repeats::Skipped(RepeatsSkipped::Off),
+            (RepeatSource::Off | RepeatSource::TooMany { .. }, None) => {
+                Repeats::Skipped(RepeatsSkipped::Off)
+            }
             (RepeatSource::Fingerprints { .. }, None) => {
                 let (distinct, repeated_pairs) =
                     count_repeats(std::mem::take(&mut self.fingerprints));

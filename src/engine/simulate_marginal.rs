@@ -9,6 +9,7 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::random_source::{BlockSources, RandomSource};
@@ -32,20 +33,34 @@ pub fn simulate_marginal_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
+    simulate_marginal_deals_from(spec, source, None, stop, progress).0
+}
+
+/// [`simulate_marginal_from`] that also feeds the shuffles, in trial order, to a deal-stream
+/// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
+pub fn simulate_marginal_deals_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    deals: Option<DealStreamOptions>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (MarginalTally, Option<DealStreamTally>) {
     struct Marginal<'a> {
         spec: &'a SimulationSpec,
+        deals: Option<DealStreamOptions>,
         stop: &'a AtomicBool,
         progress: &'a mut dyn FnMut(u64),
     }
     impl SourcesVisitor for Marginal<'_> {
-        type Output = MarginalTally;
-        fn visit<B: BlockSources>(self, sources: &B) -> MarginalTally {
+        type Output = (MarginalTally, Option<DealStreamTally>);
+        fn visit<B: BlockSources>(self, sources: &B) -> Self::Output {
             // One match per shuffle is nothing next to the O(n) work of a large deck, so the
             // loop is not compiled once per algorithm.
             let shuffle = self.spec.shuffle;
             marginal_workers(
                 self.spec,
                 sources,
+                self.deals,
                 self.stop,
                 self.progress,
                 move |deck, scratch, source| shuffle.apply(deck, scratch, source),
@@ -56,6 +71,7 @@ pub fn simulate_marginal_from(
         source,
         Marginal {
             spec,
+            deals,
             stop,
             progress,
         },
@@ -65,10 +81,11 @@ pub fn simulate_marginal_from(
 fn marginal_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
-) -> MarginalTally
+) -> (MarginalTally, Option<DealStreamTally>)
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
@@ -80,9 +97,13 @@ where
         let mut deck = identity.clone();
         let mut scratch = identity.clone();
         let mut tally = MarginalTally::new(n);
+        let mut stream = deals.map(DealStream::new);
         let chunk = spec.chunk_trials();
         while let Some((block, length)) = queue.take(stop) {
             let mut source = sources.for_block(spec.seed, block);
+            if let Some(stream) = &mut stream {
+                stream.start_block(block);
+            }
             let mut done = 0;
             for trial in 1..=length {
                 deck.copy_from_slice(&identity);
@@ -91,23 +112,33 @@ where
                 }
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
+                if let Some(stream) = &mut stream {
+                    stream.add(&deck);
+                }
                 done = trial;
                 if trial.is_multiple_of(chunk) && trial < length && stop.load(Ordering::Relaxed) {
                     break;
                 }
             }
+            if let Some(stream) = &mut stream {
+                stream.end_block(done == length);
+            }
             queue.finished(done);
         }
-        tally
+        (tally, stream)
     };
-    let mut partials = run_reporting(spec.threads, &queue, progress, &work).into_iter();
-    let mut total = partials
-        .next()
-        .unwrap_or_else(|| MarginalTally::new(spec.deck));
-    for partial in partials {
+    let mut total = MarginalTally::new(spec.deck);
+    let mut streams: Option<DealStream> = None;
+    for (partial, stream) in run_reporting(spec.threads, &queue, progress, &work) {
         total.merge(&partial);
+        if let Some(part) = stream {
+            match &mut streams {
+                Some(whole) => whole.merge(part),
+                None => streams = Some(part),
+            }
+        }
     }
-    total
+    (total, streams.map(DealStream::finish))
 }
 
 #[cfg(test)]

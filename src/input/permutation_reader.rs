@@ -34,6 +34,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::engine::algorithms::Card;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
@@ -124,6 +125,17 @@ pub struct ReaderOptions {
     /// When the deck size is read off the first permutation: feed the marginal tally instead
     /// if that deck is too large for `mode` Full (the `--mode auto` of `check`).
     pub marginal_if_large: bool,
+    /// Feed every permutation, in line order, to a deal-stream accumulator too (the repeated
+    /// decks and serial tests); None: do not.
+    pub deals: Option<DealsRequest>,
+}
+
+/// What the reader's deal-stream accumulator keeps ([`crate::engine::deal_stream`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DealsRequest {
+    /// Most deals whose fingerprints are kept for the repeated-decks test (beyond it, the test
+    /// is skipped and the report says why).
+    pub fingerprint_limit: u64,
 }
 
 impl ReaderOptions {
@@ -228,6 +240,8 @@ pub struct InputTally {
     pub sources: Vec<String>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
+    /// The deal-stream counts, in line order (when [`ReaderOptions::deals`] asked for them).
+    pub deals: Option<DealStreamTally>,
 }
 
 /// A failure that stops the reading: `location: problem`.
@@ -592,6 +606,8 @@ struct Reader<'a> {
     lines: u64,
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
+    /// The deal-stream accumulator, once the deck size is known (when asked for).
+    deals: Option<DealStream>,
 }
 
 /// Why one line is rejected; Ok(true) when it holds a permutation (left in `Reader::cards`).
@@ -613,6 +629,15 @@ impl<'a> Reader<'a> {
             lines: 0,
             invalid: 0,
             invalid_examples: Vec::new(),
+            deals: deck.and_then(|n| deal_stream_for(options, n)),
+        }
+    }
+
+    /// The hook of the deal-stream tests: the permutation just tallied, in line order.
+    #[inline(always)]
+    fn deal(deals: &mut Option<DealStream>, deck: &[Card]) {
+        if let Some(deals) = deals {
+            deals.add(deck);
         }
     }
 
@@ -633,6 +658,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 counts[rank(&deck[..n])] += 1;
+                Self::deal(&mut self.deals, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
@@ -640,6 +666,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 tally.add(&self.cards[..n]);
+                Self::deal(&mut self.deals, &self.cards[..n]);
             }
         }
         self.permutations += 1;
@@ -722,6 +749,7 @@ impl<'a> Reader<'a> {
                 }
                 self.deck = Some(found);
                 self.counts = Some(self.options.mode_for(found).empty_counts(found));
+                self.deals = deal_stream_for(self.options, found);
                 found
             }
         };
@@ -902,6 +930,7 @@ impl<'a> Reader<'a> {
                     .as_mut()
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..n]);
+                Self::deal(&mut self.deals, &self.cards[..n]);
                 self.permutations += 1;
                 Ok(())
             }
@@ -1192,7 +1221,27 @@ pub fn read_permutations(
             .map_or(Numbering::ZeroBased, |(numbering, _)| numbering),
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
+        deals: reader.deals.map(DealStream::finish),
     })
+}
+
+/// The deal-stream accumulator for decks of `deck` cards, when `options` asks for one: whole
+/// decks; in full mode the repeated decks come from the tally and the compositions are counted.
+fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<DealStream> {
+    let request = options.deals?;
+    let full = options.mode_for(deck) == TallyMode::Full;
+    Some(DealStream::new(DealStreamOptions {
+        deck,
+        dealt: deck,
+        repeats: if full {
+            RepeatSource::FullTally
+        } else {
+            RepeatSource::Fingerprints {
+                limit: request.fingerprint_limit,
+            }
+        },
+        compositions: full,
+    }))
 }
 
 #[cfg(test)]

@@ -19,9 +19,13 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
-pub use full::build_run_report;
-pub use marginal::build_marginal_report;
+pub use deal_stream::{
+    CompositionsReport, DealStreamReport, MatchesReport, NotRun, RepeatsReport, SlotsReport,
+};
+pub use full::{build_run_report, build_run_report_with_deals};
+pub use marginal::{build_marginal_report, build_marginal_report_with_deals};
 
+mod deal_stream;
 mod full;
 mod marginal;
 
@@ -219,6 +223,8 @@ pub struct RunReport {
     pub positions: Positions,
     /// What only the tally's mode has.
     pub part: ModePart,
+    /// The tests of the stream of deals and their figures (null with `--no-deal-tests`).
+    pub deal_stream: Option<DealStreamReport>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -353,7 +359,7 @@ impl Serialize for RunReport {
         let h = &self.header;
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
-        let fields = 39 - usize::from(skip_passes) - usize::from(skip_cut);
+        let fields = 40 - usize::from(skip_passes) - usize::from(skip_cut);
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -426,6 +432,7 @@ impl Serialize for RunReport {
             None => s.serialize_field("permutations", no_rows)?,
         }
         s.serialize_field("statistics", self.statistics())?;
+        s.serialize_field("deal_stream", &self.deal_stream)?;
         s.end()
     }
 }
@@ -632,6 +639,7 @@ struct Common {
     identity: Identity,
     model: ModelSummary,
     positions: Positions,
+    deal_stream: Option<DealStreamReport>,
 }
 
 impl Common {
@@ -649,6 +657,7 @@ impl Common {
             model: self.model,
             positions: self.positions,
             part,
+            deal_stream: self.deal_stream,
         }
     }
 }
@@ -825,7 +834,7 @@ mod tests {
 
     /// The JSON field order of every run report (passes and cut_probability are left out when
     /// 1 and absent).
-    const FIELDS: [&str; 37] = [
+    const FIELDS: [&str; 38] = [
         "tool",
         "version",
         "command",
@@ -863,6 +872,7 @@ mod tests {
         "least_frequent",
         "permutations",
         "statistics",
+        "deal_stream",
     ];
 
     #[test]
