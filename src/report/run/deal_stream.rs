@@ -29,6 +29,8 @@ pub struct DealStreamReport {
     pub deals: u64,
     /// Consecutive pairs (deal t, deal t+1) counted.
     pub pairs: u64,
+    /// Cards in the deck.
+    pub deck: usize,
     /// Cards per deal (the whole deck here).
     pub dealt: usize,
     /// The repeated-decks test.
@@ -298,6 +300,7 @@ pub(super) fn deal_stream_part(
         },
         deals: tally.deals,
         pairs: tally.pairs,
+        deck: tally.deck,
         dealt: tally.dealt,
         repeats,
         matches: MatchesReport {
