@@ -289,7 +289,7 @@ fn the_deal_stream_tests_keep_their_level_on_fair_shuffles() {
     // (deck, trials): full mode at 4 and 5 cards (compositions expected 1000/24 ≈ 42 and
     // 1200/120 = 10 times each: χ² holds), 7 cards where the repeated decks use the occupancy
     // law (M = 5040, N = 2000: E[D] ≈ 1652, sd ≈ 18), and 52 cards in marginal mode (slot
-    // tables pooled to 19×19 groups, 5.5 pairs expected a cell).
+    // tables pooled to 14×14 groups, 10.2 pairs expected a cell).
     for (deck, trials) in [(4usize, 1000u64), (5, 1200), (7, 2000), (52, 2000)] {
         let law = (deck <= 7)
             .then(|| Arc::new(exact_law(Algorithm::FisherYates, deck, 10_000_000).unwrap()));

@@ -249,8 +249,8 @@ pub(super) fn deal_stream_part(
         not_run.push(NotRun {
             test: "serial slots".to_string(),
             reason: format!(
-                "{} consecutive pairs are too few for a 2×2 table expected 5 times a cell \
-                 (20 needed)",
+                "{} consecutive pairs are too few for a 2×2 table expected 10 times a cell \
+                 (40 needed)",
                 tally.pairs
             ),
         });
