@@ -307,7 +307,9 @@ fn libm_erfc(x: f64) -> f64 {
 /// An estimate of the number of distinct outcomes a source reaches, from the repeated pairs:
 /// if the source reaches M' outcomes equally often, E[R] = C(N,2)/M', so M̂ = C(N,2)/R, with
 /// the 95% interval C(N,2)/[Garwood interval of R's mean] (R is Poisson, or has variance equal
-/// to its mean to within 1/M').
+/// to its mean to within 1/M'). For a source whose outcomes are not equally likely, M̂
+/// estimates 1/Σp², the number of equally likely outcomes that repeat as often (so never more
+/// than the outcomes it reaches).
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ReachableEstimate {
     /// C(N,2)/R (null when no pair repeated: only a lower bound is known).
