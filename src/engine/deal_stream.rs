@@ -561,6 +561,24 @@ mod tests {
     }
 
     #[test]
+    fn slot_counts_pass_the_16_bit_range_without_overflowing() {
+        // 70,000 identical deals: 69,999 pairs all in the cells (s, s, s), past u16::MAX.
+        let mut stream = DealStream::new(DealStreamOptions {
+            repeats: RepeatSource::Off,
+            ..options(3, 3)
+        });
+        for _ in 0..70_000 {
+            stream.add(&[0, 1, 2]);
+        }
+        let tally = stream.finish();
+        for slot in 0..3 {
+            assert_eq!(tally.slots[(slot * 3 + slot) * 3 + slot], 69_999);
+        }
+        assert_eq!(tally.matches[3], 69_999);
+        assert_eq!(tally.repeats, Repeats::Skipped(RepeatsSkipped::Off));
+    }
+
+    #[test]
     fn repeats_are_counted_across_lists() {
         let lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
         // 5 three times (3 pairs), 2 twice (1 pair), 1 and 9 once: 4 distinct.
