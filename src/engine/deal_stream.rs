@@ -231,7 +231,10 @@ impl DealStream {
     /// Keep `deal` as the previous one (and, for compositions, where each card sits in it).
     #[inline]
     fn remember(&mut self, deal: &[Card]) {
-        self.previous.copy_from_slice(deal);
+        // A loop, not copy_from_slice: for a few cards a call to memmove costs more.
+        for (kept, &card) in self.previous.iter_mut().zip(deal) {
+            *kept = card;
+        }
         if self.compositions.is_some() {
             for (slot, &card) in deal.iter().enumerate() {
                 self.slot_of[usize::from(card)] = slot;
@@ -249,11 +252,23 @@ impl DealStream {
         self.in_narrow += 1;
         let g = self.groups;
         let mut same = 0;
-        for (slot, (&a, &b)) in previous.iter().zip(next).enumerate() {
-            same += usize::from(a == b);
-            let a = usize::from(self.group_of[usize::from(a)]);
-            let b = usize::from(self.group_of[usize::from(b)]);
-            self.narrow[(slot * g + a) * g + b] += 1;
+        if g == self.options.deck {
+            // One group per card (decks of up to MAX_GROUPS cards): no look-up.
+            for (row, (&a, &b)) in self
+                .narrow
+                .chunks_exact_mut(g * g)
+                .zip(previous.iter().zip(next))
+            {
+                same += usize::from(a == b);
+                row[usize::from(a) * g + usize::from(b)] += 1;
+            }
+        } else {
+            for (slot, (&a, &b)) in previous.iter().zip(next).enumerate() {
+                same += usize::from(a == b);
+                let a = usize::from(self.group_of[usize::from(a)]);
+                let b = usize::from(self.group_of[usize::from(b)]);
+                self.narrow[(slot * g + a) * g + b] += 1;
+            }
         }
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
