@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What the tests of the stream of deals (repeated decks, serial matches, serial slots) cost on
 # 52-card decks: `run fisher-yates -n 52 -t 1M` and `check` of 1M 52-card deals, each with and
-# without `--no-deal-tests`.
+# without `--no-deal-tests`; and full-mode runs of 4, 8 and 10 cards, with and without.
 #
 # Figures: the report's `shuffles_per_second` (JSON; simulation or reading only, start-up and
 # the final analysis excluded), best of RUNS runs (default 3), and the user CPU seconds of the
@@ -47,5 +47,12 @@ for threads in 1 2; do
 done
 for flag in "" "--no-deal-tests"; do
     printf '%-58s %s\n' "check (1M 52-card deals) $flag" "$(best "$BIN" check "$DEALS" $flag)"
+done
+# Full mode: the compositions (n! counters) and the small slot tables.
+for n in 4 8 10; do
+    for flag in "" "--no-deal-tests"; do
+        printf '%-58s %s\n' "run fisher-yates -n $n -t 20M --threads 1 $flag" \
+            "$(best "$BIN" run fisher-yates -n "$n" -t 20M --seed 1 --threads 1 $flag)"
+    done
 done
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
