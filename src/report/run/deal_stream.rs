@@ -144,8 +144,12 @@ pub(super) fn deal_stream_part(
                 reason: format!(
                     "skipped: {deals} deals would need {} MiB of fingerprints ({BYTES_PER_DEAL} \
                      bytes a deal), over the limit of {limit} deals (a quarter of the memory \
-                     available); check fewer deals at a time",
-                    (deals * BYTES_PER_DEAL).div_ceil(1 << 20)
+                     available); {}",
+                    (deals * BYTES_PER_DEAL).div_ceil(1 << 20),
+                    match facts.origin {
+                        super::Origin::Simulation { .. } => "run at most that many trials",
+                        super::Origin::Input(_) => "check fewer deals at a time",
+                    }
                 ),
             });
             None
@@ -359,6 +363,56 @@ pub fn reachable_words(estimate: &ReachableEstimate, noun: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::mapped_source::SourceSpec;
+    use crate::engine::random_source::RngKind;
+    use crate::report::run::Origin;
+
+    fn facts() -> RunFacts {
+        RunFacts {
+            command: "run",
+            shuffle: None,
+            origin: Origin::Simulation {
+                seed: 1,
+                source: SourceSpec::chacha(RngKind::Chacha8),
+                threads: 1,
+            },
+            trials_requested: 3,
+            elapsed_seconds: 1.0,
+            interrupted: false,
+            alpha: 0.01,
+            against: Against::Uniform,
+            all_orderings: false,
+        }
+    }
+
+    #[test]
+    fn repeats_skipped_for_memory_are_reported_with_the_reason() {
+        let tally = DealStreamTally {
+            deck: 52,
+            dealt: 52,
+            deals: 3_000_000,
+            pairs: 2_999_999,
+            repeats: Repeats::Skipped(RepeatsSkipped::Memory {
+                limit: 1_000_000,
+                deals: 3_000_000,
+            }),
+            matches: vec![0; 53],
+            groups: 52,
+            slots: vec![0; 52 * 52 * 52],
+            compositions: None,
+        };
+        let (report, drafts) = deal_stream_part(&facts(), tally, None, None);
+        assert!(drafts.iter().all(|d| d.name != "repeated decks"));
+        assert_eq!(report.repeats.repeated_pairs, None);
+        let skipped = &report.not_run[0];
+        assert_eq!(skipped.test, "repeated decks");
+        assert_eq!(
+            skipped.reason,
+            "skipped: 3000000 deals would need 46 MiB of fingerprints (16 bytes a deal), over \
+             the limit of 1000000 deals (a quarter of the memory available); run at most that \
+             many trials"
+        );
+    }
 
     #[test]
     fn reachable_decks_read_in_words() {
