@@ -414,6 +414,11 @@ pub struct CheckArgs {
     /// With --against overhand: the probability that a gap is cut (default 0.5).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
+    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
+    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
+    /// mode for the repeated decks).
+    #[arg(long)]
+    pub no_deal_tests: bool,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -515,6 +520,11 @@ pub struct RunArgs {
     /// run cut short by Ctrl-C saves the blocks done, marked partial.
     #[arg(long, value_name = "FILE")]
     pub save_tally: Option<PathBuf>,
+    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
+    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
+    /// mode for the repeated decks).
+    #[arg(long)]
+    pub no_deal_tests: bool,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -20,12 +20,15 @@ use rand_core::SeedableRng;
 
 use crate::analysis::decision::format_p;
 use crate::commands::{Failure, Judging, judge_input};
+use crate::config::deal_fingerprint_limit;
 use crate::config::{MAX_PASSES, default_trials};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle};
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
-use crate::input::permutation_reader::{InputCounts, InputTally, Numbering};
+use crate::input::permutation_reader::{
+    DealsRequest, InputCounts, InputTally, Numbering, ReaderOptions, deal_stream_for,
+};
 use crate::report::run::{RunReport, TestResult};
 use crate::theory::exact::DEFAULT_MAX_PATHS;
 
@@ -334,6 +337,17 @@ impl ShuffleTest {
         let (model, trials) = self.validated()?;
         let n = self.deck;
         let mut counts = InputCounts::empty(self.mode(), n);
+        // The tests of the stream of deals, fed as `check`'s reader feeds them.
+        let mut stream = deal_stream_for(
+            &ReaderOptions {
+                mode: self.mode(),
+                deals: Some(DealsRequest {
+                    fingerprint_limit: deal_fingerprint_limit(),
+                }),
+                ..Default::default()
+            },
+            n,
+        );
         let mut rng = ShuffleRng::seed_from_u64(self.seed);
         let mut cards: Vec<Card> = vec![0; n];
         let mut permutation: Vec<usize> = Vec::with_capacity(n);
@@ -351,6 +365,9 @@ impl ShuffleTest {
                 });
             }
             counts.add(&cards);
+            if let Some(stream) = &mut stream {
+                stream.add(&cards);
+            }
         }
         let elapsed_seconds = started.elapsed().as_secs_f64();
         let input = InputTally {
@@ -364,6 +381,7 @@ impl ShuffleTest {
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             interrupted: false,
             numbering_assumed: 0,
+            deals: stream.map(|stream| stream.finish()),
         };
         let settings = Judging {
             model,

@@ -18,14 +18,19 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::engine::algorithms::Algorithm;
+use shuffle_bias::engine::deal_stream::{DealStreamOptions, RepeatSource};
 use shuffle_bias::engine::emit::emit_permutations;
 use shuffle_bias::engine::permutation::factorial;
 use shuffle_bias::engine::random_source::RngKind;
-use shuffle_bias::engine::simulate::{SimulationSpec, Tally, simulate};
+use shuffle_bias::engine::simulate::{SimulationSpec, Tally, simulate, simulate_deals_from};
+use shuffle_bias::engine::simulate_marginal::simulate_marginal_deals_from;
 use shuffle_bias::input::permutation_reader::{
     Input, InputSource, ReaderOptions, read_permutations,
 };
-use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
+use shuffle_bias::report::run::{
+    Against, MarginalTheory, Origin, RunFacts, RunReport, build_marginal_report_with_deals,
+    build_run_report, build_run_report_with_deals,
+};
 use shuffle_bias::theory::exact::{Law, exact_law};
 
 const RUNS: u64 = 1000;
@@ -221,4 +226,148 @@ fn naive_is_detected_at_the_predicted_99_percent_power_trials() {
     // it counts the permutations test alone at alpha/m), fewer than 970 detections in 1000 has
     // probability below 1e-9.
     assert!(detected >= 970, "{detected}");
+}
+
+/// The p-value of the test `name` in a report, if it is in the family.
+fn p_of(report: &RunReport, name: &str) -> Option<f64> {
+    report
+        .tests
+        .iter()
+        .find(|t| t.name == name)
+        .map(|t| 10f64.powf(t.log10_p_value))
+}
+
+/// A fair run with the deal-stream tests in the family, in full or marginal mode.
+fn run_with_deals(spec: &SimulationSpec, law: Option<&Arc<Law>>, alpha: f64) -> RunReport {
+    let stop = AtomicBool::new(false);
+    let source = SourceSpec::chacha(spec.rng);
+    let mut facts = RunFacts {
+        command: "run",
+        shuffle: Some(spec.shuffle),
+        origin: Origin::Simulation {
+            seed: spec.seed,
+            source,
+            threads: spec.threads,
+        },
+        trials_requested: spec.trials,
+        elapsed_seconds: 1.0,
+        interrupted: false,
+        alpha,
+        against: Against::Uniform,
+        all_orderings: false,
+    };
+    let full = spec.deck <= 10;
+    let options = DealStreamOptions {
+        deck: spec.deck,
+        dealt: spec.deck,
+        repeats: if full {
+            RepeatSource::FullTally
+        } else {
+            RepeatSource::Fingerprints { limit: u64::MAX }
+        },
+        compositions: full,
+    };
+    if full {
+        let (tally, deals) = simulate_deals_from(spec, &source, Some(options), &stop, &mut |_| {});
+        build_run_report_with_deals(&facts, tally, law.map(|l| Ok(Arc::clone(l))), deals)
+    } else {
+        facts.all_orderings = false;
+        let (tally, deals) =
+            simulate_marginal_deals_from(spec, &source, Some(options), &stop, &mut |_| {});
+        build_marginal_report_with_deals(&facts, tally, MarginalTheory::default(), deals)
+    }
+}
+
+/// Over 1000 fair seeds: the family with the deal-stream tests raises false alarms at most at
+/// rate alpha (99.9% binomial bound, as above); the p-values of the serial tests (serial
+/// matches, one slot's independence test, serial compositions), asymptotically χ², pass the
+/// Kolmogorov–Smirnov test of uniformity at level 0.001 (critical distance 1.9495/√1000); and
+/// the tests whose law is discrete (repeated decks, the Bonferroni-combined serial slots) reject
+/// at most at their level (binomial bound at 0.05).
+#[test]
+fn the_deal_stream_tests_keep_their_level_on_fair_shuffles() {
+    // (deck, trials): full mode at 4 and 5 cards (compositions expected 1000/24 ≈ 42 and
+    // 1200/120 = 10 times each: χ² holds), 7 cards where the repeated decks use the occupancy
+    // law (M = 5040, N = 2000: E[D] ≈ 1652, sd ≈ 18), and 52 cards in marginal mode (slot
+    // tables pooled to 14×14 groups, 10.2 pairs expected a cell).
+    for (deck, trials) in [(4usize, 1000u64), (5, 1200), (7, 2000), (52, 2000)] {
+        let law = (deck <= 7)
+            .then(|| Arc::new(exact_law(Algorithm::FisherYates, deck, 10_000_000).unwrap()));
+        let mut alarms_at_0_001 = 0;
+        let mut alarms_at_0_05 = 0;
+        let mut continuous: Vec<(&str, Vec<f64>)> = vec![
+            ("serial matches", Vec::new()),
+            ("slot 0", Vec::new()),
+            ("serial compositions", Vec::new()),
+        ];
+        let mut discrete_rejections = [("repeated decks", 0u64), ("serial slots", 0u64)];
+        for seed in 0..RUNS {
+            let s = spec(
+                Algorithm::FisherYates,
+                deck,
+                trials,
+                90_000_000 + 1000 * deck as u64 + seed,
+            );
+            let report = run_with_deals(&s, law.as_ref(), 0.05);
+            alarms_at_0_05 += u64::from(report.bias_detected);
+            alarms_at_0_001 += u64::from(
+                report
+                    .tests
+                    .iter()
+                    .any(|t| 10f64.powf(t.log10_adjusted_p_value) <= 0.001),
+            );
+            let deals = report.deal_stream.as_ref().unwrap();
+            for (name, values) in &mut continuous {
+                let p = if *name == "slot 0" {
+                    deals
+                        .slots
+                        .tables
+                        .first()
+                        .map(|t| 10f64.powf(t.log10_p_value))
+                } else {
+                    p_of(&report, name)
+                };
+                values.extend(p);
+            }
+            for (name, rejections) in &mut discrete_rejections {
+                *rejections += u64::from(p_of(&report, name).is_some_and(|p| p <= 0.05));
+            }
+        }
+        eprintln!(
+            "deal-stream tests, fisher-yates n={deck}, {RUNS} seeds × {trials}: false alarms \
+             {alarms_at_0_001} at 0.001, {alarms_at_0_05} at 0.05; discrete tests rejecting at \
+             0.05: {discrete_rejections:?}"
+        );
+        assert!(alarms_at_0_001 <= binomial_upper_999(RUNS, 0.001));
+        assert!(alarms_at_0_05 <= binomial_upper_999(RUNS, 0.05));
+        for (name, rejections) in discrete_rejections {
+            assert!(rejections <= binomial_upper_999(RUNS, 0.05), "{name}");
+        }
+        for (name, values) in continuous {
+            if values.is_empty() {
+                continue;
+            }
+            assert_eq!(values.len() as u64, RUNS, "{name}");
+            let ks = ks_distance(values);
+            eprintln!("  {name}: KS distance of its p-values {ks:.4}");
+            assert!(ks < 1.9495 / (RUNS as f64).sqrt(), "{name}: KS {ks}");
+        }
+    }
+}
+
+/// The repeated decks in the occupancy range: their p-values over 1000 fair seeds are close
+/// to uniform (KS at level 0.001), the normal approximation of D being good at sd ≈ 18.
+#[test]
+fn the_repeated_decks_p_values_are_uniform_where_the_occupancy_law_is_used() {
+    let law = Arc::new(exact_law(Algorithm::FisherYates, 7, 10_000_000).unwrap());
+    let mut values = Vec::new();
+    for seed in 0..RUNS {
+        let s = spec(Algorithm::FisherYates, 7, 2000, 95_000_000 + seed);
+        let report = run_with_deals(&s, Some(&law), 0.05);
+        values.extend(p_of(&report, "repeated decks"));
+    }
+    assert_eq!(values.len() as u64, RUNS);
+    let ks = ks_distance(values);
+    eprintln!("repeated decks, n = 7, 2000 deals: KS distance of the p-values {ks:.4}");
+    assert!(ks < 1.9495 / (RUNS as f64).sqrt(), "KS {ks}");
 }

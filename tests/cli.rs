@@ -147,7 +147,9 @@ fn a_run_without_a_seed_reports_the_seed_it_drew_and_that_seed_repeats_it() {
 fn every_csv_table_parses_with_a_header_row() {
     for (table, rows) in [
         ("summary", 1),
-        ("tests", 6),
+        // permutations, identity, 4 positions, and serial matches, slots and compositions
+        // (the repeated decks add nothing when all 24 orderings are seen: not run).
+        ("tests", 9),
         ("permutations", 24),
         ("positions", 16),
     ] {

@@ -58,8 +58,9 @@ fn fifty_two_cards_are_tallied_in_marginal_mode_with_every_statistic() {
             "adjacent-pairs"
         ]
     );
-    // 52 position tests, the identity and 4 statistics form the family.
-    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 4);
+    // 52 position tests, the identity, 4 statistics and the deal-stream tests (repeated decks,
+    // serial matches, serial slots) form the family.
+    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 4 + 3);
     for statistic in report["statistics"].as_array().unwrap() {
         let observed: u64 = statistic["observed"]
             .as_array()

@@ -219,7 +219,7 @@ fn assert_no_bias_panics_with_the_verdict_and_the_strongest_failing_tests() {
         lines
             .next()
             .unwrap()
-            .starts_with("strongest failing tests (of 6 in the family, alpha = 0.001):"),
+            .starts_with("strongest failing tests (of 9 in the family, alpha = 0.001):"),
         "{message}"
     );
     // The strongest test, named first, is the one the verdict calls strongest.

@@ -13,7 +13,7 @@ use shuffle_bias::engine::permutation::{factorial, rank, unrank};
 use shuffle_bias::engine::tally::TallyMode;
 use shuffle_bias::input::cards::CardNames;
 use shuffle_bias::input::permutation_reader::{
-    Input, InputSource, InputTally, ReaderOptions, read_permutations,
+    DealsRequest, Input, InputSource, InputTally, ReaderOptions, read_permutations,
 };
 use shuffle_bias::theory::poker::card_name;
 
@@ -62,6 +62,10 @@ fn marginal_options() -> impl Strategy<Value = ReaderOptions> {
             skip_invalid,
             mode: TallyMode::Marginal,
             marginal_if_large: false,
+            // The deal-stream hook sees every permutation too; it must never panic either.
+            deals: Some(DealsRequest {
+                fingerprint_limit: 64,
+            }),
             ..Default::default()
         })
 }

@@ -5,6 +5,7 @@
 //! [`crate::report`] builds its models by calling these; this module imports only
 //! [`crate::stats`], [`crate::theory`] and [`crate::engine`], never the report or the exporters.
 
+pub mod deal_stream;
 pub mod dealt_hand;
 pub mod decision;
 pub mod figures;
@@ -37,6 +38,15 @@ pub enum TestMethod {
     /// The exact two-sided binomial test of the shuffles outside a statistic's likeliest value
     /// (`exact-binomial-outside-mode`).
     ExactBinomialOutsideMode,
+    /// The two-sided test of a count against its Poisson law: the repeated deals
+    /// (`poisson-two-sided`).
+    PoissonTwoSided,
+    /// The two-sided test of the number of distinct deals against its normal approximation with
+    /// the exact occupancy mean and variance (`normal-occupancy`).
+    NormalOccupancy,
+    /// Pearson's χ² test of independence per slot, Bonferroni over the slots
+    /// (`chi-square-independence`).
+    ChiSquareIndependence,
     /// No test: the family had nothing to test (`none`).
     None,
 }
@@ -49,8 +59,21 @@ impl TestMethod {
             TestMethod::PearsonIndependence => "pearson-chi-square-independence",
             TestMethod::ExactBinomialTwoSided => "exact-binomial-two-sided",
             TestMethod::ExactBinomialOutsideMode => "exact-binomial-outside-mode",
+            TestMethod::PoissonTwoSided => "poisson-two-sided",
+            TestMethod::NormalOccupancy => "normal-occupancy",
+            TestMethod::ChiSquareIndependence => "chi-square-independence",
             TestMethod::None => "none",
         }
+    }
+
+    /// Whether the test's statistic is a count, not a χ² (the binomial tests, the repeated
+    /// pairs and the collisions).
+    pub fn is_count(self) -> bool {
+        self.is_binomial()
+            || matches!(
+                self,
+                TestMethod::PoissonTwoSided | TestMethod::NormalOccupancy
+            )
     }
 
     /// Whether the test is an exact binomial test (its statistic is a count, not a χ²).

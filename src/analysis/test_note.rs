@@ -44,6 +44,11 @@ pub enum TestNote {
     },
     /// Against the model, the model gave no law at all.
     NoLawToTest,
+    /// Some cell of a χ² test is expected fewer than 5 times: the p-value is approximate.
+    FewExpected {
+        /// The smallest expected count.
+        smallest: f64,
+    },
 }
 
 /// "s" unless `count` is 1.
@@ -85,6 +90,11 @@ impl fmt::Display for TestNote {
                 plural_s(*count)
             ),
             TestNote::NoLawToTest => f.write_str("the model gives no law to test against"),
+            TestNote::FewExpected { smallest } => write!(
+                f,
+                "some cells are expected only {smallest:.2} times (fewer than \
+                 {MIN_EXPECTED_COUNT}): the χ² p-value is approximate"
+            ),
         }
     }
 }

@@ -19,10 +19,12 @@ use crate::input::permutation_reader::{InputCounts, InputTally, open_sources, re
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
-use crate::report::run::InputSummary;
-use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
 use crate::report::notes::Note;
-use crate::report::run::{DealTheory, MarginalTheory, build_deal_report, build_marginal_report};
+use crate::report::run::InputSummary;
+use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report_with_deals};
+use crate::report::run::{
+    DealTheory, MarginalTheory, build_deal_report, build_marginal_report_with_deals,
+};
 use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
@@ -175,10 +177,10 @@ pub(crate) fn judge_input(
                 counts,
                 trials: input.permutations,
             };
-            build_run_report(&facts, tally, law)
+            build_run_report_with_deals(&facts, tally, law, input.deals)
         }
         (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report(&facts, tally, theory)
+            build_marginal_report_with_deals(&facts, tally, theory, input.deals)
         }
         (InputCounts::Deal(tally), Theory::Deal(theory)) => {
             let mut report = build_deal_report(&facts, tally, theory);

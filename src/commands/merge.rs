@@ -24,7 +24,7 @@ use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::group;
 use crate::output::{CsvTable, Format};
-use crate::report::notes::Warning;
+use crate::report::notes::{Note, Warning};
 use crate::report::run::{
     Against, InputSummary, Origin, RunFacts, build_marginal_report, build_run_report,
 };
@@ -278,6 +278,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
+    report.notes.push(Note::NoDealStream);
     if let Some(what) = missing {
         report.warnings.push(Warning::PartialMerge {
             covered: trials,

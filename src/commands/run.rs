@@ -10,20 +10,22 @@ use super::{
 };
 use crate::config::RunConfig;
 use crate::config::choice_law;
+use crate::config::deal_fingerprint_limit;
 use crate::engine::algorithms::Shuffle;
+use crate::engine::deal_stream::{DealStreamOptions, RepeatSource};
 use crate::engine::emit::emit_permutations_from;
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::mapping::Mapping;
 use crate::engine::shard::block_count;
-use crate::engine::simulate::{SimulationSpec, simulate_blocks_from};
-use crate::engine::simulate_marginal::simulate_marginal_blocks_from;
+use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
+use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::output::files::Target;
 use crate::output::progress::Progress;
-use crate::report::run::build_marginal_report;
-use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+use crate::report::run::build_marginal_report_with_deals;
+use crate::report::run::{Against, Origin, RunFacts, build_run_report_with_deals};
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     if config.shard.is_some() {
@@ -58,23 +60,33 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     let mut show = |done| progress.set(done);
     let blocks = 0..block_count(spec.trials);
-    let (counted, tallied, coverage) = match config.settings.mode {
+    let deals = config
+        .deal_tests
+        .then(|| deal_stream_options(config.settings.mode, &spec));
+    let (counted, tallied, coverage, deals) = match config.settings.mode {
         TallyMode::Full => {
-            let (tally, coverage) =
-                simulate_blocks_from(&spec, &config.source, blocks.clone(), stop, &mut show);
-            let tallied = tally.trials;
-            (Counted::Full(tally), tallied, coverage)
-        }
-        TallyMode::Marginal => {
-            let (tally, coverage) = simulate_marginal_blocks_from(
+            let (tally, coverage, deals) = simulate_blocks_deals_from(
                 &spec,
                 &config.source,
                 blocks.clone(),
+                deals,
                 stop,
                 &mut show,
             );
             let tallied = tally.trials;
-            (Counted::Marginal(tally), tallied, coverage)
+            (Counted::Full(tally), tallied, coverage, deals)
+        }
+        TallyMode::Marginal => {
+            let (tally, coverage, deals) = simulate_marginal_blocks_deals_from(
+                &spec,
+                &config.source,
+                blocks.clone(),
+                deals,
+                stop,
+                &mut show,
+            );
+            let tallied = tally.trials;
+            (Counted::Marginal(tally), tallied, coverage, deals)
         }
     };
     let elapsed_seconds = started.elapsed().as_secs_f64();
@@ -121,9 +133,11 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         all_orderings: config.all_orderings,
     };
     let report = match (counted, theory) {
-        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
+        (Counted::Full(tally), Theory::Full(law)) => {
+            build_run_report_with_deals(&facts, tally, law, deals)
+        }
         (Counted::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report(&facts, tally, theory)
+            build_marginal_report_with_deals(&facts, tally, theory, deals)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
@@ -181,4 +195,28 @@ pub(super) fn run_theory(
             Theory::Marginal(theory)
         }
     })
+}
+
+/// What the deal-stream tests keep in a run: in full mode the repeated decks come from the
+/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
+/// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
+/// and the report says why).
+fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
+    let repeats = match mode {
+        TallyMode::Full => RepeatSource::FullTally,
+        TallyMode::Marginal => {
+            let limit = deal_fingerprint_limit();
+            if spec.trials <= limit {
+                RepeatSource::Fingerprints { limit }
+            } else {
+                RepeatSource::TooMany { limit }
+            }
+        }
+    };
+    DealStreamOptions {
+        deck: spec.deck,
+        dealt: spec.deck,
+        repeats,
+        compositions: mode == TallyMode::Full,
+    }
 }

@@ -4,6 +4,7 @@
 
 use std::path::PathBuf;
 
+use super::simulation::deal_fingerprint_limit;
 use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
 use crate::cli::{CheckAgainst, CheckArgs, Game, ModeChoice};
 use crate::engine::algorithms::Shuffle;
@@ -11,7 +12,7 @@ use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
-use crate::input::permutation_reader::{InputSource, ReaderOptions};
+use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
 use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
@@ -111,6 +112,9 @@ impl CheckConfig {
                 deal: args.deal,
                 cards: args.cards,
                 poker: args.game == Some(Game::Poker),
+                deals: (!args.no_deal_tests).then(|| DealsRequest {
+                    fingerprint_limit: deal_fingerprint_limit(),
+                }),
             },
             against: args.against,
             model,

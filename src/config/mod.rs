@@ -23,8 +23,8 @@ pub use merge::MergeConfig;
 pub use output::{OutputConfig, output_config};
 pub use run::RunConfig;
 pub use simulation::{
-    FALLBACK_MEMORY_LIMIT, SimulationSettings, default_trials, marginal_memory_bytes, memory_limit,
-    run_memory_bytes,
+    FALLBACK_MEMORY_LIMIT, SimulationSettings, deal_fingerprint_limit, default_trials,
+    marginal_memory_bytes, memory_limit, run_memory_bytes,
 };
 pub use source::{WORD_BITS, choice_law, run_source_spec, source_spec};
 pub use theory::TheoryConfig;

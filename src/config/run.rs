@@ -37,6 +37,8 @@ pub struct RunConfig {
     pub emit_permutations: Option<Target>,
     /// List every ordering in JSON and CSV whatever the deck.
     pub all_orderings: bool,
+    /// Run the tests of the stream of deals (not `--no-deal-tests`).
+    pub deal_tests: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -125,6 +127,7 @@ impl RunConfig {
             max_paths_given: args.max_paths.is_some(),
             emit_permutations,
             all_orderings: args.all_orderings,
+            deal_tests: !args.no_deal_tests,
             quiet: args.quiet,
             output,
             shard: args.shard,

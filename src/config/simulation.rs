@@ -4,6 +4,7 @@
 
 use super::{MAX_THREADS, MAX_TRIALS, UsageError, check_alpha};
 use crate::cli::ModeChoice;
+use crate::engine::deal_stream::BYTES_PER_DEAL;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial};
 use crate::engine::random_source::RngKind;
@@ -46,6 +47,13 @@ pub fn memory_limit() -> u64 {
         })
         .map_or(FALLBACK_MEMORY_LIMIT, |kib| kib * 1024 / 5 * 4)
 }
+/// The most deals whose 128-bit fingerprints the repeated-decks test may keep: a quarter of
+/// [`memory_limit`], at [`BYTES_PER_DEAL`] bytes a deal (beyond it the test is skipped, and the
+/// report says so).
+pub fn deal_fingerprint_limit() -> u64 {
+    memory_limit() / 4 / BYTES_PER_DEAL
+}
+
 /// The default number of trials: the larger of 1M and 20·n! (full mode), or 1M (marginal).
 pub fn default_trials(deck: usize, mode: TallyMode) -> u64 {
     match mode {

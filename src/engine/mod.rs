@@ -3,6 +3,7 @@
 
 pub mod algorithms;
 pub mod deal;
+pub mod deal_stream;
 pub mod emit;
 pub mod generators;
 pub mod mapped_source;

@@ -14,6 +14,7 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use crate::engine::algorithms::{Algorithm, Card, Shuffle};
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::permutation::{
     FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
@@ -78,8 +79,7 @@ pub fn simulate_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Tally {
-    let all = 0..block_count(spec.trials);
-    simulate_blocks_from(spec, source, all, stop, progress).0
+    simulate_deals_from(spec, source, None, stop, progress).0
 }
 
 /// [`simulate_from`] restricted to the blocks `blocks` of the run (a shard: see
@@ -92,29 +92,67 @@ pub fn simulate_blocks_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> (Tally, BlockCoverage) {
+    let (tally, coverage, _) =
+        simulate_blocks_deals_from(spec, source, blocks, None, stop, progress);
+    (tally, coverage)
+}
+
+/// [`simulate_from`] that also feeds the shuffles, in trial order, to a deal-stream
+/// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
+pub fn simulate_deals_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    deals: Option<DealStreamOptions>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Tally, Option<DealStreamTally>) {
+    let all = 0..block_count(spec.trials);
+    let (tally, _, deals) = simulate_blocks_deals_from(spec, source, all, deals, stop, progress);
+    (tally, deals)
+}
+
+/// The blocks `blocks` of the run, their coverage, and the deal-stream accumulator of those
+/// blocks when `deals` is given.
+pub fn simulate_blocks_deals_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    blocks: Range<u64>,
+    deals: Option<DealStreamOptions>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (Tally, BlockCoverage, Option<DealStreamTally>) {
     struct Full<'a> {
         spec: &'a SimulationSpec,
         queue: &'a BlockQueue,
+        deals: Option<DealStreamOptions>,
         stop: &'a AtomicBool,
         progress: &'a mut dyn FnMut(u64),
     }
     impl SourcesVisitor for Full<'_> {
-        type Output = Tally;
-        fn visit<B: BlockSources>(self, sources: &B) -> Tally {
-            simulate_with(self.spec, sources, self.queue, self.stop, self.progress)
+        type Output = (Tally, Option<DealStreamTally>);
+        fn visit<B: BlockSources>(self, sources: &B) -> Self::Output {
+            simulate_with(
+                self.spec,
+                sources,
+                self.queue,
+                self.deals,
+                self.stop,
+                self.progress,
+            )
         }
     }
     let queue = BlockQueue::range(spec.trials, blocks);
-    let tally = dispatch(
+    let (tally, deals) = dispatch(
         source,
         Full {
             spec,
             queue: &queue,
+            deals,
             stop,
             progress,
         },
     );
-    (tally, queue.coverage())
+    (tally, queue.coverage(), deals)
 }
 
 /// Dispatch once on the algorithm, so that each worker loop is compiled for one algorithm.
@@ -128,15 +166,17 @@ fn simulate_with<B: BlockSources>(
     spec: &SimulationSpec,
     sources: &B,
     queue: &BlockQueue,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
-) -> Tally {
+) -> (Tally, Option<DealStreamTally>) {
     let shuffle = spec.shuffle;
     if shuffle.passes != 1 {
         return run_workers::<B, _>(
             spec,
             sources,
             queue,
+            deals,
             stop,
             progress,
             move |deck, scratch, source| shuffle.apply(deck, scratch, source),
@@ -147,7 +187,7 @@ fn simulate_with<B: BlockSources>(
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
                     let cut = shuffle.cut_probability;
-                    run_workers::<B, _>(spec, sources, queue, stop, progress, move |deck, scratch, source| {
+                    run_workers::<B, _>(spec, sources, queue, deals, stop, progress, move |deck, scratch, source| {
                         Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
                     })
                 })*
@@ -174,25 +214,26 @@ fn run_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
     queue: &BlockQueue,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
-) -> Tally
+) -> (Tally, Option<DealStreamTally>)
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     match spec.deck {
-        2 => run_sized::<B, S, 2>(spec, sources, queue, stop, progress, shuffle),
-        3 => run_sized::<B, S, 3>(spec, sources, queue, stop, progress, shuffle),
-        4 => run_sized::<B, S, 4>(spec, sources, queue, stop, progress, shuffle),
-        5 => run_sized::<B, S, 5>(spec, sources, queue, stop, progress, shuffle),
-        6 => run_sized::<B, S, 6>(spec, sources, queue, stop, progress, shuffle),
-        7 => run_sized::<B, S, 7>(spec, sources, queue, stop, progress, shuffle),
-        8 => run_sized::<B, S, 8>(spec, sources, queue, stop, progress, shuffle),
-        9 => run_sized::<B, S, 9>(spec, sources, queue, stop, progress, shuffle),
-        10 => run_sized::<B, S, 10>(spec, sources, queue, stop, progress, shuffle),
-        11 => run_sized::<B, S, 11>(spec, sources, queue, stop, progress, shuffle),
+        2 => run_sized::<B, S, 2>(spec, sources, queue, deals, stop, progress, shuffle),
+        3 => run_sized::<B, S, 3>(spec, sources, queue, deals, stop, progress, shuffle),
+        4 => run_sized::<B, S, 4>(spec, sources, queue, deals, stop, progress, shuffle),
+        5 => run_sized::<B, S, 5>(spec, sources, queue, deals, stop, progress, shuffle),
+        6 => run_sized::<B, S, 6>(spec, sources, queue, deals, stop, progress, shuffle),
+        7 => run_sized::<B, S, 7>(spec, sources, queue, deals, stop, progress, shuffle),
+        8 => run_sized::<B, S, 8>(spec, sources, queue, deals, stop, progress, shuffle),
+        9 => run_sized::<B, S, 9>(spec, sources, queue, deals, stop, progress, shuffle),
+        10 => run_sized::<B, S, 10>(spec, sources, queue, deals, stop, progress, shuffle),
+        11 => run_sized::<B, S, 11>(spec, sources, queue, deals, stop, progress, shuffle),
         n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
     }
 }
@@ -201,21 +242,29 @@ fn run_sized<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
     queue: &BlockQueue,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
-) -> Tally
+) -> (Tally, Option<DealStreamTally>)
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, queue, progress, &|| {
-        tally_blocks::<B, S, N>(spec, sources, queue, stop, &shuffle)
+        tally_blocks::<B, S, N>(spec, sources, deals, queue, stop, &shuffle)
     });
 
     let mut counts = vec![0u64; factorial(N) as usize];
     let mut trials = 0;
-    for partial in partial_tallies {
+    let mut stream: Option<DealStream> = None;
+    for mut partial in partial_tallies {
+        if let Some(part) = partial.stream.take() {
+            match &mut stream {
+                Some(total) => total.merge(part),
+                None => stream = Some(part),
+            }
+        }
         if let Some(wide) = partial.wide {
             for (total, count) in counts.iter_mut().zip(wide) {
                 *total += count;
@@ -226,11 +275,12 @@ where
         }
         trials += partial.trials;
     }
-    Tally {
+    let tally = Tally {
         deck: spec.deck,
         counts,
         trials,
-    }
+    };
+    (tally, stream.map(DealStream::finish))
 }
 
 /// The blocks of a run (or of a range of them), handed out one at a time to whichever worker
@@ -340,6 +390,8 @@ struct PartialTally {
     narrow: Vec<u32>,
     wide: Option<Vec<u64>>,
     trials: u64,
+    /// The worker's deal-stream accumulator, when asked for.
+    stream: Option<DealStream>,
 }
 
 /// Decks with more orderings than this have their counters prefetched: a tally of 8! `u32`
@@ -360,6 +412,7 @@ const PREFETCH_BATCH: usize = 16;
 fn tally_blocks<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
+    deals: Option<DealStreamOptions>,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
@@ -371,9 +424,11 @@ where
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
-        return unsafe { tally_blocks_with_popcnt::<B, S, N>(spec, sources, queue, stop, shuffle) };
+        return unsafe {
+            tally_blocks_with_popcnt::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
+        };
     }
-    tally_blocks_portable::<B, S, N>(spec, sources, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
 }
 
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
@@ -385,6 +440,7 @@ where
 unsafe fn tally_blocks_with_popcnt<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
+    deals: Option<DealStreamOptions>,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
@@ -393,13 +449,14 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    tally_blocks_portable::<B, S, N>(spec, sources, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
 }
 
 #[inline(always)]
 fn tally_blocks_portable<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
+    deals: Option<DealStreamOptions>,
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
@@ -417,7 +474,11 @@ where
     let mut tallied = 0;
     let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
     let chunk = spec.chunk_trials();
+    let mut stream = deals.map(DealStream::new);
     while let Some((block, length)) = queue.take(stop) {
+        if let Some(stream) = &mut stream {
+            stream.start_block(block);
+        }
         if in_narrow + length > u64::from(u32::MAX) {
             let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
             for (total, count) in wide.iter_mut().zip(narrow.iter_mut()) {
@@ -437,10 +498,18 @@ where
                     part,
                     &mut source,
                     &mut scratch,
+                    &mut stream,
                     shuffle,
                 );
             } else {
-                tally_block::<B, S, N>(&mut narrow, part, &mut source, &mut scratch, shuffle);
+                tally_block::<B, S, N>(
+                    &mut narrow,
+                    part,
+                    &mut source,
+                    &mut scratch,
+                    &mut stream,
+                    shuffle,
+                );
             }
             done += part;
             if done < length && stop.load(Ordering::Relaxed) {
@@ -449,12 +518,16 @@ where
         }
         in_narrow += done;
         tallied += done;
+        if let Some(stream) = &mut stream {
+            stream.end_block(done == length);
+        }
         queue.finished(block, length, done);
     }
     PartialTally {
         narrow,
         wide,
         trials: tallied,
+        stream,
     }
 }
 
@@ -465,6 +538,7 @@ fn tally_block<B, S, const N: usize>(
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
+    stream: &mut Option<DealStream>,
     shuffle: &S,
 ) where
     B: BlockSources,
@@ -479,6 +553,9 @@ fn tally_block<B, S, const N: usize>(
         }
         shuffle(&mut deck, scratch, source);
         count::<N>(counts, rank_array(&deck));
+        if let Some(stream) = stream {
+            stream.add(&deck);
+        }
     }
 }
 
@@ -505,6 +582,7 @@ fn tally_block_prefetched<B, S, const N: usize>(
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
+    stream: &mut Option<DealStream>,
     shuffle: &S,
 ) where
     B: BlockSources,
@@ -522,6 +600,9 @@ fn tally_block_prefetched<B, S, const N: usize>(
                 source.start_shuffle();
             }
             shuffle(&mut deck, scratch, source);
+            if let Some(stream) = stream.as_mut() {
+                stream.add(&deck);
+            }
             let rank = rank_array(&deck);
             prefetch(counts, rank);
             *slot = rank;

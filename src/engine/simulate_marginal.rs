@@ -10,6 +10,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::random_source::{BlockSources, RandomSource};
@@ -34,8 +35,7 @@ pub fn simulate_marginal_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> MarginalTally {
-    let all = 0..block_count(spec.trials);
-    simulate_marginal_blocks_from(spec, source, all, stop, progress).0
+    simulate_marginal_deals_from(spec, source, None, stop, progress).0
 }
 
 /// [`simulate_marginal_from`] restricted to the blocks `blocks` of the run (a shard: see
@@ -47,15 +47,46 @@ pub fn simulate_marginal_blocks_from(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> (MarginalTally, BlockCoverage) {
+    let (tally, coverage, _) =
+        simulate_marginal_blocks_deals_from(spec, source, blocks, None, stop, progress);
+    (tally, coverage)
+}
+
+/// [`simulate_marginal_from`] that also feeds the shuffles, in trial order, to a deal-stream
+/// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
+pub fn simulate_marginal_deals_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    deals: Option<DealStreamOptions>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (MarginalTally, Option<DealStreamTally>) {
+    let all = 0..block_count(spec.trials);
+    let (tally, _, deals) =
+        simulate_marginal_blocks_deals_from(spec, source, all, deals, stop, progress);
+    (tally, deals)
+}
+
+/// The blocks `blocks` of the run, their coverage, and the deal-stream accumulator of those
+/// blocks when `deals` is given.
+pub fn simulate_marginal_blocks_deals_from(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    blocks: Range<u64>,
+    deals: Option<DealStreamOptions>,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+) -> (MarginalTally, BlockCoverage, Option<DealStreamTally>) {
     struct Marginal<'a> {
         spec: &'a SimulationSpec,
         queue: &'a BlockQueue,
+        deals: Option<DealStreamOptions>,
         stop: &'a AtomicBool,
         progress: &'a mut dyn FnMut(u64),
     }
     impl SourcesVisitor for Marginal<'_> {
-        type Output = MarginalTally;
-        fn visit<B: BlockSources>(self, sources: &B) -> MarginalTally {
+        type Output = (MarginalTally, Option<DealStreamTally>);
+        fn visit<B: BlockSources>(self, sources: &B) -> Self::Output {
             // One match per shuffle is nothing next to the O(n) work of a large deck, so the
             // loop is not compiled once per algorithm.
             let shuffle = self.spec.shuffle;
@@ -63,6 +94,7 @@ pub fn simulate_marginal_blocks_from(
                 self.spec,
                 sources,
                 self.queue,
+                self.deals,
                 self.stop,
                 self.progress,
                 move |deck, scratch, source| shuffle.apply(deck, scratch, source),
@@ -70,26 +102,28 @@ pub fn simulate_marginal_blocks_from(
         }
     }
     let queue = BlockQueue::range(spec.trials, blocks);
-    let tally = dispatch(
+    let (tally, deals) = dispatch(
         source,
         Marginal {
             spec,
             queue: &queue,
+            deals,
             stop,
             progress,
         },
     );
-    (tally, queue.coverage())
+    (tally, queue.coverage(), deals)
 }
 
 fn marginal_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
     queue: &BlockQueue,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
-) -> MarginalTally
+) -> (MarginalTally, Option<DealStreamTally>)
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
@@ -100,9 +134,13 @@ where
         let mut deck = identity.clone();
         let mut scratch = identity.clone();
         let mut tally = MarginalTally::new(n);
+        let mut stream = deals.map(DealStream::new);
         let chunk = spec.chunk_trials();
         while let Some((block, length)) = queue.take(stop) {
             let mut source = sources.for_block(spec.seed, block);
+            if let Some(stream) = &mut stream {
+                stream.start_block(block);
+            }
             let mut done = 0;
             for trial in 1..=length {
                 deck.copy_from_slice(&identity);
@@ -111,23 +149,33 @@ where
                 }
                 shuffle(&mut deck, &mut scratch, &mut source);
                 tally.add(&deck);
+                if let Some(stream) = &mut stream {
+                    stream.add(&deck);
+                }
                 done = trial;
                 if trial.is_multiple_of(chunk) && trial < length && stop.load(Ordering::Relaxed) {
                     break;
                 }
             }
+            if let Some(stream) = &mut stream {
+                stream.end_block(done == length);
+            }
             queue.finished(block, length, done);
         }
-        tally
+        (tally, stream)
     };
-    let mut partials = run_reporting(spec.threads, queue, progress, &work).into_iter();
-    let mut total = partials
-        .next()
-        .unwrap_or_else(|| MarginalTally::new(spec.deck));
-    for partial in partials {
+    let mut total = MarginalTally::new(spec.deck);
+    let mut streams: Option<DealStream> = None;
+    for (partial, stream) in run_reporting(spec.threads, queue, progress, &work) {
         total.merge(&partial);
+        if let Some(part) = stream {
+            match &mut streams {
+                Some(whole) => whole.merge(part),
+                None => streams = Some(part),
+            }
+        }
     }
-    total
+    (total, streams.map(DealStream::finish))
 }
 
 #[cfg(test)]

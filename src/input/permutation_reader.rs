@@ -45,6 +45,7 @@ use serde::Serialize;
 use super::cards::CardNames;
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
@@ -145,6 +146,17 @@ pub struct ReaderOptions {
     pub cards: Option<CardNames>,
     /// `--game poker`: classify each five-card deal as a poker hand.
     pub poker: bool,
+    /// Feed every permutation, in line order, to a deal-stream accumulator too (the repeated
+    /// decks and serial tests); None: do not.
+    pub deals: Option<DealsRequest>,
+}
+
+/// What the reader's deal-stream accumulator keeps ([`crate::engine::deal_stream`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DealsRequest {
+    /// Most deals whose fingerprints are kept for the repeated-decks test (beyond it, the test
+    /// is skipped and the report says why).
+    pub fingerprint_limit: u64,
 }
 
 impl ReaderOptions {
@@ -282,6 +294,8 @@ pub struct InputTally {
     pub sources: Vec<String>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
+    /// The deal-stream counts, in line order (when [`ReaderOptions::deals`] asked for them).
+    pub deals: Option<DealStreamTally>,
 }
 
 /// A failure that stops the reading: `location: problem`.
@@ -677,6 +691,8 @@ struct Reader<'a> {
     lines: u64,
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
+    /// The deal-stream accumulator, once the deck size is known (when asked for).
+    deals: Option<DealStream>,
 }
 
 /// What one valid line holds.
@@ -716,6 +732,15 @@ impl<'a> Reader<'a> {
             lines: 0,
             invalid: 0,
             invalid_examples: Vec::new(),
+            deals: deck.and_then(|n| deal_stream_for(options, n)),
+        }
+    }
+
+    /// The hook of the deal-stream tests: the permutation just tallied, in line order.
+    #[inline(always)]
+    fn deal(deals: &mut Option<DealStream>, deck: &[Card]) {
+        if let Some(deals) = deals {
+            deals.add(deck);
         }
     }
 
@@ -750,6 +775,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 counts[rank(&deck[..n])] += 1;
+                Self::deal(&mut self.deals, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
@@ -757,6 +783,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 tally.add(&self.cards[..n]);
+                Self::deal(&mut self.deals, &self.cards[..n]);
             }
             InputCounts::Deal(tally) => {
                 let count = tally.deal;
@@ -883,6 +910,7 @@ impl<'a> Reader<'a> {
                 }
                 self.deck = Some(found);
                 self.counts = Some(self.options.empty_counts(found));
+                self.deals = deal_stream_for(self.options, found);
                 found
             }
         };
@@ -1105,6 +1133,7 @@ impl<'a> Reader<'a> {
                     .as_mut()
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..count]);
+                Self::deal(&mut self.deals, &self.cards[..count]);
                 self.permutations += 1;
                 Ok(())
             }
@@ -1398,7 +1427,31 @@ pub fn read_permutations(
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
+        deals: reader.deals.map(DealStream::finish),
     })
+}
+
+/// The deal-stream accumulator for decks of `deck` cards, when `options` asks for one: whole
+/// decks; in full mode the repeated decks come from the tally and the compositions are counted.
+pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<DealStream> {
+    // Dealt hands (`--deal K`) have tests of their own; the stream tests read whole decks.
+    if options.deal.is_some() {
+        return None;
+    }
+    let request = options.deals?;
+    let full = options.mode_for(deck) == TallyMode::Full;
+    Some(DealStream::new(DealStreamOptions {
+        deck,
+        dealt: deck,
+        repeats: if full {
+            RepeatSource::FullTally
+        } else {
+            RepeatSource::Fingerprints {
+                limit: request.fingerprint_limit,
+            }
+        },
+        compositions: full,
+    }))
 }
 
 #[cfg(test)]

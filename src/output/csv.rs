@@ -232,7 +232,18 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         "shuffles_per_second",
         "passes",
         "cut_probability",
+        "consecutive_pairs",
+        "distinct_decks",
+        "repeated_pairs",
+        "expected_repeated_pairs",
+        "reachable_estimate",
+        "reachable_low",
+        "reachable_high",
+        "serial_matches_mean",
     ])?;
+    let deals = run.deal_stream.as_ref();
+    let repeats = deals.map(|d| &d.repeats);
+    let reachable = repeats.and_then(|r| r.reachable);
     writer.write_record([
         run.header.algorithm.unwrap_or_default().to_string(),
         run.header.deck.to_string(),
@@ -273,6 +284,14 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.shuffles_per_second.to_string(),
         opt(run.header.passes),
         opt(run.header.cut_probability),
+        opt(deals.map(|d| d.pairs)),
+        opt(repeats.and_then(|r| r.distinct)),
+        opt(repeats.and_then(|r| r.repeated_pairs)),
+        opt(repeats.and_then(|r| r.expected_pairs)),
+        opt(reachable.and_then(|r| r.estimate)),
+        opt(reachable.map(|r| r.low)),
+        opt(reachable.and_then(|r| r.high)),
+        opt(deals.map(|d| d.matches.mean_observed)),
     ])?;
     Ok(())
 }

@@ -9,6 +9,8 @@ use std::io::{self, Write};
 use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
+use crate::analysis::TestMethod;
+use crate::analysis::deal_stream::CollisionLaw;
 use crate::analysis::decision::format_p;
 use crate::analysis::figures::mean;
 use crate::engine::algorithms::shuffle_label;
@@ -17,7 +19,8 @@ use crate::input::permutation_reader::Numbering;
 use crate::report::comparison::CompareReport;
 use crate::report::mixing::MixingReport;
 use crate::report::run::{
-    Against, DealPart, FullPart, ModePart, PermutationRow, PokerPart, RunReport, StatisticResult,
+    Against, DealPart, DealStreamReport, FullPart, ModePart, PermutationRow, PokerPart, RunReport,
+    StatisticResult,
 };
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
@@ -186,6 +189,10 @@ impl TableExporter {
         }
         doc.blank();
         tests_section(run, algorithm, &mut doc);
+        if let Some(deals) = &run.deal_stream {
+            doc.blank();
+            deal_stream_section(deals, &mut doc);
+        }
         match &run.part {
             ModePart::Marginal(_) => marginal_sections(run, &mut doc),
             ModePart::Deal(deal) => deal_sections(run, deal, &mut doc),
@@ -297,12 +304,19 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         }
         tests.add_row(vec![
             test.name.clone(),
-            if test.method.is_binomial() {
+            if test.method.is_count() {
                 format!("{} seen", group(test.statistic as u64))
             } else {
                 statistic_text(test.statistic)
             },
-            test.df.map_or("binom.".to_string(), |df| group(df as u64)),
+            test.df.map_or_else(
+                || match test.method {
+                    TestMethod::PoissonTwoSided => "Poisson".to_string(),
+                    TestMethod::NormalOccupancy => "normal".to_string(),
+                    _ => "binom.".to_string(),
+                },
+                |df| group(df as u64),
+            ),
             format_p(test.log10_p_value),
             format_p(test.log10_adjusted_p_value),
             if test.rejected { "REJECTED" } else { "ok" }.to_string(),
@@ -333,6 +347,138 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         if let Some(note) = &test.note {
             doc.text(format!("  {}: {note}", test.name), "    ");
         }
+    }
+}
+
+/// The tests of the stream of deals: what was counted, the reachable decks, the matches'
+/// histogram, the slot tables, and the tests not run with their reasons.
+fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) {
+    let noun = if deals.dealt == deals.deck {
+        "deck"
+    } else {
+        "deal"
+    };
+    doc.heading(format!(
+        "Deals in sequence: {} in {}, {} consecutive pairs",
+        plural(deals.deals, noun),
+        deals.order,
+        group(deals.pairs)
+    ));
+    let repeats = &deals.repeats;
+    if let (Some(pairs), Some(distinct)) = (repeats.repeated_pairs, repeats.distinct) {
+        let law = match (repeats.expected_pairs, repeats.law) {
+            (Some(expected), Some(law)) => format!(
+                " (expected {} under the hypothesis; {} law{})",
+                small_number(expected),
+                match law {
+                    CollisionLaw::Poisson => "Poisson",
+                    CollisionLaw::NormalOccupancy => "occupancy, normal",
+                },
+                repeats
+                    .poisson_error_bound
+                    .filter(|_| law == CollisionLaw::Poisson)
+                    .map_or(String::new(), |bound| format!(
+                        ", error ≤ {}",
+                        small_number(bound)
+                    ))
+            ),
+            _ => String::new(),
+        };
+        doc.text(
+            format!(
+                "repeated {noun}s: {} of identical {noun}s, {} distinct{law}",
+                plural(pairs, "pair"),
+                group(distinct)
+            ),
+            "  ",
+        );
+        if let Some(summary) = &repeats.reachable_summary {
+            doc.text(format!("  {summary}"), "    ");
+        }
+    }
+    let matches = &deals.matches;
+    doc.text(
+        format!(
+            "serial matches: {:.4} slots on average show the same card in consecutive deals              ({:.4} expected)",
+            matches.mean_observed, matches.mean_expected
+        ),
+        "  ",
+    );
+    let mut histogram = new_table(&["same slots", "pairs", "expected"]);
+    let shown = matches
+        .observed
+        .iter()
+        .rposition(|&c| c > 0)
+        .into_iter()
+        .chain(
+            matches
+                .expected
+                .iter()
+                .rposition(|&p| p * deals.pairs as f64 >= 0.5),
+        )
+        .max()
+        .map_or(0, |last| last + 1);
+    for (m, (&observed, &p)) in matches.observed.iter().zip(&matches.expected).enumerate() {
+        if m < shown {
+            histogram.add_row(vec![
+                m.to_string(),
+                group(observed),
+                format!("{:.1}", p * deals.pairs as f64),
+            ]);
+        }
+    }
+    align_right_from(&mut histogram, 0);
+    doc.table(histogram);
+    if let Some(worst) = deals
+        .slots
+        .tables
+        .iter()
+        .min_by(|a, b| a.log10_p_value.total_cmp(&b.log10_p_value))
+    {
+        let smallest = deals
+            .slots
+            .tables
+            .iter()
+            .map(|t| t.min_expected)
+            .fold(f64::INFINITY, f64::min);
+        doc.text(
+            format!(
+                "serial slots: one {0}×{0} table per slot (card groups), independence χ²;                  smallest p {1} at slot {2} (χ² {3}, df {4}); smallest expected count {5:.1}",
+                deals.slots.groups,
+                format_p(worst.log10_p_value),
+                worst.slot,
+                statistic_text(worst.statistic),
+                group(worst.df as u64),
+                smallest
+            ),
+            "  ",
+        );
+    }
+    if let Some(compositions) = &deals.compositions {
+        doc.text(
+            format!(
+                "serial compositions: {} of the {} orderings never seen as σ(t+1)∘σ(t)⁻¹                  ({:.1} expected each)",
+                group(compositions.never_seen),
+                group(compositions.orderings),
+                compositions.expected_per_ordering
+            ),
+            "  ",
+        );
+    }
+    for skipped in &deals.not_run {
+        doc.text(
+            format!("not run: {}: {}", skipped.test, skipped.reason),
+            "    ",
+        );
+    }
+}
+
+/// A figure that may be tiny: `0.0312`, `5.6e-58`.
+fn small_number(value: f64) -> String {
+    if value == 0.0 || value >= 1e-3 {
+        format!("{value:.4}")
+    } else {
+        format!("{value:.1e}")
     }
 }
 

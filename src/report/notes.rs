@@ -90,6 +90,9 @@ pub enum Note {
         /// Cards.
         deck: usize,
     },
+    /// A merged report: the deal-stream tests need the deals in order, which tally files do
+    /// not keep.
+    NoDealStream,
     /// Against the model, parts the model gives no law for were not tested.
     LeftOut {
         /// Those parts, e.g. `the positions`, `cycles`.
@@ -173,6 +176,10 @@ impl fmt::Display for Note {
                     ),
                 }
             }
+            Note::NoDealStream => f.write_str(
+                "the tests of the stream of deals (repeated decks, serial tests) are not run on \
+                 merged tallies: a tally file keeps the counts, not the order of the deals",
+            ),
             Note::LeftOut { parts } => write!(
                 f,
                 "against the model, {} could not be tested: the model gives no law for them",

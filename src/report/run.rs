@@ -21,10 +21,14 @@ pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
 pub use deal::{DealTheory, build_deal_report};
-pub use full::build_run_report;
-pub use marginal::build_marginal_report;
+pub use deal_stream::{
+    CompositionsReport, DealStreamReport, MatchesReport, NotRun, RepeatsReport, SlotsReport,
+};
+pub use full::{build_run_report, build_run_report_with_deals};
+pub use marginal::{build_marginal_report, build_marginal_report_with_deals};
 
 mod deal;
+mod deal_stream;
 mod full;
 mod marginal;
 
@@ -222,6 +226,8 @@ pub struct RunReport {
     pub positions: Positions,
     /// What only the tally's mode has.
     pub part: ModePart,
+    /// The tests of the stream of deals and their figures (null with `--no-deal-tests`).
+    pub deal_stream: Option<DealStreamReport>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -475,7 +481,7 @@ impl Serialize for RunReport {
         let skip_cut = h.cut_probability.is_none();
         let deal = self.deal();
         let fields =
-            46 - usize::from(skip_passes) - usize::from(skip_cut) + usize::from(deal.is_some());
+            47 - usize::from(skip_passes) - usize::from(skip_cut) + usize::from(deal.is_some());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -550,6 +556,7 @@ impl Serialize for RunReport {
             None => s.serialize_field("permutations", no_rows)?,
         }
         s.serialize_field("statistics", self.statistics())?;
+        s.serialize_field("deal_stream", &self.deal_stream)?;
         // Only deal reports have it, so the JSON of the other modes is unchanged.
         if let Some(deal) = deal {
             s.serialize_field("deal", deal)?;
@@ -775,6 +782,7 @@ struct Common {
     identity: Identity,
     model: ModelSummary,
     positions: Positions,
+    deal_stream: Option<DealStreamReport>,
 }
 
 impl Common {
@@ -792,6 +800,7 @@ impl Common {
             model: self.model,
             positions: self.positions,
             part,
+            deal_stream: self.deal_stream,
         }
     }
 }
@@ -968,7 +977,7 @@ mod tests {
 
     /// The JSON field order of every run report (passes and cut_probability are left out when
     /// 1 and absent).
-    const FIELDS: [&str; 37] = [
+    const FIELDS: [&str; 38] = [
         "tool",
         "version",
         "command",
@@ -1006,6 +1015,7 @@ mod tests {
         "least_frequent",
         "permutations",
         "statistics",
+        "deal_stream",
     ];
 
     #[test]

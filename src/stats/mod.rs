@@ -11,6 +11,7 @@
 pub mod binomial;
 pub mod chi_square;
 pub mod holm;
+pub mod poisson;
 pub mod power;
 pub mod probability;
 pub mod pvalue;

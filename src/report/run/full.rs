@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::deal_stream::deal_stream_part;
 use super::{
     Against, Common, FullPart, Identity, ModePart, PermutationTable, RunFacts, RunReport,
     position_drafts, positions,
@@ -12,6 +13,7 @@ use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::identity::identity_test;
 use crate::analysis::power::power_summary;
 use crate::analysis::{Draft, ratio};
+use crate::engine::deal_stream::DealStreamTally;
 use crate::engine::permutation::factorial;
 use crate::engine::simulate::Tally;
 use crate::report::notes::{MAX_LISTED_DECK, Note, Warning};
@@ -27,6 +29,17 @@ pub fn build_run_report(
     facts: &RunFacts,
     tally: Tally,
     law: Option<Result<Arc<Law>, ExactError>>,
+) -> RunReport {
+    build_run_report_with_deals(facts, tally, law, None)
+}
+
+/// [`build_run_report`] with the tests of the stream of deals: the repeated decks (from the
+/// ordering counts), serial matches, slots and compositions join the family.
+pub fn build_run_report_with_deals(
+    facts: &RunFacts,
+    tally: Tally,
+    law: Option<Result<Arc<Law>, ExactError>>,
+    deals: Option<DealStreamTally>,
 ) -> RunReport {
     let n = tally.deck;
     let trials = tally.trials;
@@ -46,6 +59,12 @@ pub fn build_run_report(
     ));
     let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
     drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
+    let deal_stream = deals.map(|deals| {
+        let (part, deal_drafts) =
+            deal_stream_part(facts, deals, Some(&counts), hypothesis.map(|law| &**law));
+        drafts.extend(deal_drafts);
+        part
+    });
     let family_size = drafts.len();
 
     let part = full_part(facts, n, &counts, model, trials);
@@ -64,6 +83,7 @@ pub fn build_run_report(
         },
         model: power_summary(law.as_ref(), Some(trials), facts.alpha, family_size),
         positions: positions(position_counts, trials, theory_matrix),
+        deal_stream,
     };
     common.into_report(facts, ModePart::Full(part))
 }

@@ -1,6 +1,7 @@
 //! The run report of a marginal tally: the positions, the identity and the permutation
 //! statistics, each tested against uniform or against what the theory knows of the algorithm.
 
+use super::deal_stream::deal_stream_part;
 use super::{
     Against, Common, Identity, MarginalPart, MarginalTheory, ModePart, RunFacts, RunReport,
     StatisticResult, position_drafts, positions,
@@ -11,6 +12,7 @@ use crate::analysis::identity::{identity_test, uniform_ordering_probability};
 use crate::analysis::power::power_summary;
 use crate::analysis::test_note::TestNote;
 use crate::analysis::{Draft, plain, ratio};
+use crate::engine::deal_stream::DealStreamTally;
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::factorial;
 use crate::report::notes::{MarginalLaws, Note, Warning};
@@ -30,6 +32,17 @@ pub fn build_marginal_report(
     facts: &RunFacts,
     tally: MarginalTally,
     theory: MarginalTheory,
+) -> RunReport {
+    build_marginal_report_with_deals(facts, tally, theory, None)
+}
+
+/// [`build_marginal_report`] with the tests of the stream of deals: the repeated decks (from
+/// the deals' fingerprints), serial matches and slots join the family.
+pub fn build_marginal_report_with_deals(
+    facts: &RunFacts,
+    tally: MarginalTally,
+    theory: MarginalTheory,
+    deals: Option<DealStreamTally>,
 ) -> RunReport {
     let n = tally.deck;
     let trials = tally.trials;
@@ -63,6 +76,11 @@ pub fn build_marginal_report(
         statistics.push(result);
         drafts.push(draft);
     }
+    let deal_stream = deals.map(|deals| {
+        let (part, deal_drafts) = deal_stream_part(facts, deals, None, None);
+        drafts.extend(deal_drafts);
+        part
+    });
     if drafts.is_empty() {
         drafts.push(Draft::nothing_to_test(TestNote::NoLawToTest));
     }
@@ -83,6 +101,7 @@ pub fn build_marginal_report(
         },
         model: power_summary(None, Some(trials), facts.alpha, 1),
         positions: positions(position_counts, trials, theory.positions),
+        deal_stream,
     };
     common.into_report(facts, ModePart::Marginal(MarginalPart { statistics }))
 }

@@ -1,0 +1,432 @@
+//! The part of a run or check report about the stream of deals: the repeated-decks test with
+//! its estimate of the reachable decks, and the serial tests between consecutive deals (see
+//! [`crate::analysis::deal_stream`] for each test's law and source). The tests join the family;
+//! this part holds the figures the exporters show beside them, and says which test was not run
+//! and why.
+
+use serde::Serialize;
+
+use super::{Against, RunFacts};
+use crate::analysis::Draft;
+use crate::analysis::deal_stream::{
+    CollisionLaw, CollisionNotRun, CollisionNull, DealShape, ReachableEstimate, RepeatCounts,
+    SlotIndependence, collision_test, matches_law, pooled_groups, reachable_estimate,
+    serial_compositions_test, serial_matches_test, serial_slots_test, slot_independence,
+};
+use crate::analysis::figures::observed_mean;
+use crate::engine::deal_stream::{
+    BYTES_PER_DEAL, DealStreamTally, MAX_COMPOSITION_DECK, Repeats, RepeatsSkipped,
+};
+use crate::theory::exact::Law;
+
+/// The deal-stream part of a report.
+#[derive(Debug, Clone, Serialize)]
+pub struct DealStreamReport {
+    /// Which deals count as consecutive: line order (`check`), or trial order with the blocks
+    /// of a run joined at their seams (`run`, the same whatever the threads).
+    pub order: &'static str,
+    /// Deals in the stream.
+    pub deals: u64,
+    /// Consecutive pairs (deal t, deal t+1) counted.
+    pub pairs: u64,
+    /// Cards in the deck.
+    pub deck: usize,
+    /// Cards per deal (the whole deck here).
+    pub dealt: usize,
+    /// The repeated-decks test.
+    pub repeats: RepeatsReport,
+    /// Serial (a): matching slots between consecutive deals.
+    pub matches: MatchesReport,
+    /// Serial (b): independence of the card at each slot in consecutive deals.
+    pub slots: SlotsReport,
+    /// Serial (c): the compositions σ_{t+1}∘σ_t⁻¹ (full mode only; null otherwise).
+    pub compositions: Option<CompositionsReport>,
+    /// The deal-stream tests not in the family, each with the reason.
+    pub not_run: Vec<NotRun>,
+}
+
+/// A deal-stream test left out of the family, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct NotRun {
+    /// The test's name.
+    pub test: String,
+    /// Why it was not run.
+    pub reason: String,
+}
+
+/// The repeated-decks (collision) test's figures.
+#[derive(Debug, Clone, Serialize)]
+pub struct RepeatsReport {
+    /// Bytes kept per deal to count repeats (0 when they come from the full tally).
+    pub bytes_per_deal: u64,
+    /// Distinct decks among the deals (null when not counted).
+    pub distinct: Option<u64>,
+    /// Pairs of identical decks, Σ C(c, 2) over the decks seen c times (null when not counted).
+    pub repeated_pairs: Option<u64>,
+    /// Their expectation under the hypothesis, C(N,2)·Σp² (C(N,2)/M for uniform).
+    pub expected_pairs: Option<f64>,
+    /// `poisson` or `normal-occupancy` (null when not tested).
+    pub law: Option<CollisionLaw>,
+    /// The Chen–Stein bound on the Poisson law's error (null when not tested).
+    pub poisson_error_bound: Option<f64>,
+    /// The estimate of the number of distinct decks the source reaches (null when not
+    /// counted).
+    pub reachable: Option<ReachableEstimate>,
+    /// That estimate in words.
+    pub reachable_summary: Option<String>,
+}
+
+/// Serial (a): the histogram of matching slots.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchesReport {
+    /// `observed[m]`: consecutive pairs with m slots showing the same card.
+    pub observed: Vec<u64>,
+    /// The law of m under independent uniform deals (rencontres for whole decks).
+    pub expected: Vec<f64>,
+    /// Mean of the observed m.
+    pub mean_observed: f64,
+    /// Mean under the law (K/n: 1 for whole decks).
+    pub mean_expected: f64,
+}
+
+/// Serial (b): one independence test per slot.
+#[derive(Debug, Clone, Serialize)]
+pub struct SlotsReport {
+    /// Card groups of each table after pooling (cards per group ≈ n/groups).
+    pub groups: usize,
+    /// One test per slot.
+    pub tables: Vec<SlotIndependence>,
+}
+
+/// Serial (c): the compositions' counts.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompositionsReport {
+    /// n!, the cells.
+    pub orderings: u64,
+    /// Compositions never seen.
+    pub never_seen: u64,
+    /// Expected count per composition under uniform: pairs/n!.
+    pub expected_per_ordering: f64,
+}
+
+/// The deal-stream part and its tests for the family. `counts` are a full tally's counts
+/// (the repeats are computed from them), `law` the exact law when the hypothesis is the model
+/// in full mode.
+pub(super) fn deal_stream_part(
+    facts: &RunFacts,
+    tally: DealStreamTally,
+    counts: Option<&[u64]>,
+    law: Option<&Law>,
+) -> (DealStreamReport, Vec<Draft>) {
+    let shape = DealShape {
+        deck: tally.deck,
+        dealt: tally.dealt,
+    };
+    let against_model = facts.against == Against::Model;
+    let mut drafts = Vec::new();
+    let mut not_run = Vec::new();
+    let repeats_name = format!("repeated {}s", shape.noun());
+
+    // Repeated decks.
+    let counted = match tally.repeats {
+        Repeats::FromTally => counts.map(RepeatCounts::from_counts),
+        Repeats::Counted {
+            distinct,
+            repeated_pairs,
+        } => Some(RepeatCounts {
+            deals: tally.deals,
+            distinct,
+            repeated_pairs,
+        }),
+        Repeats::Skipped(RepeatsSkipped::Memory { limit, deals }) => {
+            not_run.push(NotRun {
+                test: repeats_name.clone(),
+                reason: format!(
+                    "skipped: {deals} deals would need {} MiB of fingerprints ({BYTES_PER_DEAL} \
+                     bytes a deal), over the limit of {limit} deals (a quarter of the memory \
+                     available); {}",
+                    (deals * BYTES_PER_DEAL).div_ceil(1 << 20),
+                    match facts.origin {
+                        super::Origin::Simulation { .. } => "run at most that many trials",
+                        super::Origin::Input(_) => "check fewer deals at a time",
+                    }
+                ),
+            });
+            None
+        }
+        Repeats::Skipped(RepeatsSkipped::Off) => None,
+    };
+    let null = match (against_model, law) {
+        (false, _) => Some(CollisionNull::Uniform),
+        (true, Some(law)) => {
+            let (s2, s3) = law
+                .probabilities
+                .iter()
+                .fold((0.0, 0.0), |(s2, s3), &p| (s2 + p * p, s3 + p * p * p));
+            Some(CollisionNull::Law {
+                sum_p2: s2,
+                sum_p3: s3,
+            })
+        }
+        (true, None) => None,
+    };
+    let mut repeats = RepeatsReport {
+        bytes_per_deal: match tally.repeats {
+            Repeats::Counted { .. } => BYTES_PER_DEAL,
+            _ => 0,
+        },
+        distinct: counted.map(|c| c.distinct),
+        repeated_pairs: counted.map(|c| c.repeated_pairs),
+        expected_pairs: None,
+        law: None,
+        poisson_error_bound: None,
+        reachable: None,
+        reachable_summary: None,
+    };
+    if let Some(counted) = counted {
+        let estimate = reachable_estimate(counted);
+        repeats.reachable_summary = Some(reachable_words(&estimate, shape.noun()));
+        repeats.reachable = Some(estimate);
+        match null {
+            None => not_run.push(NotRun {
+                test: repeats_name.clone(),
+                reason: "against the model: the model's law of whole decks is not known in \
+                         marginal mode"
+                    .to_string(),
+            }),
+            Some(null) => match collision_test(&repeats_name, shape, counted, null) {
+                Ok(outcome) => {
+                    repeats.expected_pairs = Some(outcome.expected_pairs);
+                    repeats.law = Some(outcome.law);
+                    repeats.poisson_error_bound = Some(outcome.poisson_error_bound);
+                    drafts.push(outcome.draft);
+                }
+                Err(CollisionNotRun::NoLawAtThisSize { bound }) => not_run.push(NotRun {
+                    test: repeats_name.clone(),
+                    reason: format!(
+                        "against the model at this size the Poisson law is not close enough \
+                         (Chen–Stein bound {bound:.3} > 0.01); the permutations test covers \
+                         the counts"
+                    ),
+                }),
+                Err(CollisionNotRun::Saturated {
+                    expected_distinct,
+                    sd,
+                }) => not_run.push(NotRun {
+                    test: repeats_name.clone(),
+                    reason: format!(
+                        "every {} is expected to have been seen (expected distinct \
+                         {expected_distinct:.1}, sd {sd:.2}): nothing to add to the permutations \
+                         test",
+                        shape.noun()
+                    ),
+                }),
+            },
+        }
+    }
+
+    // Serial (a) and (c): their laws are those of independent uniform deals.
+    let law_a = matches_law(shape.deck, shape.dealt);
+    let dependent = "against a non-uniform law the compositions of consecutive pairs share a \
+                     deal and are dependent, so their counts have no χ² law; serial slots tests \
+                     independence under any law";
+    if against_model {
+        not_run.push(NotRun {
+            test: "serial matches".to_string(),
+            reason: dependent.to_string(),
+        });
+    } else {
+        drafts.push(serial_matches_test(&tally.matches, &law_a, tally.pairs));
+    }
+
+    // Serial (b).
+    let groups = pooled_groups(tally.groups, tally.pairs);
+    let tables: Vec<SlotIndependence> = if groups >= 2 {
+        let size = tally.groups;
+        tally
+            .slots
+            .chunks(size * size)
+            .enumerate()
+            .map(|(slot, table)| slot_independence(slot, table, size, groups))
+            .collect()
+    } else {
+        not_run.push(NotRun {
+            test: "serial slots".to_string(),
+            reason: format!(
+                "{} consecutive pairs are too few for a 2×2 table expected 10 times a cell \
+                 (40 needed)",
+                tally.pairs
+            ),
+        });
+        Vec::new()
+    };
+    if !tables.is_empty() {
+        drafts.push(serial_slots_test(&tables));
+    }
+
+    // Serial (c).
+    if tally.compositions.is_none() && counts.is_some() && shape.deck > MAX_COMPOSITION_DECK {
+        not_run.push(NotRun {
+            test: "serial compositions".to_string(),
+            reason: format!(
+                "counted up to {MAX_COMPOSITION_DECK} cards only ({} cells a thread would \
+                 double the memory of the run)",
+                crate::engine::permutation::factorial(shape.deck)
+            ),
+        });
+    }
+    let compositions = tally
+        .compositions
+        .as_ref()
+        .map(|counts| CompositionsReport {
+            orderings: counts.len() as u64,
+            never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
+            expected_per_ordering: tally.pairs as f64 / counts.len() as f64,
+        });
+    if let Some(counts) = &tally.compositions {
+        if against_model {
+            not_run.push(NotRun {
+                test: "serial compositions".to_string(),
+                reason: dependent.to_string(),
+            });
+        } else {
+            drafts.push(serial_compositions_test(counts, tally.pairs));
+        }
+    }
+
+    let report = DealStreamReport {
+        order: match facts.origin {
+            super::Origin::Simulation { .. } => {
+                "trial order (the blocks of the run joined at their seams; the same whatever \
+                 the threads)"
+            }
+            super::Origin::Input(_) => "line order",
+        },
+        deals: tally.deals,
+        pairs: tally.pairs,
+        deck: tally.deck,
+        dealt: tally.dealt,
+        repeats,
+        matches: MatchesReport {
+            mean_observed: observed_mean(&tally.matches, tally.pairs),
+            mean_expected: shape.dealt as f64 / shape.deck as f64,
+            observed: tally.matches,
+            expected: law_a.probabilities,
+        },
+        slots: SlotsReport { groups, tables },
+        compositions,
+        not_run,
+    };
+    (report, drafts)
+}
+
+/// A large count as `4.3·10^9`, a small one in full.
+pub fn sci(value: f64) -> String {
+    if value < 1e6 {
+        format!("{value:.0}")
+    } else {
+        let exponent = value.log10().floor();
+        let mantissa = value / 10f64.powf(exponent);
+        // 9.96 would print as 10.0: carry it.
+        if format!("{mantissa:.1}") == "10.0" {
+            format!("1.0·10^{}", exponent + 1.0)
+        } else {
+            format!("{mantissa:.1}·10^{exponent}")
+        }
+    }
+}
+
+/// "about 4.5·10^9 distinct decks (95% interval 2.4·10^9 – 9.4·10^9): consistent with a
+/// 32- to 33-bit seed", or the lower bound when nothing repeated.
+pub fn reachable_words(estimate: &ReachableEstimate, noun: &str) -> String {
+    match (estimate.estimate, estimate.high) {
+        (Some(value), Some(high)) => {
+            let seed = match estimate.seed_bits {
+                Some([a, b]) if a == b => format!(": consistent with a {a}-bit seed"),
+                Some([a, b]) => format!(": consistent with a seed of {a} to {b} bits"),
+                None => String::new(),
+            };
+            format!(
+                "about {} distinct {noun}s reachable (95% interval {} – {}){seed}",
+                sci(value),
+                sci(estimate.low),
+                sci(high)
+            )
+        }
+        _ => format!(
+            "no {noun} repeated: at least {} distinct {noun}s reachable (95% lower bound)",
+            sci(estimate.low)
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::mapped_source::SourceSpec;
+    use crate::engine::random_source::RngKind;
+    use crate::report::run::Origin;
+
+    fn facts() -> RunFacts {
+        RunFacts {
+            command: "run",
+            shuffle: None,
+            origin: Origin::Simulation {
+                seed: 1,
+                source: SourceSpec::chacha(RngKind::Chacha8),
+                threads: 1,
+            },
+            trials_requested: 3,
+            elapsed_seconds: 1.0,
+            interrupted: false,
+            alpha: 0.01,
+            against: Against::Uniform,
+            all_orderings: false,
+        }
+    }
+
+    #[test]
+    fn repeats_skipped_for_memory_are_reported_with_the_reason() {
+        let tally = DealStreamTally {
+            deck: 52,
+            dealt: 52,
+            deals: 3_000_000,
+            pairs: 2_999_999,
+            repeats: Repeats::Skipped(RepeatsSkipped::Memory {
+                limit: 1_000_000,
+                deals: 3_000_000,
+            }),
+            matches: vec![0; 53],
+            groups: 52,
+            slots: vec![0; 52 * 52 * 52],
+            compositions: None,
+        };
+        let (report, drafts) = deal_stream_part(&facts(), tally, None, None);
+        assert!(drafts.iter().all(|d| d.name != "repeated decks"));
+        assert_eq!(report.repeats.repeated_pairs, None);
+        let skipped = &report.not_run[0];
+        assert_eq!(skipped.test, "repeated decks");
+        assert_eq!(
+            skipped.reason,
+            "skipped: 3000000 deals would need 46 MiB of fingerprints (16 bytes a deal), over \
+             the limit of 1000000 deals (a quarter of the memory available); run at most that \
+             many trials"
+        );
+    }
+
+    #[test]
+    fn reachable_decks_read_in_words() {
+        let estimate = reachable_estimate(RepeatCounts {
+            deals: 300_000,
+            distinct: 299_990,
+            repeated_pairs: 10,
+        });
+        assert_eq!(
+            reachable_words(&estimate, "deck"),
+            "about 4.5·10^9 distinct decks reachable (95% interval 2.4·10^9 – 9.4·10^9): \
+             consistent with a seed of 32 to 33 bits"
+        );
+        assert_eq!(sci(999_999.0), "999999");
+        assert_eq!(sci(9.96e9), "1.0·10^10");
+    }
+}

@@ -1,0 +1,342 @@
+//! The tests of a stream of deals through the binary: repeated decks and the serial tests, in
+//! `run` and `check`, full and marginal modes, in every format.
+//!
+//! Thresholds are derived in the comments; every run has a fixed seed, so a test that passes
+//! passes every time.
+
+mod common;
+
+use common::shuffle_bias;
+use serde_json::Value;
+
+/// The JSON report of `args`, whatever the exit code.
+fn json(args: &[&str]) -> Value {
+    let output = shuffle_bias()
+        .args(args)
+        .args(["-q", "--format", "json"])
+        .output()
+        .unwrap();
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+/// The test of that name in a JSON report.
+fn test<'a>(report: &'a Value, name: &str) -> &'a Value {
+    report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == name)
+        .unwrap_or_else(|| panic!("no test {name}"))
+}
+
+fn rejected(report: &Value, name: &str) -> bool {
+    test(report, name)["rejected"].as_bool().unwrap()
+}
+
+#[test]
+fn a_32_bit_seed_per_shuffle_is_caught_by_repeated_decks_and_the_estimate_holds_2_to_the_32() {
+    // 300,000 decks from 2^32 equally likely seeds repeat about C(300000, 2)/2^32 ≈ 10.5 times;
+    // under a fair shuffle the mean is C(300000,2)/52! ≈ 5.6·10^−58, so even one repeat gives
+    // p ≈ 10^−57. P(R ≤ 3 | mean 10.5) ≈ 0.006, so the test (Holm over ~60 tests at 0.001
+    // needs R ≥ 1) cannot miss unless R = 0, probability e^−10.5 ≈ 3·10^−5.
+    let report = json(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "32",
+        "--seeds",
+        "random",
+        "-t",
+        "300000",
+        "--seed",
+        "1",
+    ]);
+    assert_eq!(report["bias_detected"], true);
+    assert!(rejected(&report, "repeated decks"));
+    let repeats = &report["deal_stream"]["repeats"];
+    let pairs = repeats["repeated_pairs"].as_u64().unwrap();
+    assert!(pairs >= 1);
+    assert_eq!(repeats["law"], "poisson");
+    let reachable = &repeats["reachable"];
+    let two_32 = 2f64.powi(32);
+    assert!(reachable["low"].as_f64().unwrap() <= two_32);
+    assert!(reachable["high"].as_f64().unwrap() >= two_32);
+    assert!(
+        repeats["reachable_summary"]
+            .as_str()
+            .unwrap()
+            .contains("consistent with a")
+    );
+    // The serial tests see nothing: the seeds are independent.
+    assert!(!rejected(&report, "serial matches"));
+    assert!(!rejected(&report, "serial slots"));
+}
+
+#[test]
+fn a_generator_reseeded_from_a_counting_clock_is_caught_by_the_serial_tests() {
+    // msvc's rand() re-seeded with seeds t, t+1, … before each shuffle: the first outputs of
+    // consecutive seeds differ by the constant 214013/2^16 ≈ 3.3 (mod 2^15), so `rand() % k`
+    // draws nearly the same j for the first swaps of consecutive deals. Under independence
+    // the slot tables of 52 cards expect 100,000/2704 ≈ 37 pairs a cell; such repetition gives
+    // χ² in the millions (df 2601, p far below 10^−300).
+    for deck in ["52", "6"] {
+        let report = json(&[
+            "run",
+            "fisher-yates",
+            "-n",
+            deck,
+            "--rng",
+            "msvc",
+            "--map",
+            "modulo",
+            "--reseed",
+            "every-shuffle",
+            "--seed-bits",
+            "32",
+            "--seeds",
+            "counter",
+            "-t",
+            "100000",
+            "--seed",
+            "1",
+        ]);
+        assert!(rejected(&report, "serial slots"), "{deck} cards");
+        assert!(rejected(&report, "serial matches"), "{deck} cards");
+        if deck == "6" {
+            assert!(rejected(&report, "serial compositions"));
+        }
+    }
+}
+
+#[test]
+fn a_fair_stream_passes_every_deal_stream_test_in_both_modes() {
+    // A fixed seed of ChaCha8: the new tests' p-values are far from alpha = 0.001.
+    for (deck, trials) in [("52", "200000"), ("5", "100000")] {
+        let report = json(&[
+            "run",
+            "fisher-yates",
+            "-n",
+            deck,
+            "-t",
+            trials,
+            "--seed",
+            "11",
+        ]);
+        assert_eq!(report["bias_detected"], false, "{deck} cards");
+        for name in ["serial matches", "serial slots"] {
+            assert!(!rejected(&report, name), "{name}");
+        }
+    }
+}
+
+#[test]
+fn the_deal_stream_is_the_same_whatever_the_number_of_threads() {
+    // 3 blocks of 2^16 and a partial one: pairs within blocks and the three seams.
+    let args = |threads: &'static str| {
+        vec![
+            "run",
+            "naive",
+            "-n",
+            "5",
+            "-t",
+            "200000",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+        ]
+    };
+    let one = json(&args("1"));
+    let three = json(&args("3"));
+    assert_eq!(one["deal_stream"], three["deal_stream"]);
+    assert_eq!(one["deal_stream"]["pairs"], 199_999);
+    // The same in marginal mode.
+    let marginal = |threads: &'static str| {
+        json(&[
+            "run",
+            "naive",
+            "-n",
+            "30",
+            "-t",
+            "140000",
+            "--seed",
+            "4",
+            "--threads",
+            threads,
+        ])
+    };
+    assert_eq!(marginal("1")["deal_stream"], marginal("2")["deal_stream"]);
+}
+
+#[test]
+fn check_reads_the_deals_in_line_order() {
+    // The deals a run emits are the run's own, in trial order: check finds the same counts.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("deals.txt");
+    let file = file.to_str().unwrap();
+    for (deck, mode) in [("5", "full"), ("20", "marginal")] {
+        let run = json(&[
+            "run",
+            "fisher-yates",
+            "-n",
+            deck,
+            "--mode",
+            mode,
+            "-t",
+            "150000",
+            "--seed",
+            "9",
+            "--rng",
+            "msvc",
+            "--map",
+            "modulo",
+            "--reseed",
+            "every-shuffle",
+            "--seed-bits",
+            "32",
+            "--seeds",
+            "counter",
+            "--emit-permutations",
+            file,
+        ]);
+        let check = json(&["check", file, "--mode", mode]);
+        for field in ["deals", "pairs", "matches", "slots", "compositions"] {
+            assert_eq!(
+                run["deal_stream"][field], check["deal_stream"][field],
+                "{field}, {deck} cards"
+            );
+        }
+        assert_eq!(check["deal_stream"]["order"], "line order");
+        assert!(rejected(&check, "serial slots"));
+    }
+}
+
+#[test]
+fn repeats_in_a_small_file_are_counted_exactly() {
+    // 12 cards (marginal mode, fingerprints packed exactly): the deck a b a c b a has pairs
+    // C(3,2) + C(2,2) = 4, 3 distinct.
+    let a = "0 1 2 3 4 5 6 7 8 9 10 11\n";
+    let b = "1 0 2 3 4 5 6 7 8 9 10 11\n";
+    let c = "11 10 9 8 7 6 5 4 3 2 1 0\n";
+    let text = [a, b, a, c, b, a].concat();
+    let output = shuffle_bias()
+        .args(["check", "-", "-q", "--format", "json"])
+        .write_stdin(text)
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let repeats = &report["deal_stream"]["repeats"];
+    assert_eq!(repeats["repeated_pairs"], 4);
+    assert_eq!(repeats["distinct"], 3);
+    assert_eq!(repeats["bytes_per_deal"], 16);
+    // 4 repeats where 12! ≈ 4.8·10^8 decks expect C(6,2)/12! ≈ 3·10^−8: rejected.
+    assert!(rejected(&report, "repeated decks"));
+    assert_eq!(output.status.code(), Some(1));
+}
+
+#[test]
+fn every_format_shows_the_deal_stream_tests() {
+    let base = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "4",
+        "-t",
+        "5000",
+        "--seed",
+        "2",
+        "-q",
+    ];
+    let table = shuffle_bias().args(base).output().unwrap();
+    let table = String::from_utf8(table.stdout).unwrap();
+    for name in [
+        "repeated decks",
+        "serial matches",
+        "serial slots",
+        "serial compositions",
+        "Deals in sequence",
+    ] {
+        assert!(table.contains(name), "table lacks {name}");
+    }
+    let markdown = shuffle_bias()
+        .args(base)
+        .args(["--format", "markdown"])
+        .output()
+        .unwrap();
+    let markdown = String::from_utf8(markdown.stdout).unwrap();
+    assert!(markdown.contains("| serial slots"));
+    assert!(markdown.contains("Deals in sequence"));
+    let csv = shuffle_bias()
+        .args(base)
+        .args(["--format", "csv", "--table", "tests"])
+        .output()
+        .unwrap();
+    let csv = String::from_utf8(csv.stdout).unwrap();
+    assert!(csv.contains("serial compositions,pearson-chi-square"));
+    assert!(csv.contains("serial slots,chi-square-independence"));
+    let summary = shuffle_bias()
+        .args(base)
+        .args(["--format", "csv"])
+        .output()
+        .unwrap();
+    let summary = String::from_utf8(summary.stdout).unwrap();
+    assert!(summary.lines().next().unwrap().contains("repeated_pairs"));
+}
+
+#[test]
+fn no_deal_tests_leaves_them_out() {
+    let report = json(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "4",
+        "-t",
+        "5000",
+        "--no-deal-tests",
+    ]);
+    assert!(report["deal_stream"].is_null());
+    assert_eq!(report["tests"].as_array().unwrap().len(), 1 + 1 + 4);
+}
+
+#[test]
+fn against_the_model_only_the_tests_valid_for_a_biased_law_run() {
+    // The naive shuffle is biased; against its own law the compositions of consecutive pairs
+    // are dependent (they share a deal), so serial matches and compositions are not run, and
+    // the repeated decks use Σp² of the exact law.
+    let report = json(&[
+        "run",
+        "naive",
+        "-n",
+        "4",
+        "-t",
+        "20000",
+        "--seed",
+        "3",
+        "--against",
+        "model",
+    ]);
+    let names: Vec<&str> = report["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"serial slots"));
+    assert!(!names.contains(&"serial matches"));
+    assert!(!names.contains(&"serial compositions"));
+    let not_run = report["deal_stream"]["not_run"].as_array().unwrap();
+    assert!(not_run.iter().any(|n| n["test"] == "serial matches"));
+    // 20,000 deals of 24 orderings: every ordering seen, nothing to add to the permutations
+    // test (repeated decks not run either).
+    assert!(not_run.iter().any(|n| n["test"] == "repeated decks"));
+    assert_eq!(report["bias_detected"], false);
+}
