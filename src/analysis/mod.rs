@@ -10,6 +10,7 @@ pub mod figures;
 pub mod goodness_of_fit;
 pub mod identity;
 pub mod power;
+pub mod sequential;
 pub mod test_note;
 
 use serde::Serialize;

@@ -12,3 +12,4 @@ pub mod random_source;
 pub mod simulate;
 pub mod simulate_marginal;
 pub mod tally;
+pub mod trial_order;
