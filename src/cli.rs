@@ -105,11 +105,25 @@ pub struct CompareArgs {
     /// Budget of choice paths for each exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--until-decided`, shared by `run`, `check` and `compare`.
+#[derive(Debug, Args)]
+pub struct SequentialArgs {
+    /// Stop as soon as the answer is clear: watch an anytime-valid e-value per test after
+    /// every shuffle (in trial order, so the stopping point does not depend on --threads) and
+    /// stop with "bias detected" the moment the family rejects at --alpha; at --trials (for
+    /// check, at the end of the input) the usual fixed-sample tests decide. `check` then stops
+    /// reading: a producer writing into the pipe gets SIGPIPE.
+    #[arg(long)]
+    pub until_decided: bool,
 }
 
 /// The generator flags `run` and `compare` share.
@@ -284,6 +298,8 @@ pub struct CheckArgs {
     /// With --against overhand: the probability that a gap is cut (default 0.5).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -369,6 +385,8 @@ pub struct RunArgs {
     /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
     #[arg(long, value_name = "FILE")]
     pub emit_permutations: Option<PathBuf>,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -3,11 +3,15 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::sequential::CheckSequential;
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::config::CheckConfig;
+use crate::engine::algorithms::Card;
 use crate::engine::simulate::Tally;
 use crate::exit_code::ExitCode;
-use crate::input::permutation_reader::{InputCounts, open_sources, read_permutations};
+use crate::input::permutation_reader::{
+    InputCounts, Observer, open_sources, read_permutations_observed,
+};
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
@@ -22,54 +26,30 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
-    let input = read_permutations(
+    let mut until = CheckSequential::new(&config);
+    let mut observe = |deck: &[Card]| until.observe(deck);
+    let input = read_permutations_observed(
         &config.sources,
         inputs,
         &config.reader,
         stop,
         &mut |lines| progress.set(lines),
+        config.until_decided.then_some(&mut observe as Observer),
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
     let input = input?;
-    // The theory can only be computed once the deck size is known (possibly from the input).
-    let theory = match (&input.counts, model) {
-        (InputCounts::Full(_), None) => Theory::Full(None),
-        (InputCounts::Full(_), Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law_shown(
-                shuffle,
-                input.deck,
-                config.max_paths,
-                config.max_paths_given,
-                None,
-                config.quiet,
-            )?
-            .map_err(|source| NoLaw::CheckModel {
-                shuffle: shuffle.label(),
-                deck: input.deck,
-                source,
-            })?,
-        )))),
-        (InputCounts::Marginal(_), None) => Theory::Marginal(MarginalTheory::default()),
-        (InputCounts::Marginal(_), Some(shuffle)) => {
-            let theory = marginal_theory(
-                shuffle,
-                input.deck,
-                config.max_paths,
-                config.max_paths_given,
-                None,
-                config.quiet,
-            )?;
-            if theory.source.is_none() {
-                return Err(NoLaw::CheckModelMarginal {
-                    shuffle: shuffle.label(),
-                    deck: input.deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
+    // The theory can only be computed once the deck size is known (possibly from the input);
+    // under --until-decided it was computed at the first permutation.
+    let (theory, outcome) = until.finish()?;
+    let theory = match theory {
+        Some(theory) => theory,
+        None => check_theory(
+            &config,
+            input.deck,
+            matches!(input.counts, InputCounts::Full(_)),
+        )?,
     };
     let facts = RunFacts {
         command: "check",
@@ -109,6 +89,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
+    let report = match outcome {
+        Some(outcome) => report.with_sequential(&facts, outcome),
+        None => report,
+    };
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
         eprintln!(
@@ -119,4 +103,51 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     } else {
         verdict
     })
+}
+
+/// What `check` compares a tally of `deck` cards with (every ordering when `full`, else the
+/// marginals): uniform, or the `--against` algorithm's exact law or marginal laws.
+pub(super) fn check_theory(
+    config: &CheckConfig,
+    deck: usize,
+    full: bool,
+) -> Result<Theory, Failure> {
+    let theory = match (full, config.model) {
+        (true, None) => Theory::Full(None),
+        (true, Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
+            exact_law_shown(
+                shuffle,
+                deck,
+                config.max_paths,
+                config.max_paths_given,
+                None,
+                config.quiet,
+            )?
+            .map_err(|source| NoLaw::CheckModel {
+                shuffle: shuffle.label(),
+                deck,
+                source,
+            })?,
+        )))),
+        (false, None) => Theory::Marginal(MarginalTheory::default()),
+        (false, Some(shuffle)) => {
+            let theory = marginal_theory(
+                shuffle,
+                deck,
+                config.max_paths,
+                config.max_paths_given,
+                None,
+                config.quiet,
+            )?;
+            if theory.source.is_none() {
+                return Err(NoLaw::CheckModelMarginal {
+                    shuffle: shuffle.label(),
+                    deck,
+                }
+                .into());
+            }
+            Theory::Marginal(theory)
+        }
+    };
+    Ok(theory)
 }

@@ -8,6 +8,7 @@ mod compare;
 mod failure;
 mod list;
 mod run;
+mod sequential;
 mod theory;
 
 use std::io::{self, Write};

@@ -3,6 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::sequential::{family_for, simulate_until_decided};
 use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
     open_output,
@@ -87,7 +88,16 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
+    let mut sequential = None;
     let (counted, tallied) = match config.settings.mode {
+        _ if config.until_decided => {
+            let family = family_for(&theory, spec.deck, config.against, config.settings.alpha);
+            let (counted, outcome) =
+                simulate_until_decided(&spec, &config.source, family, stop, &mut show);
+            let tallied = counted.trials();
+            sequential = Some(outcome);
+            (counted, tallied)
+        }
         TallyMode::Full => {
             let tally = simulate_from(&spec, &config.source, stop, &mut show);
             let tallied = tally.trials;
@@ -134,7 +144,8 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         },
         trials_requested: config.settings.trials,
         elapsed_seconds,
-        interrupted: tallied < config.settings.trials,
+        interrupted: tallied < config.settings.trials
+            && !sequential.as_ref().is_some_and(|outcome| outcome.decided),
         alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
@@ -145,6 +156,10 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             build_marginal_report(&facts, tally, theory)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
+    };
+    let report = match sequential {
+        Some(outcome) => report.with_sequential(&facts, outcome),
+        None => report,
     };
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted {

@@ -34,6 +34,8 @@ pub struct RunConfig {
     pub emit_permutations: Option<Target>,
     /// List every ordering in JSON and CSV whatever the deck.
     pub all_orderings: bool,
+    /// `--until-decided`: stop as soon as the sequential test decides.
+    pub until_decided: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -89,6 +91,15 @@ impl RunConfig {
             ));
         }
         let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
+        if let (true, Some(path)) = (args.sequential.until_decided, &args.emit_permutations) {
+            return Err(UsageError::conflict(
+                "--emit-permutations",
+                path.display(),
+                "--until-decided stops at a shuffle not known in advance, and the file would \
+                 hold every trial asked for; drop one of the two (or emit them in a run \
+                 of the --trials that --until-decided reported)",
+            ));
+        }
         let mut outputs = output.targets();
         outputs.extend(
             emit_permutations
@@ -105,6 +116,7 @@ impl RunConfig {
             max_paths_given: args.max_paths.is_some(),
             emit_permutations,
             all_orderings: args.all_orderings,
+            until_decided: args.sequential.until_decided,
             quiet: args.quiet,
             output,
         })

@@ -25,6 +25,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -137,7 +138,7 @@ impl ReaderOptions {
     }
 
     /// The tally to feed for a deck of `deck` cards.
-    fn mode_for(&self, deck: usize) -> TallyMode {
+    pub fn mode_for(&self, deck: usize) -> TallyMode {
         if self.marginal_if_large && deck > TallyMode::Full.max_deck() {
             TallyMode::Marginal
         } else {
@@ -592,7 +593,14 @@ struct Reader<'a> {
     lines: u64,
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
+    /// Sees every permutation tallied, in input order; a break ends the reading there.
+    observer: Option<Observer<'a>>,
+    /// Whether the observer broke.
+    observer_broke: bool,
 }
+
+/// What [`read_permutations_observed`] calls with each permutation tallied.
+pub type Observer<'a> = &'a mut dyn FnMut(&[Card]) -> ControlFlow<()>;
 
 /// Why one line is rejected; Ok(true) when it holds a permutation (left in `Reader::cards`).
 type LineResult = Result<bool, String>;
@@ -613,6 +621,16 @@ impl<'a> Reader<'a> {
             lines: 0,
             invalid: 0,
             invalid_examples: Vec::new(),
+            observer: None,
+            observer_broke: false,
+        }
+    }
+
+    /// Show the permutation just tallied to the observer, if any.
+    #[inline(always)]
+    fn observed(observer: &mut Option<Observer<'a>>, broke: &mut bool, deck: &[Card]) {
+        if let Some(observe) = observer {
+            *broke |= observe(deck).is_break();
         }
     }
 
@@ -633,6 +651,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 counts[rank(&deck[..n])] += 1;
+                Self::observed(&mut self.observer, &mut self.observer_broke, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
@@ -640,6 +659,11 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 tally.add(&self.cards[..n]);
+                Self::observed(
+                    &mut self.observer,
+                    &mut self.observer_broke,
+                    &self.cards[..n],
+                );
             }
         }
         self.permutations += 1;
@@ -831,6 +855,9 @@ impl<'a> Reader<'a> {
     fn chunk(&mut self, lines: &mut Lines, chunk: &[u8]) -> Result<(), InputError> {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', chunk) {
+            if self.observer_broke {
+                return Ok(());
+            }
             lines.number += 1;
             let piece = &chunk[start..end];
             start = end + 1;
@@ -902,6 +929,11 @@ impl<'a> Reader<'a> {
                     .as_mut()
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..n]);
+                Self::observed(
+                    &mut self.observer,
+                    &mut self.observer_broke,
+                    &self.cards[..n],
+                );
                 self.permutations += 1;
                 Ok(())
             }
@@ -968,10 +1000,17 @@ impl<'a> Reader<'a> {
                     let _ = spent.send(buffer);
                     tallied?;
                     progress(self.lines);
+                    if self.observer_broke {
+                        // The reading thread is left behind, as after a stop.
+                        return Ok(true);
+                    }
                 }
                 Ok(Delivery::End) => {
                     self.end(&mut lines)?;
                     progress(self.lines);
+                    if self.observer_broke {
+                        return Ok(true);
+                    }
                     source += 1;
                     match names.get(source) {
                         Some(name) => lines = Lines::new(name),
@@ -1149,6 +1188,21 @@ pub fn read_permutations(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
+    read_permutations_observed(sources, inputs, options, stop, progress, None)
+}
+
+/// [`read_permutations`], showing every permutation tallied to `observer` in input order (cards
+/// 0-based, `deck[position] = card`). When it breaks, the reading ends right after that
+/// permutation — the rest of the input is neither read nor checked (`check --until-decided`):
+/// the tally holds the permutations up to it.
+pub fn read_permutations_observed<'a>(
+    sources: &[InputSource],
+    inputs: Vec<Input>,
+    options: &'a ReaderOptions,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+    observer: Option<Observer<'a>>,
+) -> Result<InputTally, InputError> {
     let names: Vec<String> = sources.iter().map(InputSource::name).collect();
     let deck = match &options.labels {
         Some(labels) => Some(labels.len()),
@@ -1164,6 +1218,7 @@ pub fn read_permutations(
         ));
     }
     let mut reader = Reader::new(options, deck);
+    reader.observer = observer;
     let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
     progress(reader.lines);
     if reader.permutations == 0 {

@@ -19,11 +19,13 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
+pub use crate::analysis::sequential::SequentialOutcome;
 pub use full::build_run_report;
 pub use marginal::build_marginal_report;
 
 mod full;
 mod marginal;
+mod sequential;
 
 use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
@@ -219,6 +221,9 @@ pub struct RunReport {
     pub positions: Positions,
     /// What only the tally's mode has.
     pub part: ModePart,
+    /// The anytime-valid sequential test, under `--until-decided` (JSON `sequential`, left out
+    /// otherwise).
+    pub sequential: Option<SequentialOutcome>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -369,7 +374,10 @@ impl Serialize for RunReport {
         let h = &self.header;
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
-        let fields = 46 - usize::from(skip_passes) - usize::from(skip_cut);
+        let fields = 47
+            - usize::from(skip_passes)
+            - usize::from(skip_cut)
+            - usize::from(self.sequential.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -444,6 +452,10 @@ impl Serialize for RunReport {
             None => s.serialize_field("permutations", no_rows)?,
         }
         s.serialize_field("statistics", self.statistics())?;
+        match &self.sequential {
+            Some(sequential) => s.serialize_field("sequential", sequential)?,
+            None => s.skip_field("sequential")?,
+        }
         s.end()
     }
 }
@@ -682,6 +694,7 @@ impl Common {
             model: self.model,
             positions: self.positions,
             part,
+            sequential: None,
         }
     }
 }
