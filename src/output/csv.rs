@@ -180,7 +180,7 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         .reachable
         .as_ref()
         .map(|reachable| reachable.reach);
-    writer.write_record([
+    let mut header = vec![
         "algorithm",
         "deck",
         "trials",
@@ -217,8 +217,8 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         "shuffles_per_second",
         "passes",
         "cut_probability",
-    ])?;
-    writer.write_record([
+    ];
+    let mut record = vec![
         run.header.algorithm.unwrap_or_default().to_string(),
         run.header.deck.to_string(),
         run.header.trials.to_string(),
@@ -258,7 +258,26 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.shuffles_per_second.to_string(),
         opt(run.header.passes),
         opt(run.header.cut_probability),
-    ])?;
+    ];
+    // `--until-decided` adds the sequential test's columns.
+    if let Some(sequential) = &run.sequential {
+        header.extend([
+            "sequential_decided",
+            "sequential_trials_used",
+            "sequential_threshold",
+            "sequential_strongest",
+            "sequential_log10_e_value",
+        ]);
+        record.extend([
+            sequential.decided.to_string(),
+            sequential.trials_used.to_string(),
+            sequential.threshold.to_string(),
+            sequential.strongest.clone(),
+            opt(sequential.log10_strongest),
+        ]);
+    }
+    writer.write_record(header)?;
+    writer.write_record(record)?;
     Ok(())
 }
 

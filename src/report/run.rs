@@ -27,6 +27,8 @@ mod full;
 mod marginal;
 mod sequential;
 
+pub use sequential::format_e_value;
+
 use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{frequencies, largest_deviation};
