@@ -48,19 +48,55 @@ pub const KT_PRIOR: f64 = 0.5;
 /// every cell costs about ½ ln t nats of evidence, and a tail this rare adds almost no power.
 pub const POOLED_TAIL: f64 = 1e-3;
 
+/// One cell of a null law, ready for [`MixtureEValue::observe_cell`]: the logarithm of its
+/// probability (−∞ when impossible) and the inverse of the probability (∞ when it does not
+/// fit an f64: impossible, or so small that 1/p overflows; the logarithm is used then).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct NullCell {
+    /// ln p.
+    pub ln_p: f64,
+    /// 1/p, or ∞.
+    pub inverse_p: f64,
+}
+
+impl NullCell {
+    /// The cell of probability e^`ln_p`.
+    pub fn from_ln(ln_p: f64) -> Self {
+        NullCell {
+            ln_p,
+            inverse_p: (-ln_p).exp(),
+        }
+    }
+}
+
+/// Between two folds the e-value is kept as a plain product; it is folded into its logarithm
+/// once it leaves [1/FOLD_AT, FOLD_AT], far inside f64's range.
+const FOLD_AT: f64 = 1e200;
+
 /// The e-process of one categorical test: the Dirichlet–multinomial (KT) mixture likelihood
-/// ratio against the null law, kept as its natural logarithm.
+/// ratio against the null law.
 ///
 /// It does not hold the counts: the caller passes the count of the observed cell before the
 /// observation (the tally being filled holds them), so an n!-cell test costs no second table.
+/// E_t is kept as e^`ln_folded` · `pending`: each observation multiplies `pending` by
+/// (a_j + c_j)/((A + t) p_j) — a multiplication and a division instead of two logarithms — and
+/// the product is folded into the logarithm before it could overflow or underflow.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct MixtureEValue {
     /// A = Σ a_i: ½ per cell of positive probability, and ½ for all impossible cells together.
     total_prior: f64,
     /// Observations so far.
     trials: u64,
-    /// ln E_t (+∞ once an impossible cell was seen).
-    ln_e: f64,
+    /// The folded part of ln E_t.
+    ln_folded: f64,
+    /// E_t / e^ln_folded.
+    pending: f64,
+    /// Whether an impossible cell was seen (E = ∞).
+    infinite: bool,
+    /// ln of the threshold this e-process is compared with (∞: none).
+    ln_threshold: f64,
+    /// The `pending` at which E_t reaches the threshold: e^(ln_threshold − ln_folded).
+    bound: f64,
 }
 
 impl MixtureEValue {
@@ -71,33 +107,83 @@ impl MixtureEValue {
         MixtureEValue {
             total_prior: KT_PRIOR * cells as f64,
             trials: 0,
-            ln_e: 0.0,
+            ln_folded: 0.0,
+            pending: 1.0,
+            infinite: false,
+            ln_threshold: f64::INFINITY,
+            bound: f64::INFINITY,
         }
+    }
+
+    /// The same e-process, to be compared with the threshold e^`ln_threshold`
+    /// ([`MixtureEValue::reached`]).
+    pub fn with_threshold(mut self, ln_threshold: f64) -> Self {
+        self.ln_threshold = ln_threshold;
+        self.set_bound();
+        self
+    }
+
+    fn set_bound(&mut self) {
+        self.bound = (self.ln_threshold - self.ln_folded).exp();
     }
 
     /// Observe one outcome in a cell seen `seen_before` times so far, whose null probability
     /// has logarithm `ln_p` (−∞ for an impossible cell: E becomes +∞).
-    #[inline]
     pub fn observe(&mut self, seen_before: u64, ln_p: f64) {
         if ln_p == f64::NEG_INFINITY {
-            self.ln_e = f64::INFINITY;
+            self.infinite = true;
         } else {
             // ln((a_j + c_j)/(A + t)) − ln p_j.
-            self.ln_e += (KT_PRIOR + seen_before as f64).ln()
+            self.ln_folded += (KT_PRIOR + seen_before as f64).ln()
                 - (self.total_prior + self.trials as f64).ln()
                 - ln_p;
+            self.set_bound();
         }
         self.trials += 1;
     }
 
+    /// Observe one outcome in a cell of probability 1/`inverse_p` (finite and positive) seen
+    /// `seen_before` times so far: E_t is multiplied by (a_j + c_j) · inverse_p / (A + t).
+    #[inline]
+    pub fn observe_inverse(&mut self, seen_before: u64, inverse_p: f64) {
+        self.pending *=
+            (KT_PRIOR + seen_before as f64) * inverse_p / (self.total_prior + self.trials as f64);
+        self.trials += 1;
+        if !(1.0 / FOLD_AT..=FOLD_AT).contains(&self.pending) {
+            self.ln_folded += self.pending.ln();
+            self.pending = 1.0;
+            self.set_bound();
+        }
+    }
+
+    /// Observe one outcome in `cell`, seen `seen_before` times so far.
+    #[inline]
+    pub fn observe_cell(&mut self, seen_before: u64, cell: NullCell) {
+        if cell.inverse_p.is_finite() {
+            self.observe_inverse(seen_before, cell.inverse_p);
+        } else {
+            self.observe(seen_before, cell.ln_p);
+        }
+    }
+
+    /// Whether E_t has reached the threshold given by [`MixtureEValue::with_threshold`].
+    #[inline]
+    pub fn reached(&self) -> bool {
+        self.infinite || self.pending >= self.bound
+    }
+
     /// ln E_t.
     pub fn ln_e(&self) -> f64 {
-        self.ln_e
+        if self.infinite {
+            f64::INFINITY
+        } else {
+            self.ln_folded + self.pending.ln()
+        }
     }
 
     /// log10 E_t.
     pub fn log10_e(&self) -> f64 {
-        self.ln_e * std::f64::consts::LOG10_E
+        self.ln_e() * std::f64::consts::LOG10_E
     }
 
     /// Observations so far.
@@ -210,6 +296,8 @@ struct StatisticCells {
     cell_of: Vec<usize>,
     /// ln of each cell's null probability.
     ln_p: Vec<f64>,
+    /// Each cell's null probability, ready to observe.
+    null: Vec<NullCell>,
     /// Observations per cell.
     counts: Vec<u64>,
     /// Its index in the family.
@@ -271,6 +359,7 @@ impl StatisticCells {
         }
         StatisticCells {
             counts: vec![0; ln_p.len()],
+            null: ln_p.iter().map(|&l| NullCell::from_ln(l)).collect(),
             cell_of,
             ln_p,
             test,
@@ -287,22 +376,22 @@ enum Parts {
         tally: Tally,
         /// The hypothesis' law (None: uniform).
         law: Option<Arc<Law>>,
-        /// −ln n!.
-        ln_uniform: f64,
-        /// ln P(identity), ln P(not identity).
-        ln_identity: [f64; 2],
+        /// 1/n!, each ordering's probability under uniform.
+        uniform: NullCell,
+        /// P(identity), P(not identity).
+        identity: [NullCell; 2],
         /// `[card * n + position]` counts.
         positions: Vec<u64>,
-        /// ln of the null probability of each `[card * n + position]`.
-        ln_positions: Vec<f64>,
+        /// The null probability of each `[card * n + position]`.
+        null_positions: Vec<NullCell>,
     },
     Marginal {
         /// The tally being filled.
         tally: MarginalTally,
-        /// ln of the null probability of each `[card * n + position]`, when tested.
-        ln_positions: Option<Vec<f64>>,
-        /// The identity's test index with ln P(identity), ln P(not identity), when tested.
-        identity: Option<(usize, [f64; 2])>,
+        /// The null probability of each `[card * n + position]`, when tested.
+        null_positions: Option<Vec<NullCell>>,
+        /// The identity's test index with P(identity), P(not identity), when tested.
+        identity: Option<(usize, [NullCell; 2])>,
         /// The statistics tested.
         statistics: Vec<StatisticCells>,
         /// Working space for the statistics.
@@ -391,10 +480,10 @@ impl SequentialFamily {
                 trials: 0,
             },
             law,
-            ln_uniform: -(orderings as f64).ln(),
-            ln_identity,
+            uniform: NullCell::from_ln(-(orderings as f64).ln()),
+            identity: ln_identity.map(NullCell::from_ln),
             positions: vec![0; n * n],
-            ln_positions,
+            null_positions: ln_positions.iter().map(|&l| NullCell::from_ln(l)).collect(),
         };
         Self::assemble(deck, alpha, names, cells, tests, parts)
     }
@@ -420,7 +509,7 @@ impl SequentialFamily {
             tests.push(MixtureEValue::new(support, support < 2));
             names.push("identity".to_string());
             cells.push(2);
-            (tests.len() - 1, lns)
+            (tests.len() - 1, lns.map(NullCell::from_ln))
         });
         let statistics = null
             .statistics
@@ -438,7 +527,8 @@ impl SequentialFamily {
             .collect();
         let parts = Parts::Marginal {
             tally: MarginalTally::new(n),
-            ln_positions,
+            null_positions: ln_positions
+                .map(|lns| lns.iter().map(|&l| NullCell::from_ln(l)).collect()),
             identity,
             statistics,
             scratch: vec![0; n],
@@ -455,12 +545,16 @@ impl SequentialFamily {
         parts: Parts,
     ) -> Self {
         let family = tests.len().max(1);
+        let ln_threshold = (family as f64 / alpha).ln();
         SequentialFamily {
             alpha,
-            ln_threshold: (family as f64 / alpha).ln(),
+            ln_threshold,
             names,
             cells,
-            tests,
+            tests: tests
+                .into_iter()
+                .map(|test| test.with_threshold(ln_threshold))
+                .collect(),
             parts,
             deck,
             trials: 0,
@@ -510,53 +604,59 @@ impl SequentialFamily {
             Parts::Full {
                 tally,
                 law,
-                ln_uniform,
-                ln_identity,
+                uniform,
+                identity,
                 positions,
-                ln_positions,
+                null_positions,
             } => {
                 let r = rank(deck);
-                let ln_p = match law {
-                    None => *ln_uniform,
+                let seen = tally.counts[r];
+                match law {
+                    None => tests[0].observe_cell(seen, *uniform),
                     Some(law) => {
                         let p = law.probabilities[r];
-                        if p > 0.0 { p.ln() } else { f64::NEG_INFINITY }
+                        let inverse_p = 1.0 / p;
+                        if inverse_p.is_finite() {
+                            tests[0].observe_inverse(seen, inverse_p);
+                        } else {
+                            let ln_p = if p > 0.0 { p.ln() } else { f64::NEG_INFINITY };
+                            tests[0].observe(seen, ln_p);
+                        }
                     }
-                };
+                }
                 let identities = tally.counts[0];
-                tests[0].observe(tally.counts[r], ln_p);
                 if r == 0 {
-                    tests[1].observe(identities, ln_identity[0]);
+                    tests[1].observe_cell(identities, identity[0]);
                 } else {
-                    tests[1].observe(tally.trials - identities, ln_identity[1]);
+                    tests[1].observe_cell(tally.trials - identities, identity[1]);
                 }
                 tally.counts[r] += 1;
                 tally.trials += 1;
                 for (position, &card) in deck.iter().enumerate() {
                     let cell = usize::from(card) * n + position;
-                    tests[2 + position].observe(positions[cell], ln_positions[cell]);
+                    tests[2 + position].observe_cell(positions[cell], null_positions[cell]);
                     positions[cell] += 1;
                 }
             }
             Parts::Marginal {
                 tally,
-                ln_positions,
+                null_positions,
                 identity,
                 statistics,
                 scratch,
             } => {
-                if let Some(ln_positions) = ln_positions {
+                if let Some(null_positions) = null_positions {
                     for (position, &card) in deck.iter().enumerate() {
                         let cell = usize::from(card) * n + position;
-                        tests[position].observe(tally.positions[cell], ln_positions[cell]);
+                        tests[position].observe_cell(tally.positions[cell], null_positions[cell]);
                     }
                 }
-                if let Some((test, lns)) = identity {
+                if let Some((test, null)) = identity {
                     let unchanged = deck.iter().enumerate().all(|(i, &c)| usize::from(c) == i);
                     if unchanged {
-                        tests[*test].observe(tally.identity, lns[0]);
+                        tests[*test].observe_cell(tally.identity, null[0]);
                     } else {
-                        tests[*test].observe(tally.trials - tally.identity, lns[1]);
+                        tests[*test].observe_cell(tally.trials - tally.identity, null[1]);
                     }
                 }
                 if !statistics.is_empty() {
@@ -566,7 +666,7 @@ impl SequentialFamily {
                         if cell == IMPOSSIBLE {
                             tests[cells.test].observe(0, f64::NEG_INFINITY);
                         } else {
-                            tests[cells.test].observe(cells.counts[cell], cells.ln_p[cell]);
+                            tests[cells.test].observe_cell(cells.counts[cell], cells.null[cell]);
                             cells.counts[cell] += 1;
                         }
                     }
@@ -575,13 +675,8 @@ impl SequentialFamily {
             }
         }
         self.trials += 1;
-        self.ln_max = self
-            .tests
-            .iter()
-            .map(MixtureEValue::ln_e)
-            .fold(f64::NEG_INFINITY, f64::max);
-        self.decided = self.ln_max >= self.ln_threshold;
-        if self.trials == self.next_checkpoint {
+        self.decided = self.tests.iter().any(MixtureEValue::reached);
+        if self.trials == self.next_checkpoint || self.decided {
             self.checkpoint();
             self.next_checkpoint = if self.trials < 16 {
                 self.trials + 1
@@ -605,6 +700,11 @@ impl SequentialFamily {
         {
             return;
         }
+        self.ln_max = self
+            .tests
+            .iter()
+            .map(MixtureEValue::ln_e)
+            .fold(f64::NEG_INFINITY, f64::max);
         let ratio = (self.ln_max - self.ln_threshold) * std::f64::consts::LOG10_E;
         self.evidence.push(EvidencePoint {
             trials: self.trials,
@@ -692,6 +792,34 @@ mod tests {
         assert_eq!(ln_mixture_e_value(&counts, &ln_p), f64::INFINITY);
         e.observe(counts[0], ln_p[0]);
         assert_eq!(e.ln_e(), f64::INFINITY, "infinite evidence stays infinite");
+    }
+
+    #[test]
+    fn the_product_form_folds_into_logarithms_and_matches_the_closed_form() {
+        // 5000 draws of cell 0 against p = (0.01, 0.99): E grows to about 10^9990, past f64's
+        // range many times over, so the product is folded again and again.
+        let ln_p = [0.01f64.ln(), 0.99f64.ln()];
+        let cells = ln_p.map(NullCell::from_ln);
+        let mut fast = MixtureEValue::new(2, false).with_threshold(1e6f64.ln());
+        let mut slow = MixtureEValue::new(2, false);
+        for seen in 0..5000u64 {
+            if seen == 0 {
+                assert!(!fast.reached());
+            }
+            fast.observe_cell(seen, cells[0]);
+            slow.observe(seen, ln_p[0]);
+        }
+        let exact = ln_mixture_e_value(&[5000, 0], &ln_p);
+        assert!(exact > 9000.0 * std::f64::consts::LN_10);
+        assert_relative_eq!(fast.ln_e(), exact, max_relative = 1e-12);
+        assert_relative_eq!(slow.ln_e(), exact, max_relative = 1e-12);
+        assert!(fast.reached());
+        // A probability whose inverse overflows takes the logarithm's path.
+        let tiny = NullCell::from_ln(-800.0);
+        assert_eq!(tiny.inverse_p, f64::INFINITY);
+        let mut e = MixtureEValue::new(2, false);
+        e.observe_cell(0, tiny);
+        assert_relative_eq!(e.ln_e(), (0.5f64 / 1.0).ln() + 800.0, max_relative = 1e-15);
     }
 
     #[test]
