@@ -199,7 +199,7 @@ impl MixtureEValue {
 pub fn ln_mixture_e_value(counts: &[u64], ln_p: &[f64]) -> f64 {
     use statrs::function::gamma::ln_gamma;
     assert_eq!(counts.len(), ln_p.len(), "one probability per cell");
-    let impossible = ln_p.iter().any(|&l| l == f64::NEG_INFINITY);
+    let impossible = ln_p.contains(&f64::NEG_INFINITY);
     if counts
         .iter()
         .zip(ln_p)
