@@ -8,6 +8,7 @@ use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_outpu
 use crate::config::CheckConfig;
 use crate::engine::algorithms::Card;
 use crate::engine::simulate::Tally;
+use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{
     InputCounts, Observer, open_sources, read_permutations_observed,
@@ -26,7 +27,16 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
-    let mut until = CheckSequential::new(&config);
+    let mut until = CheckSequential::new(
+        |deck, full| check_theory(&config, deck, full),
+        |deck| config.reader.mode_for(deck) == TallyMode::Full,
+        if model.is_some() {
+            Against::Model
+        } else {
+            Against::Uniform
+        },
+        config.alpha,
+    );
     let mut observe = |deck: &[Card]| until.observe(deck);
     let input = read_permutations_observed(
         &config.sources,

@@ -10,14 +10,11 @@ use std::ops::ControlFlow;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::check::check_theory;
 use super::{Counted, Failure, Theory};
 use crate::analysis::sequential::{SequentialFamily, SequentialOutcome, SequentialTally};
-use crate::config::CheckConfig;
 use crate::engine::algorithms::Card;
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::simulate::SimulationSpec;
-use crate::engine::tally::TallyMode;
 use crate::engine::trial_order::visit_in_trial_order;
 use crate::report::run::Against;
 
@@ -66,7 +63,14 @@ pub(super) fn simulate_until_decided(
 /// `check --until-decided`: the family is made at the first permutation, once the deck size
 /// (and so the theory) is known, and fed every permutation after it.
 pub(super) struct CheckSequential<'c> {
-    config: &'c CheckConfig,
+    /// Makes the theory of a deck of n cards, for every ordering when the flag is true.
+    make_theory: Box<dyn FnMut(usize, bool) -> Result<Theory, Failure> + 'c>,
+    /// Whether decks of n cards are tallied in full mode.
+    full: Box<dyn Fn(usize) -> bool + 'c>,
+    /// The hypothesis.
+    against: Against,
+    /// The family-wise level.
+    alpha: f64,
     /// The theory computed for the family, kept for the report.
     theory: Option<Theory>,
     family: Option<SequentialFamily>,
@@ -75,10 +79,19 @@ pub(super) struct CheckSequential<'c> {
 }
 
 impl<'c> CheckSequential<'c> {
-    /// Nothing made yet.
-    pub(super) fn new(config: &'c CheckConfig) -> Self {
+    /// Nothing made yet: `make_theory` will make the theory of the first deck (full mode when
+    /// `full` says so for its size).
+    pub(super) fn new(
+        make_theory: impl FnMut(usize, bool) -> Result<Theory, Failure> + 'c,
+        full: impl Fn(usize) -> bool + 'c,
+        against: Against,
+        alpha: f64,
+    ) -> Self {
         CheckSequential {
-            config,
+            make_theory: Box::new(make_theory),
+            full: Box::new(full),
+            against,
+            alpha,
             theory: None,
             family: None,
             failure: None,
@@ -89,15 +102,9 @@ impl<'c> CheckSequential<'c> {
     pub(super) fn observe(&mut self, deck: &[Card]) -> ControlFlow<()> {
         if self.family.is_none() {
             let n = deck.len();
-            let full = self.config.reader.mode_for(n) == TallyMode::Full;
-            match check_theory(self.config, n, full) {
+            match (self.make_theory)(n, (self.full)(n)) {
                 Ok(theory) => {
-                    let against = if self.config.model.is_some() {
-                        Against::Model
-                    } else {
-                        Against::Uniform
-                    };
-                    self.family = Some(family_for(&theory, n, against, self.config.alpha));
+                    self.family = Some(family_for(&theory, n, self.against, self.alpha));
                     self.theory = Some(theory);
                 }
                 Err(failure) => {
