@@ -325,3 +325,72 @@ fn until_decided_with_emit_permutations_is_a_usage_error_naming_the_flag() {
         .stderr(predicate::str::contains("--emit-permutations"))
         .stderr(predicate::str::contains("--until-decided"));
 }
+
+#[test]
+fn ctrl_c_during_a_sequential_run_ends_it_with_exit_130_and_a_report_of_what_was_done() {
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "4",
+            "-t",
+            "2G",
+            "--seed",
+            "1",
+            "--until-decided",
+            "--quiet",
+            "--format",
+            "json",
+        ],
+        500,
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["interrupted"], true);
+    assert_eq!(json["sequential"]["decided"], false);
+    assert_eq!(json["trials"], json["sequential"]["trials_used"]);
+    assert!(String::from_utf8_lossy(&output.stderr).contains("interrupted"));
+}
+
+#[test]
+fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
+    use shuffle_bias::analysis::sequential::{MarginalNull, SequentialFamily, SequentialTally};
+    use shuffle_bias::engine::algorithms::Algorithm;
+    use shuffle_bias::engine::mapped_source::SourceSpec;
+    use shuffle_bias::engine::random_source::RngKind;
+    use shuffle_bias::engine::simulate::{BLOCK_TRIALS, SimulationSpec, simulate};
+    use shuffle_bias::engine::simulate_marginal::simulate_marginal;
+    use shuffle_bias::engine::trial_order::visit_in_trial_order;
+    use std::sync::atomic::AtomicBool;
+    let stop = AtomicBool::new(false);
+    for threads in [1, 2] {
+        let spec = SimulationSpec {
+            shuffle: Algorithm::FisherYates.into(),
+            deck: 5,
+            trials: 2 * BLOCK_TRIALS + 321,
+            seed: 9,
+            rng: RngKind::Chacha8,
+            threads,
+        };
+        let source = SourceSpec::chacha(spec.rng);
+        // alpha = 1e-300 keeps a fair run from ever deciding.
+        let mut family = SequentialFamily::full(5, None, 1e-300);
+        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| family.observe(d));
+        let (outcome, SequentialTally::Full(tally)) = family.finish() else {
+            panic!("full mode")
+        };
+        assert!(!outcome.decided);
+        assert_eq!(tally, simulate(&spec, &stop, &mut |_| {}), "{threads} threads");
+        let null = MarginalNull {
+            positions: Some(vec![vec![0.2; 5]; 5]),
+            ..MarginalNull::default()
+        };
+        let mut family = SequentialFamily::marginal(5, null, 1e-300);
+        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| family.observe(d));
+        let (_, SequentialTally::Marginal(tally)) = family.finish() else {
+            panic!("marginal mode")
+        };
+        assert_eq!(tally, simulate_marginal(&spec, &stop, &mut |_| {}));
+    }
+}
