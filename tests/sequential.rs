@@ -376,18 +376,26 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
         let source = SourceSpec::chacha(spec.rng);
         // alpha = 1e-300 keeps a fair run from ever deciding.
         let mut family = SequentialFamily::full(5, None, 1e-300);
-        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| family.observe(d));
+        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| {
+            family.observe(d)
+        });
         let (outcome, SequentialTally::Full(tally)) = family.finish() else {
             panic!("full mode")
         };
         assert!(!outcome.decided);
-        assert_eq!(tally, simulate(&spec, &stop, &mut |_| {}), "{threads} threads");
+        assert_eq!(
+            tally,
+            simulate(&spec, &stop, &mut |_| {}),
+            "{threads} threads"
+        );
         let null = MarginalNull {
             positions: Some(vec![vec![0.2; 5]; 5]),
             ..MarginalNull::default()
         };
         let mut family = SequentialFamily::marginal(5, null, 1e-300);
-        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| family.observe(d));
+        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |d| {
+            family.observe(d)
+        });
         let (_, SequentialTally::Marginal(tally)) = family.finish() else {
             panic!("marginal mode")
         };

@@ -552,13 +552,18 @@ fn orderings_section(full: &FullPart, theory_available: bool, doc: &mut Document
 impl TableExporter {
     fn compare(&self, compare: &CompareReport) -> Document {
         let mut doc = Document::default();
+        let sequential = compare
+            .rows
+            .iter()
+            .any(|row| row.sequential_decided.is_some());
         doc.title(format!(
-            "shuffle-bias compare: {} · {} cards · {} each",
+            "shuffle-bias compare: {} · {} cards · {}{} each",
             plural(
                 (compare.rows.len() + compare.not_run.len()) as u64,
                 "algorithm"
             ),
             compare.deck,
+            if sequential { "at most " } else { "" },
             plural(compare.trials_requested, "shuffle")
         ));
         doc.line(format!(
@@ -576,6 +581,18 @@ impl TableExporter {
         };
         doc.headline(self.paint(headline, !compare.all_as_expected));
         doc.text(&compare.verdict, "  ");
+        if sequential {
+            // Where each algorithm stopped: the sequential test decides the biased ones early.
+            let stops: Vec<String> = compare
+                .rows
+                .iter()
+                .map(|row| match row.sequential_decided {
+                    Some(true) => format!("{} decided after {}", row.algorithm, group(row.trials)),
+                    _ => format!("{} undecided at {}", row.algorithm, group(row.trials)),
+                })
+                .collect();
+            doc.text(format!("--until-decided: {}", stops.join(" · ")), "  ");
+        }
         doc.blank();
 
         let table = self.compare_table(compare);
