@@ -218,11 +218,25 @@ pub struct CompareArgs {
     /// Budget of choice paths for each exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+/// `--until-decided`, shared by `run`, `check` and `compare`.
+#[derive(Debug, Args)]
+pub struct SequentialArgs {
+    /// Stop as soon as the answer is clear: watch an anytime-valid e-value per test after
+    /// every shuffle (in trial order, so the stopping point does not depend on --threads) and
+    /// stop with "bias detected" the moment the family rejects at --alpha; at --trials (for
+    /// check, at the end of the input) the usual fixed-sample tests decide. `check` then stops
+    /// reading: a producer writing into the pipe gets SIGPIPE.
+    #[arg(long)]
+    pub until_decided: bool,
 }
 
 /// The generator flags `run` and `compare` share.
@@ -419,6 +433,8 @@ pub struct CheckArgs {
     /// mode for the repeated decks).
     #[arg(long)]
     pub no_deal_tests: bool,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -525,6 +541,8 @@ pub struct RunArgs {
     /// mode for the repeated decks).
     #[arg(long)]
     pub no_deal_tests: bool,
+    #[command(flatten)]
+    pub sequential: SequentialArgs,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,

@@ -623,3 +623,50 @@ fn plot_of_four_algorithms_compared_digested() {
 fn plot_of_the_riffle_mixing_curve_digested() {
     assert_plot_snapshot!("mixing-curve", RIFFLE_MIXING_CURVE.to_vec());
 }
+
+/// `--until-decided` on the quick start: where it stops, the sequential section and the verdict.
+const QUICK_START_UNTIL_DECIDED: &[&str] = &[
+    "run",
+    "naive",
+    "--deck",
+    "4",
+    "--trials",
+    "240k",
+    "--seed",
+    "42",
+    "--threads",
+    "2",
+    "-q",
+    "--until-decided",
+];
+
+#[test]
+fn run_table_of_the_quick_start_until_decided() {
+    insta::assert_snapshot!(without_timing(&stdout(QUICK_START_UNTIL_DECIDED)));
+}
+
+#[test]
+fn run_json_sequential_part_of_the_quick_start_until_decided() {
+    let json = json(&with(QUICK_START_UNTIL_DECIDED, &["--format", "json"]));
+    insta::assert_json_snapshot!(serde_json::json!({
+        "trials": json["trials"],
+        "bias_detected": json["bias_detected"],
+        "verdict": json["verdict"],
+        "notes": json["notes"],
+        "sequential": json["sequential"],
+    }));
+}
+
+#[test]
+fn run_csv_summary_of_the_quick_start_until_decided() {
+    let text = stdout(&with(QUICK_START_UNTIL_DECIDED, &["--format", "csv"]));
+    insta::assert_snapshot!(csv_without_timing(&text));
+}
+
+#[test]
+fn plot_of_the_quick_start_until_decided_digested() {
+    insta::assert_snapshot!(plot_digest(
+        "quick-start-until-decided",
+        QUICK_START_UNTIL_DECIDED
+    ));
+}

@@ -8,23 +8,26 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::saved_tally::{open_saved_tally, save_check_tally};
+use super::sequential::CheckSequential;
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::analysis::dealt_hand::model_deal_identity;
 use crate::config::CheckConfig;
-use crate::engine::algorithms::Shuffle;
+use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::simulate::Tally;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
-use crate::input::permutation_reader::{InputCounts, InputTally, open_sources, read_permutations};
+use crate::input::permutation_reader::{
+    InputCounts, InputTally, Observer, open_sources, read_permutations_observed,
+};
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::notes::Note;
-use crate::report::run::InputSummary;
 use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report_with_deals};
 use crate::report::run::{
     DealTheory, MarginalTheory, build_deal_report, build_marginal_report_with_deals,
 };
+use crate::report::run::{InputSummary, SequentialOutcome};
 use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
@@ -34,12 +37,32 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
-    let input = read_permutations(
+    let mut until = CheckSequential::new(
+        |deck, full| {
+            let mode = if full {
+                TallyMode::Full
+            } else {
+                TallyMode::Marginal
+            };
+            let paths = (config.max_paths, config.max_paths_given);
+            check_theory(mode, deck, config.model, paths, config.quiet)
+        },
+        |deck| config.reader.mode_for(deck) == TallyMode::Full,
+        if config.model.is_some() {
+            Against::Model
+        } else {
+            Against::Uniform
+        },
+        config.alpha,
+    );
+    let mut observe = |deck: &[Card]| until.observe(deck);
+    let input = read_permutations_observed(
         &config.sources,
         inputs,
         &config.reader,
         stop,
         &mut |lines| progress.set(lines),
+        config.until_decided.then_some(&mut observe as Observer),
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
@@ -48,6 +71,9 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     if let Some(file) = saved {
         save_check_tally(file, &config, &mut input, elapsed_seconds)?;
     }
+    // Under --until-decided the theory was computed at the first permutation; the report's is
+    // computed again below (an exact law is deterministic).
+    let (_, outcome) = until.finish()?;
     let settings = Judging {
         model: config.model,
         alpha: config.alpha,
@@ -58,7 +84,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         state_bits: config.state_bits,
         quiet: config.quiet,
     };
-    let report = judge_input(input, &settings, elapsed_seconds)?;
+    let report = judge_input(input, &settings, elapsed_seconds, outcome)?;
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
         eprintln!(
@@ -107,6 +133,7 @@ pub(crate) fn judge_input(
     input: InputTally,
     settings: &Judging,
     elapsed_seconds: f64,
+    sequential: Option<SequentialOutcome>,
 ) -> Result<RunReport, Failure> {
     let model = settings.model;
     // The theory can only be computed once the deck size is known (possibly from the input).
@@ -170,7 +197,7 @@ pub(crate) fn judge_input(
         },
         all_orderings: settings.all_orderings,
     };
-    Ok(match (input.counts, theory) {
+    let report = match (input.counts, theory) {
         (InputCounts::Full(counts), Theory::Full(law)) => {
             let tally = Tally {
                 deck: input.deck,
@@ -193,6 +220,10 @@ pub(crate) fn judge_input(
             report
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
+    };
+    Ok(match sequential {
+        Some(outcome) => report.with_sequential(&facts, outcome),
+        None => report,
     })
 }
 

@@ -4,7 +4,9 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use super::{Failure, open_output, write_report};
+use super::sequential::simulate_until_decided;
+use super::{Counted, Failure, open_output, write_report};
+use crate::analysis::sequential::SequentialFamily;
 use crate::config::CompareConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::mapped_source::SourceSpec;
@@ -49,7 +51,18 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         };
         let offset = settings.trials * index as u64;
         let run_started = Instant::now();
-        let tally = simulate(&spec, stop, &mut |done| progress.set(offset + done));
+        let mut show = |done| progress.set(offset + done);
+        let (tally, sequential) = if config.until_decided {
+            let family = SequentialFamily::full(settings.deck, None, settings.alpha);
+            let source = SourceSpec::chacha(settings.rng);
+            match simulate_until_decided(&spec, &source, family, stop, &mut show) {
+                (Counted::Full(tally), outcome) => (tally, Some(outcome)),
+                (Counted::Marginal(_), _) => unreachable!("compare tallies every ordering"),
+            }
+        } else {
+            (simulate(&spec, stop, &mut show), None)
+        };
+        let decided = sequential.as_ref().is_some_and(|outcome| outcome.decided);
         let facts = RunFacts {
             command: "run",
             shuffle: Some(Shuffle::from(algorithm)),
@@ -60,17 +73,18 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             },
             trials_requested: settings.trials,
             elapsed_seconds: run_started.elapsed().as_secs_f64(),
-            interrupted: tally.trials < settings.trials,
+            interrupted: tally.trials < settings.trials && !decided,
             alpha: settings.alpha,
             against: Against::Uniform,
             all_orderings: false,
         };
         // The row keeps what the table shows; the tally and the law are dropped here.
-        rows.push(CompareRow::from_run(&build_run_report(
-            &facts,
-            tally,
-            Some(law),
-        )));
+        let report = build_run_report(&facts, tally, Some(law));
+        let report = match sequential {
+            Some(outcome) => report.with_sequential(&facts, outcome),
+            None => report,
+        };
+        rows.push(CompareRow::from_run(&report));
     }
     progress.finish();
     let facts = CompareFacts {

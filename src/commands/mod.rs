@@ -11,6 +11,7 @@ mod list;
 mod merge;
 mod run;
 mod saved_tally;
+mod sequential;
 mod theory;
 
 use std::io::{self, Write};

@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::saved_tally::{open_saved_tally, run_shard, save_run_tally};
+use super::sequential::{family_for, simulate_until_decided};
 use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
     open_output,
@@ -16,7 +17,7 @@ use crate::engine::deal_stream::{DealStreamOptions, RepeatSource};
 use crate::engine::emit::emit_permutations_from;
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::mapping::Mapping;
-use crate::engine::shard::block_count;
+use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
 use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
 use crate::engine::tally::TallyMode;
@@ -60,10 +61,20 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     let mut show = |done| progress.set(done);
     let blocks = 0..block_count(spec.trials);
-    let deals = config
-        .deal_tests
+    // The deal-stream tests read the whole run in order; --until-decided stops it early.
+    let deals = (config.deal_tests && !config.until_decided)
         .then(|| deal_stream_options(config.settings.mode, &spec));
+    let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
+        _ if config.until_decided => {
+            let family = family_for(&theory, spec.deck, config.against, config.settings.alpha);
+            let (counted, outcome) =
+                simulate_until_decided(&spec, &config.source, family, stop, &mut show);
+            let tallied = counted.trials();
+            sequential = Some(outcome);
+            // --until-decided saves no tally (refused with --save-tally).
+            (counted, tallied, BlockCoverage::whole(blocks.clone()), None)
+        }
         TallyMode::Full => {
             let (tally, coverage, deals) = simulate_blocks_deals_from(
                 &spec,
@@ -127,7 +138,8 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         },
         trials_requested: config.settings.trials,
         elapsed_seconds,
-        interrupted: tallied < config.settings.trials,
+        interrupted: tallied < config.settings.trials
+            && !sequential.as_ref().is_some_and(|outcome| outcome.decided),
         alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
@@ -140,6 +152,10 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             build_marginal_report_with_deals(&facts, tally, theory, deals)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
+    };
+    let report = match sequential {
+        Some(outcome) => report.with_sequential(&facts, outcome),
+        None => report,
     };
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted {

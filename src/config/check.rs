@@ -38,6 +38,8 @@ pub struct CheckConfig {
     pub max_paths: u64,
     /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
     pub max_paths_given: bool,
+    /// `--until-decided`: stop as soon as the sequential test decides.
+    pub until_decided: bool,
     /// No progress display.
     pub quiet: bool,
     /// Output.
@@ -77,6 +79,14 @@ impl CheckConfig {
         let sources = sources(&args.files)?;
         let output = output_config(&args.output)?;
         check_files(&sources, &output, args.save_tally.as_deref())?;
+        if args.deal.is_some() && args.sequential.until_decided {
+            return Err(UsageError::Conflict {
+                flag: "--until-decided",
+                value: None,
+                hint: "the sequential test reads whole decks; drop --until-decided with --deal"
+                    .to_string(),
+            });
+        }
         if args.deal.is_some() && args.save_tally.is_some() {
             return Err(UsageError::Conflict {
                 flag: "--save-tally",
@@ -122,6 +132,7 @@ impl CheckConfig {
             alpha: check_alpha(args.alpha)?,
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),
+            until_decided: args.sequential.until_decided,
             quiet: args.quiet,
             output,
             save_tally: args.save_tally.clone(),

@@ -20,6 +20,8 @@ pub struct CompareConfig {
     pub max_paths: u64,
     /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
     pub max_paths_given: bool,
+    /// `--until-decided`: stop as soon as the sequential test decides.
+    pub until_decided: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -101,6 +103,7 @@ impl CompareConfig {
             settings,
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),
+            until_decided: args.sequential.until_decided,
             quiet: args.quiet,
             output,
         })

@@ -39,6 +39,8 @@ pub struct RunConfig {
     pub all_orderings: bool,
     /// Run the tests of the stream of deals (not `--no-deal-tests`).
     pub deal_tests: bool,
+    /// `--until-decided`: stop as soon as the sequential test decides.
+    pub until_decided: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -109,7 +111,26 @@ impl RunConfig {
         }
         let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
         check_shard(args, &settings)?;
+        if args.sequential.until_decided && (args.shard.is_some() || args.save_tally.is_some()) {
+            return Err(UsageError::Conflict {
+                flag: "--until-decided",
+                value: None,
+                hint: "a sequential run stops at a shuffle not known in advance, so it cannot \
+                       be cut into shards or saved as a tally; drop --until-decided, or \
+                       --shard and --save-tally"
+                    .to_string(),
+            });
+        }
         let save_tally = args.save_tally.as_deref().map(Target::from_path);
+        if let (true, Some(path)) = (args.sequential.until_decided, &args.emit_permutations) {
+            return Err(UsageError::conflict(
+                "--emit-permutations",
+                path.display(),
+                "--until-decided stops at a shuffle not known in advance, and the file would \
+                 hold every trial asked for; drop one of the two (or emit them in a run \
+                 of the --trials that --until-decided reported)",
+            ));
+        }
         let mut outputs = output.targets();
         outputs.extend(
             emit_permutations
@@ -128,6 +149,7 @@ impl RunConfig {
             emit_permutations,
             all_orderings: args.all_orderings,
             deal_tests: !args.no_deal_tests,
+            until_decided: args.sequential.until_decided,
             quiet: args.quiet,
             output,
             shard: args.shard,

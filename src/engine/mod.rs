@@ -15,3 +15,4 @@ pub mod shard;
 pub mod simulate;
 pub mod simulate_marginal;
 pub mod tally;
+pub mod trial_order;

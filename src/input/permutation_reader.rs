@@ -34,6 +34,7 @@ use std::collections::HashMap;
 use std::fs::File;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io::{self, Read};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, SyncSender};
@@ -170,7 +171,7 @@ impl ReaderOptions {
     }
 
     /// The tally to feed for a deck of `deck` cards.
-    fn mode_for(&self, deck: usize) -> TallyMode {
+    pub fn mode_for(&self, deck: usize) -> TallyMode {
         if self.marginal_if_large && deck > TallyMode::Full.max_deck() {
             TallyMode::Marginal
         } else {
@@ -693,6 +694,10 @@ struct Reader<'a> {
     invalid_examples: Vec<InvalidLine>,
     /// The deal-stream accumulator, once the deck size is known (when asked for).
     deals: Option<DealStream>,
+    /// Sees every permutation tallied, in input order; a break ends the reading there.
+    observer: Option<Observer<'a>>,
+    /// Whether the observer broke.
+    observer_broke: bool,
 }
 
 /// What one valid line holds.
@@ -708,6 +713,9 @@ enum LineKind {
 
 /// Why one line is rejected, or what it holds.
 type LineResult = Result<LineKind, String>;
+
+/// What [`read_permutations_observed`] calls with each permutation tallied.
+pub type Observer<'a> = &'a mut dyn FnMut(&[Card]) -> ControlFlow<()>;
 
 impl<'a> Reader<'a> {
     fn new(options: &'a ReaderOptions, deck: Option<usize>) -> Self {
@@ -733,6 +741,16 @@ impl<'a> Reader<'a> {
             invalid: 0,
             invalid_examples: Vec::new(),
             deals: deck.and_then(|n| deal_stream_for(options, n)),
+            observer: None,
+            observer_broke: false,
+        }
+    }
+
+    /// Show the permutation just tallied to the observer, if any.
+    #[inline(always)]
+    fn observed(observer: &mut Option<Observer<'a>>, broke: &mut bool, deck: &[Card]) {
+        if let Some(observe) = observer {
+            *broke |= observe(deck).is_break();
         }
     }
 
@@ -776,6 +794,7 @@ impl<'a> Reader<'a> {
                 }
                 counts[rank(&deck[..n])] += 1;
                 Self::deal(&mut self.deals, &deck[..n]);
+                Self::observed(&mut self.observer, &mut self.observer_broke, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
@@ -784,6 +803,11 @@ impl<'a> Reader<'a> {
                 }
                 tally.add(&self.cards[..n]);
                 Self::deal(&mut self.deals, &self.cards[..n]);
+                Self::observed(
+                    &mut self.observer,
+                    &mut self.observer_broke,
+                    &self.cards[..n],
+                );
             }
             InputCounts::Deal(tally) => {
                 let count = tally.deal;
@@ -1062,6 +1086,9 @@ impl<'a> Reader<'a> {
     fn chunk(&mut self, lines: &mut Lines, chunk: &[u8]) -> Result<(), InputError> {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', chunk) {
+            if self.observer_broke {
+                return Ok(());
+            }
             lines.number += 1;
             let piece = &chunk[start..end];
             start = end + 1;
@@ -1134,6 +1161,14 @@ impl<'a> Reader<'a> {
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..count]);
                 Self::deal(&mut self.deals, &self.cards[..count]);
+                // Dealt hands have no sequential test: `--until-decided` is refused with them.
+                if self.options.deal.is_none() {
+                    Self::observed(
+                        &mut self.observer,
+                        &mut self.observer_broke,
+                        &self.cards[..count],
+                    );
+                }
                 self.permutations += 1;
                 Ok(())
             }
@@ -1200,10 +1235,17 @@ impl<'a> Reader<'a> {
                     let _ = spent.send(buffer);
                     tallied?;
                     progress(self.lines);
+                    if self.observer_broke {
+                        // The reading thread is left behind, as after a stop.
+                        return Ok(true);
+                    }
                 }
                 Ok(Delivery::End) => {
                     self.end(&mut lines)?;
                     progress(self.lines);
+                    if self.observer_broke {
+                        return Ok(true);
+                    }
                     source += 1;
                     match names.get(source) {
                         Some(name) => lines = Lines::new(name),
@@ -1381,6 +1423,21 @@ pub fn read_permutations(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
+    read_permutations_observed(sources, inputs, options, stop, progress, None)
+}
+
+/// [`read_permutations`], showing every permutation tallied to `observer` in input order (cards
+/// 0-based, `deck[position] = card`). When it breaks, the reading ends right after that
+/// permutation — the rest of the input is neither read nor checked (`check --until-decided`):
+/// the tally holds the permutations up to it.
+pub fn read_permutations_observed<'a>(
+    sources: &[InputSource],
+    inputs: Vec<Input>,
+    options: &'a ReaderOptions,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(u64),
+    observer: Option<Observer<'a>>,
+) -> Result<InputTally, InputError> {
     let names: Vec<String> = sources.iter().map(InputSource::name).collect();
     let deck = match (&options.labels, options.cards) {
         (Some(labels), _) => Some(labels.len()),
@@ -1397,6 +1454,7 @@ pub fn read_permutations(
         ));
     }
     let mut reader = Reader::new(options, deck);
+    reader.observer = observer;
     let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
     reader.finish();
     progress(reader.lines);

@@ -195,7 +195,7 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         .reachable
         .as_ref()
         .map(|reachable| reachable.reach);
-    writer.write_record([
+    let mut header = vec![
         "algorithm",
         "deck",
         "trials",
@@ -240,11 +240,11 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         "reachable_low",
         "reachable_high",
         "serial_matches_mean",
-    ])?;
+    ];
     let deals = run.deal_stream.as_ref();
     let repeats = deals.map(|d| &d.repeats);
     let reachable = repeats.and_then(|r| r.reachable);
-    writer.write_record([
+    let mut record = vec![
         run.header.algorithm.unwrap_or_default().to_string(),
         run.header.deck.to_string(),
         run.header.trials.to_string(),
@@ -292,7 +292,26 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         opt(reachable.map(|r| r.low)),
         opt(reachable.and_then(|r| r.high)),
         opt(deals.map(|d| d.matches.mean_observed)),
-    ])?;
+    ];
+    // `--until-decided` adds the sequential test's columns.
+    if let Some(sequential) = &run.sequential {
+        header.extend([
+            "sequential_decided",
+            "sequential_trials_used",
+            "sequential_threshold",
+            "sequential_strongest",
+            "sequential_log10_e_value",
+        ]);
+        record.extend([
+            sequential.decided.to_string(),
+            sequential.trials_used.to_string(),
+            sequential.threshold.to_string(),
+            sequential.strongest.clone(),
+            opt(sequential.log10_strongest),
+        ]);
+    }
+    writer.write_record(header)?;
+    writer.write_record(record)?;
     Ok(())
 }
 

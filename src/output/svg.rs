@@ -3,7 +3,8 @@
 //! A run or check becomes the position heat map beside the frequencies of the orderings (full
 //! mode) — observed, with the uniform line and the exact law where known; `theory` draws the
 //! law alone; `compare` draws one heat map per algorithm on a shared colour scale; a mixing
-//! curve draws the distance to uniform against the number of passes.
+//! curve draws the distance to uniform against the number of passes; under `--until-decided` a
+//! run or check draws its running evidence against the trials instead.
 
 use std::io::{self, Write};
 
@@ -11,7 +12,7 @@ use super::text::group;
 use super::{Exporter, Report};
 use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
-    TvAxis, compare_picture, mixing_curve, run_picture,
+    TvAxis, compare_picture, evidence_chart, mixing_curve, run_picture,
 };
 use crate::report::run::RunReport;
 
@@ -57,6 +58,18 @@ fn run_title(run: &RunReport) -> String {
 
 fn picture(report: &Report) -> Result<String, PlotError> {
     match report {
+        Report::Run(run) if run.sequential.is_some() => {
+            let sequential = run.sequential.as_ref().expect("matched");
+            let points: Vec<(u64, Option<f64>)> = sequential
+                .evidence
+                .iter()
+                .map(|p| (p.trials, p.log10_ratio))
+                .collect();
+            evidence_chart(
+                &format!("{} · running evidence (--until-decided)", run_title(run)),
+                &points,
+            )
+        }
         Report::Run(run) => {
             let title = run_title(run);
             let orderings = run.full().map(|full| Orderings {

@@ -22,6 +22,7 @@ use crate::report::run::{
     Against, DealPart, DealStreamReport, FullPart, ModePart, PermutationRow, PokerPart, RunReport,
     StatisticResult,
 };
+use crate::report::run::{SequentialOutcome, format_e_value};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
 use crate::theory::poker::{Category, card_name};
@@ -187,6 +188,15 @@ impl TableExporter {
         for note in &run.notes {
             doc.text(format!("note: {note}"), "  ");
         }
+        if let Some(sequential) = &run.sequential {
+            doc.blank();
+            let unit = if run.header.input.is_some() {
+                "permutation"
+            } else {
+                "trial"
+            };
+            sequential_section(sequential, run.header.deck, unit, &mut doc);
+        }
         doc.blank();
         tests_section(run, algorithm, &mut doc);
         if let Some(deals) = &run.deal_stream {
@@ -282,6 +292,87 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
     }
     if let Some(definition) = header.definition {
         doc.text(format!("definition: {definition}"), "  ");
+    }
+}
+
+/// The anytime-valid sequential test: each test's e-value against K/alpha, where it stopped,
+/// and the running evidence at a few checkpoints (every checkpoint is in JSON). On a large deck
+/// only the strongest position test and those that reached the threshold are listed.
+fn sequential_section(sequential: &SequentialOutcome, deck: usize, unit: &str, doc: &mut Document) {
+    doc.heading(format!(
+        "Sequential test (--until-decided): e-Bonferroni over {} tests, threshold K/alpha = {}",
+        sequential.family_size, sequential.threshold
+    ));
+    let mut table = new_table(&["test", "cells", "e-value", "result"]);
+    let fold_positions = deck > MATRIX_TABLE_MAX_DECK;
+    let mut folded = 0;
+    for test in &sequential.tests {
+        if fold_positions
+            && test.name.starts_with("position ")
+            && !test.rejected
+            && test.name != sequential.strongest
+        {
+            folded += 1;
+            continue;
+        }
+        table.add_row(vec![
+            test.name.clone(),
+            group(test.cells as u64),
+            format_e_value(test.log10_e_value),
+            if test.rejected { "REJECTED" } else { "ok" }.to_string(),
+        ]);
+    }
+    align_right_from(&mut table, 1);
+    doc.table(table);
+    if folded > 0 {
+        doc.text(
+            format!("({folded} more position tests below the threshold: --format json)"),
+            " ",
+        );
+    }
+    doc.text(
+        if sequential.decided {
+            format!(
+                "decided after {}: {} reached the threshold",
+                plural(sequential.trials_used, unit),
+                sequential.strongest
+            )
+        } else {
+            format!(
+                "not decided within {}: the largest e-value ({}, {}) stayed below the threshold",
+                plural(sequential.trials_used, unit),
+                format_e_value(sequential.log10_strongest),
+                sequential.strongest
+            )
+        },
+        "  ",
+    );
+    // About eight checkpoints, evenly spread over the recorded ones, and the last.
+    let points = &sequential.evidence;
+    if !points.is_empty() {
+        let step = points.len().div_ceil(8);
+        let mut shown: Vec<String> = points
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % step == 0 || *i + 1 == points.len())
+            .map(|(_, p)| {
+                format!(
+                    "{}: {}",
+                    group(p.trials),
+                    p.log10_ratio
+                        .map_or("∞".to_string(), |r| format!("{r:+.2}"))
+                )
+            })
+            .collect();
+        shown.dedup();
+        doc.text(
+            format!(
+                "running evidence, log10(largest e-value / threshold) after so many {unit}s (0 \
+                 decides): {}",
+                shown.join(" · ")
+            ),
+            "  ",
+        );
     }
 }
 
@@ -628,13 +719,18 @@ fn orderings_section(full: &FullPart, theory_available: bool, doc: &mut Document
 impl TableExporter {
     fn compare(&self, compare: &CompareReport) -> Document {
         let mut doc = Document::default();
+        let sequential = compare
+            .rows
+            .iter()
+            .any(|row| row.sequential_decided.is_some());
         doc.title(format!(
-            "shuffle-bias compare: {} · {} cards · {} each",
+            "shuffle-bias compare: {} · {} cards · {}{} each",
             plural(
                 (compare.rows.len() + compare.not_run.len()) as u64,
                 "algorithm"
             ),
             compare.deck,
+            if sequential { "at most " } else { "" },
             plural(compare.trials_requested, "shuffle")
         ));
         doc.line(format!(
@@ -652,6 +748,18 @@ impl TableExporter {
         };
         doc.headline(self.paint(headline, !compare.all_as_expected));
         doc.text(&compare.verdict, "  ");
+        if sequential {
+            // Where each algorithm stopped: the sequential test decides the biased ones early.
+            let stops: Vec<String> = compare
+                .rows
+                .iter()
+                .map(|row| match row.sequential_decided {
+                    Some(true) => format!("{} decided after {}", row.algorithm, group(row.trials)),
+                    _ => format!("{} undecided at {}", row.algorithm, group(row.trials)),
+                })
+                .collect();
+            doc.text(format!("--until-decided: {}", stops.join(" · ")), "  ");
+        }
         doc.blank();
 
         let table = self.compare_table(compare);

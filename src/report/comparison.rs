@@ -65,6 +65,10 @@ pub struct CompareRow {
     pub warnings: Vec<Warning>,
     /// Whether Ctrl-C cut this algorithm's run short.
     pub interrupted: bool,
+    /// `--until-decided`: whether the anytime-valid sequential test decided (then `trials` is
+    /// where it stopped, and the verdict is its own); left out of JSON without the flag.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sequential_decided: Option<bool>,
     /// Every ordering's count and exact probability, for the picture, while the orderings are
     /// few enough to keep (up to [`MAX_LISTED_DECK`] cards); not serialised.
     #[serde(skip)]
@@ -110,6 +114,7 @@ impl CompareRow {
             notes: run.notes.clone(),
             warnings: run.warnings.clone(),
             interrupted: run.header.interrupted,
+            sequential_decided: run.sequential.as_ref().map(|s| s.decided),
             orderings: (run.header.deck <= MAX_LISTED_DECK).then(|| full.permutations.clone()),
         }
     }

@@ -115,6 +115,26 @@ pub enum Note {
         /// The deck.
         deck: usize,
     },
+    /// `--until-decided`: the sequential test decided, and the run stopped there.
+    SequentialStopped {
+        /// Shuffles or permutations used.
+        used: u64,
+        /// The most that could have been used (`--trials`; for `check`, none).
+        most: Option<u64>,
+        /// What they are called.
+        unit: TrialUnit,
+    },
+    /// `--until-decided`: the sequential test did not decide; the fixed-sample tests do.
+    SequentialUndecided {
+        /// Shuffles or permutations used.
+        used: u64,
+        /// What they are called.
+        unit: TrialUnit,
+        /// The largest e-value, as `10^x`.
+        largest: String,
+        /// The threshold K/alpha.
+        threshold: f64,
+    },
 }
 
 impl fmt::Display for Note {
@@ -207,6 +227,31 @@ impl fmt::Display for Note {
                 if *deals == 1 { "" } else { "s" },
                 if *deals == 1 { "it" } else { "them" },
                 deck - 1
+            ),
+            Note::SequentialStopped { used, most, unit } => {
+                write!(
+                    f,
+                    "--until-decided: stopped as soon as the sequential test decided, after {used} {unit}"
+                )?;
+                if let Some(most) = most {
+                    write!(f, " of at most {most}")?;
+                }
+                write!(
+                    f,
+                    "; the fixed-sample tests below describe those {unit}, but their p-values \
+                     are not valid on data stopped this way and do not enter the verdict"
+                )
+            }
+            Note::SequentialUndecided {
+                used,
+                unit,
+                largest,
+                threshold,
+            } => write!(
+                f,
+                "--until-decided: the sequential test did not decide within {used} {unit} \
+                 (largest e-value {largest}, threshold K/alpha = {threshold}); the fixed-sample \
+                 tests decide"
             ),
         }
     }

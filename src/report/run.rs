@@ -20,6 +20,7 @@ use serde::ser::{SerializeSeq, SerializeStruct};
 pub use crate::analysis::decision::TestResult;
 pub use crate::analysis::figures::PositionDeviation;
 pub use crate::analysis::power::ModelSummary;
+pub use crate::analysis::sequential::SequentialOutcome;
 pub use deal::{DealTheory, build_deal_report};
 pub use deal_stream::{
     CompositionsReport, DealStreamReport, MatchesReport, NotRun, RepeatsReport, SlotsReport,
@@ -31,6 +32,9 @@ mod deal;
 mod deal_stream;
 mod full;
 mod marginal;
+mod sequential;
+
+pub use sequential::format_e_value;
 
 use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
@@ -228,6 +232,9 @@ pub struct RunReport {
     pub part: ModePart,
     /// The tests of the stream of deals and their figures (null with `--no-deal-tests`).
     pub deal_stream: Option<DealStreamReport>,
+    /// The anytime-valid sequential test, under `--until-decided` (JSON `sequential`, left out
+    /// otherwise).
+    pub sequential: Option<SequentialOutcome>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -480,8 +487,9 @@ impl Serialize for RunReport {
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
         let deal = self.deal();
-        let fields =
-            47 - usize::from(skip_passes) - usize::from(skip_cut) + usize::from(deal.is_some());
+        let fields = 48 - usize::from(skip_passes) - usize::from(skip_cut)
+            + usize::from(deal.is_some())
+            - usize::from(self.sequential.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -560,6 +568,10 @@ impl Serialize for RunReport {
         // Only deal reports have it, so the JSON of the other modes is unchanged.
         if let Some(deal) = deal {
             s.serialize_field("deal", deal)?;
+        }
+        match &self.sequential {
+            Some(sequential) => s.serialize_field("sequential", sequential)?,
+            None => s.skip_field("sequential")?,
         }
         s.end()
     }
@@ -801,6 +813,7 @@ impl Common {
             positions: self.positions,
             part,
             deal_stream: self.deal_stream,
+            sequential: None,
         }
     }
 }

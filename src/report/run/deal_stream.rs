@@ -185,8 +185,13 @@ pub(super) fn deal_stream_part(
     };
     if let Some(counted) = counted {
         let estimate = reachable_estimate(counted);
-        repeats.reachable_summary = Some(reachable_words(&estimate, shape.noun()));
-        repeats.reachable = Some(estimate);
+        // Once the decks seen are as many as the estimate's lower bound, the sample has
+        // saturated the outcomes (every deck seen again and again): the pair count then says
+        // nothing about how many exist, so no estimate is given.
+        if (counted.distinct as f64) < estimate.low {
+            repeats.reachable_summary = Some(reachable_words(&estimate, shape.noun()));
+            repeats.reachable = Some(estimate);
+        }
         match null {
             None => not_run.push(NotRun {
                 test: repeats_name.clone(),

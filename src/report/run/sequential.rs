@@ -1,0 +1,148 @@
+//! The anytime-valid sequential test (`--until-decided`) in a run report: its outcome beside
+//! the fixed-sample family, and the verdict it gives when it decided.
+//!
+//! When the family of e-processes ([`crate::analysis::sequential`]) crossed K/alpha, the run
+//! stopped there: the verdict is "bias detected" from the sequential test, and the fixed-sample
+//! tests, computed on the same (optionally stopped) tally, are shown but do not enter the
+//! verdict — their p-values assume a sample size fixed in advance. When it did not decide, the
+//! fixed-sample family decides as always and a note says so.
+
+use super::{Against, MarginalTheory, RunFacts, RunReport};
+use crate::analysis::identity::uniform_ordering_probability;
+use crate::analysis::sequential::{MarginalNull, SequentialOutcome};
+use crate::report::notes::Note;
+use crate::theory::permutation_statistics::Statistic;
+
+/// An e-value for humans from its log10: `10^3.21`, or `∞` (an impossible outcome was seen).
+pub fn format_e_value(log10: Option<f64>) -> String {
+    match log10 {
+        None => "∞".to_string(),
+        Some(log10) => format!("10^{log10:.2}"),
+    }
+}
+
+impl RunReport {
+    /// Put the sequential test's outcome into the report of the tally it filled: its verdict
+    /// when it decided (bias detected; the count warnings of the fixed-sample tests, which do
+    /// not decide, are dropped), a note either way.
+    pub fn with_sequential(mut self, facts: &RunFacts, outcome: SequentialOutcome) -> RunReport {
+        let unit = facts.trial_unit();
+        if outcome.decided {
+            self.bias_detected = true;
+            self.verdict = format!(
+                "bias detected: the anytime-valid sequential test rejects {} at alpha = {} \
+                 after {} {unit} (strongest: {}, e-value {} ≥ K/alpha = {})",
+                facts.hypothesis_name(),
+                outcome.alpha,
+                outcome.trials_used,
+                outcome.strongest,
+                format_e_value(outcome.log10_strongest),
+                outcome.threshold
+            );
+            self.warnings.clear();
+            self.notes.push(Note::SequentialStopped {
+                used: outcome.trials_used,
+                most: (facts.command != "check").then_some(facts.trials_requested),
+                unit,
+            });
+        } else {
+            self.notes.push(Note::SequentialUndecided {
+                used: outcome.trials_used,
+                unit,
+                largest: format_e_value(outcome.log10_strongest),
+                threshold: outcome.threshold,
+            });
+        }
+        self.sequential = Some(outcome);
+        self
+    }
+}
+
+impl MarginalTheory {
+    /// The laws the sequential family of a marginal run tests, as the fixed-sample family
+    /// does: against uniform every part with its uniform law; against the model the parts
+    /// whose law the theory gives.
+    pub fn sequential_null(&self, deck: usize, against: Against) -> MarginalNull {
+        match against {
+            Against::Uniform => MarginalNull {
+                positions: Some(vec![vec![1.0 / deck as f64; deck]; deck]),
+                identity: Some(uniform_ordering_probability(deck)),
+                statistics: Statistic::ALL
+                    .iter()
+                    .map(|&s| (s, s.uniform_value_law(deck)))
+                    .collect(),
+            },
+            Against::Model => MarginalNull {
+                positions: self.positions.clone(),
+                identity: self.identity,
+                statistics: Statistic::ALL
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(index, &s)| self.statistic(index).map(|law| (s, law.clone())))
+                    .collect(),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::sequential::SequentialFamily;
+    use crate::engine::mapped_source::SourceSpec;
+    use crate::engine::random_source::RngKind;
+    use crate::report::run::{Origin, build_run_report};
+
+    fn facts() -> RunFacts {
+        RunFacts {
+            command: "run",
+            shuffle: None,
+            origin: Origin::Simulation {
+                seed: 1,
+                source: SourceSpec::chacha(RngKind::Chacha8),
+                threads: 1,
+            },
+            trials_requested: 1000,
+            elapsed_seconds: 1.0,
+            interrupted: false,
+            alpha: 0.01,
+            against: Against::Uniform,
+            all_orderings: false,
+        }
+    }
+
+    #[test]
+    fn a_decided_sequential_test_gives_the_verdict_and_appears_in_json() {
+        let mut family = SequentialFamily::full(3, None, 0.01);
+        while family.observe(&[0, 1, 2]).is_continue() {}
+        let (outcome, tally) = family.finish();
+        let crate::analysis::sequential::SequentialTally::Full(tally) = tally else {
+            panic!("full mode")
+        };
+        let report = build_run_report(&facts(), tally, None).with_sequential(&facts(), outcome);
+        assert!(report.bias_detected);
+        assert!(
+            report
+                .verdict
+                .starts_with("bias detected: the anytime-valid sequential test rejects uniform"),
+            "{}",
+            report.verdict
+        );
+        assert!(report.warnings.is_empty());
+        let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["sequential"]["decided"], true);
+        assert_eq!(json["sequential"]["family_size"], 1 + 1 + 3);
+        assert_eq!(json["sequential"]["threshold"], 500.0);
+        let without = serde_json::to_value(build_run_report(
+            &facts(),
+            crate::engine::simulate::Tally {
+                deck: 3,
+                counts: vec![1; 6],
+                trials: 6,
+            },
+            None,
+        ))
+        .unwrap();
+        assert!(without.get("sequential").is_none());
+    }
+}

@@ -1,0 +1,175 @@
+//! Calibration of `--until-decided`: peeking after every shuffle keeps the false-alarm rate at
+//! most alpha for the anytime-valid family, and does not for a fixed-sample family peeked at.
+//!
+//! Over R = 1000 seeds of a uniform shuffle, each run watched after every shuffle up to its
+//! `--trials`, the number of runs whose family ever rejects is Binomial(R, q) with q ≤ alpha
+//! (Ville's inequality for each e-process, e-Bonferroni for the family). The test asserts the
+//! count is at most the 1 − 10⁻⁶ quantile of Binomial(1000, alpha): a correct tool fails it with
+//! probability below 10⁻⁶ (and, the seeds being fixed, deterministically never). alpha = 0.05 is
+//! used, larger than the default 0.001, so that the bound has teeth: the quantile is 85 of 1000.
+//!
+//! The same runs, judged instead by the fixed-sample family (Pearson's χ² and the binomial
+//! identity test with Holm's adjustment, exactly as `run` judges a tally) at 100 looks, reject far
+//! more often than alpha: repeated significance testing inflates the error (Armitage, McPherson &
+//! Rowe 1969). The test asserts the count is above the same quantile.
+//!
+//! `cargo test --release --test sequential_calibration -- --nocapture` prints the rates the README
+//! quotes.
+
+use std::ops::ControlFlow;
+use std::sync::atomic::AtomicBool;
+
+use shuffle_bias::analysis::identity::uniform_ordering_probability;
+use shuffle_bias::analysis::sequential::{MarginalNull, SequentialFamily};
+use shuffle_bias::engine::algorithms::Algorithm;
+use shuffle_bias::engine::mapped_source::SourceSpec;
+use shuffle_bias::engine::permutation::{factorial, rank};
+use shuffle_bias::engine::random_source::RngKind;
+use shuffle_bias::engine::simulate::{SimulationSpec, Tally};
+use shuffle_bias::engine::trial_order::visit_in_trial_order;
+use shuffle_bias::report::run::{Against, Origin, RunFacts, build_run_report};
+use shuffle_bias::theory::permutation_statistics::Statistic;
+
+const RUNS: u64 = 1000;
+const ALPHA: f64 = 0.05;
+
+/// The smallest k with P(Binomial(runs, p) > k) < 10⁻⁶, by summing the exact law.
+fn binomial_upper(runs: u64, p: f64) -> u64 {
+    let mut pmf = (1.0 - p).powf(runs as f64);
+    let mut cdf = pmf;
+    let mut k = 0;
+    while 1.0 - cdf >= 1e-6 {
+        pmf *= (runs - k) as f64 / (k + 1) as f64 * p / (1.0 - p);
+        k += 1;
+        cdf += pmf;
+    }
+    k
+}
+
+fn spec(algorithm: Algorithm, deck: usize, trials: u64, seed: u64) -> SimulationSpec {
+    SimulationSpec {
+        shuffle: algorithm.into(),
+        deck,
+        trials,
+        seed,
+        rng: RngKind::Chacha8,
+        threads: 1,
+    }
+}
+
+#[test]
+fn the_binomial_bound_matches_a_hand_computed_value() {
+    // Binomial(1000, 0.05): mean 50, sd 6.89; 1 − 10⁻⁶ lies 4.75 sd above the mean, and the
+    // skewed upper tail takes it a little further.
+    let bound = binomial_upper(1000, 0.05);
+    assert!((83..=88).contains(&bound), "{bound}");
+}
+
+#[test]
+fn peeking_after_every_shuffle_keeps_false_alarms_within_alpha_and_peeking_at_chi_square_does_not()
+{
+    let bound = binomial_upper(RUNS, ALPHA);
+    let trials = 20_000;
+    let deck = 4;
+    let looks = 100;
+    let stop = AtomicBool::new(false);
+    let mut sequential_alarms = 0;
+    let mut peeking_alarms = 0;
+    for seed in 0..RUNS {
+        let spec = spec(Algorithm::FisherYates, deck, trials, seed);
+        let facts = RunFacts {
+            command: "run",
+            shuffle: Some(spec.shuffle),
+            origin: Origin::Simulation {
+                seed,
+                source: SourceSpec::chacha(spec.rng),
+                threads: 1,
+            },
+            trials_requested: trials,
+            elapsed_seconds: 1.0,
+            interrupted: false,
+            alpha: ALPHA,
+            against: Against::Uniform,
+            all_orderings: false,
+        };
+        let mut family = SequentialFamily::full(deck, None, ALPHA);
+        let mut sequential_rejected = false;
+        let mut peek_rejected = false;
+        let mut counts = vec![0u64; factorial(deck) as usize];
+        let mut seen = 0u64;
+        visit_in_trial_order(
+            &spec,
+            &SourceSpec::chacha(spec.rng),
+            &stop,
+            &mut |_| {},
+            &mut |cards| {
+                sequential_rejected |= family.observe(cards).is_break();
+                counts[rank(cards)] += 1;
+                seen += 1;
+                if !peek_rejected && seen.is_multiple_of(trials / looks) {
+                    let tally = Tally {
+                        deck,
+                        counts: counts.clone(),
+                        trials: seen,
+                    };
+                    peek_rejected = build_run_report(&facts, tally, None).bias_detected;
+                }
+                if sequential_rejected && peek_rejected {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            },
+        );
+        sequential_alarms += u64::from(sequential_rejected);
+        peeking_alarms += u64::from(peek_rejected);
+    }
+    println!(
+        "fisher-yates, {deck} cards, {RUNS} seeds, up to {trials} trials, alpha = {ALPHA}: \
+         sequential family rejected {sequential_alarms} times (watched after every shuffle); \
+         the fixed-sample family peeked at every {} trials rejected {peeking_alarms} times \
+         (bound {bound})",
+        trials / looks
+    );
+    assert!(sequential_alarms <= bound, "{sequential_alarms} > {bound}");
+    assert!(peeking_alarms > bound, "{peeking_alarms} ≤ {bound}");
+}
+
+#[test]
+fn the_marginal_family_watched_after_every_shuffle_keeps_false_alarms_within_alpha() {
+    let bound = binomial_upper(RUNS, ALPHA);
+    let deck = 10;
+    let trials = 5_000;
+    let stop = AtomicBool::new(false);
+    let mut alarms = 0;
+    for seed in 0..RUNS {
+        let null = MarginalNull {
+            positions: Some(vec![vec![1.0 / deck as f64; deck]; deck]),
+            identity: Some(uniform_ordering_probability(deck)),
+            statistics: Statistic::ALL
+                .iter()
+                .map(|&s| (s, s.uniform_value_law(deck)))
+                .collect(),
+        };
+        let mut family = SequentialFamily::marginal(deck, null, ALPHA);
+        let spec = spec(
+            Algorithm::FisherYatesForward,
+            deck,
+            trials,
+            1_000_000 + seed,
+        );
+        let visited = visit_in_trial_order(
+            &spec,
+            &SourceSpec::chacha(spec.rng),
+            &stop,
+            &mut |_| {},
+            &mut |cards| family.observe(cards),
+        );
+        alarms += u64::from(visited.broke);
+    }
+    println!(
+        "fisher-yates-forward, {deck} cards, marginal family, {RUNS} seeds, up to {trials} \
+         trials, alpha = {ALPHA}: {alarms} false alarms (bound {bound})"
+    );
+    assert!(alarms <= bound, "{alarms} > {bound}");
+}
