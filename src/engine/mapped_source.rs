@@ -169,14 +169,12 @@ impl SourceSpec {
 
     /// One phrase for a report: `msvc · modulo of 15-bit words · re-seeded from 32 bits`.
     pub fn describe(&self) -> String {
-        let mut text = self.generator.name().to_string();
-        if !self.is_default() {
-            text.push_str(&format!(
-                " · {} of {}-bit words",
-                self.mapping.name(),
-                self.word_bits()
-            ));
-        }
+        let mut text = format!(
+            "{} · {} of {}-bit words",
+            self.generator.name(),
+            self.mapping.name(),
+            self.word_bits()
+        );
         if let Some(reseed) = self.reseed {
             text.push_str(&format!(
                 " · re-seeded from {} bits ({})",
