@@ -393,7 +393,7 @@ impl ShuffleTest {
             state_bits: None,
             quiet: true,
         };
-        Ok(judge_input(input, &settings, elapsed_seconds, None)?)
+        Ok(judge_input(input, &settings, elapsed_seconds, None, None)?)
     }
 }
 

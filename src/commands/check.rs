@@ -71,9 +71,8 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     if let Some(file) = saved {
         save_check_tally(file, &config, &mut input, elapsed_seconds)?;
     }
-    // Under --until-decided the theory was computed at the first permutation; the report's is
-    // computed again below (an exact law is deterministic).
-    let (_, outcome) = until.finish()?;
+    // Under --until-decided the theory was computed at the first permutation: the report uses it.
+    let (known, outcome) = until.finish()?;
     let settings = Judging {
         model: config.model,
         alpha: config.alpha,
@@ -84,7 +83,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         state_bits: config.state_bits,
         quiet: config.quiet,
     };
-    let report = judge_input(input, &settings, elapsed_seconds, outcome)?;
+    let report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
         eprintln!(
@@ -128,18 +127,22 @@ pub(crate) struct Judging {
 
 /// Judge a tally of permutations: the theory of the model (if any) for the tally's mode, then
 /// the report of the tally against uniform or that model. This is all of `check` after the
-/// reading, and all of the library API after its shuffles.
+/// reading, and all of the library API after its shuffles. `known` is the theory when it was
+/// already computed (by `--until-decided` at the first permutation), and `sequential` that
+/// test's outcome.
 pub(crate) fn judge_input(
     input: InputTally,
     settings: &Judging,
     elapsed_seconds: f64,
+    known: Option<Theory>,
     sequential: Option<SequentialOutcome>,
 ) -> Result<RunReport, Failure> {
     let model = settings.model;
     // The theory can only be computed once the deck size is known (possibly from the input).
-    let theory = match (&input.counts, model) {
-        (InputCounts::Deal(_), None) => Theory::Deal(DealTheory::default()),
-        (InputCounts::Deal(tally), Some(shuffle)) => {
+    let theory = match (known, &input.counts, model) {
+        (Some(theory), _, _) => theory,
+        (None, InputCounts::Deal(_), None) => Theory::Deal(DealTheory::default()),
+        (None, InputCounts::Deal(tally), Some(shuffle)) => {
             let law = exact_law_shown(
                 shuffle,
                 input.deck,
@@ -158,14 +161,14 @@ pub(crate) fn judge_input(
                 identity: Some(Probability::from_p(model_deal_identity(&law, tally.deal))),
             })
         }
-        (InputCounts::Full(_), _) => check_theory(
+        (None, InputCounts::Full(_), _) => check_theory(
             TallyMode::Full,
             input.deck,
             model,
             (settings.max_paths, settings.max_paths_given),
             settings.quiet,
         )?,
-        (InputCounts::Marginal(_), _) => check_theory(
+        (None, InputCounts::Marginal(_), _) => check_theory(
             TallyMode::Marginal,
             input.deck,
             model,

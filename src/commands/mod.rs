@@ -179,9 +179,12 @@ fn exact_law_shown(
 
 /// What a run compares its tally with: the exact law of every ordering, or what is known of
 /// the marginals.
-enum Theory {
+pub(crate) enum Theory {
+    /// Every ordering: the exact law, when it was asked for (or why it is unavailable).
     Full(Option<Result<Arc<Law>, ExactError>>),
+    /// What is known of the marginals.
     Marginal(MarginalTheory),
+    /// Dealt hands: the model's slot marginals and identity, if any.
     Deal(crate::report::run::DealTheory),
 }
 

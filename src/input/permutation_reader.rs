@@ -111,21 +111,6 @@ pub enum Numbering {
 
 use crate::engine::tally::TallyMode;
 
-/// The reader's side of a [`TallyMode`]: `Full` gives [`InputCounts::Full`] (every ordering
-/// counted), `Marginal` gives [`InputCounts::Marginal`] (every permutation passed to
-/// [`MarginalTally::add`]).
-trait ReaderMode {
-    /// An empty tally of decks of `deck` cards.
-    fn empty_counts(self, deck: usize) -> InputCounts;
-}
-
-impl ReaderMode for TallyMode {
-    /// An empty tally of decks of `deck` cards.
-    fn empty_counts(self, deck: usize) -> InputCounts {
-        InputCounts::empty(self, deck)
-    }
-}
-
 /// What to accept.
 #[derive(Debug, Clone, Default)]
 pub struct ReaderOptions {
@@ -183,7 +168,7 @@ impl ReaderOptions {
     fn empty_counts(&self, deck: usize) -> InputCounts {
         match self.deal {
             Some(deal) => InputCounts::Deal(DealTally::new(deck, deal, self.poker)),
-            None => self.mode_for(deck).empty_counts(deck),
+            None => InputCounts::empty(self.mode_for(deck), deck),
         }
     }
 }
