@@ -609,68 +609,105 @@ fn parse_plain(
 /// digits, so decks of up to 100 cards numbered from 0 and 99 numbered from 1.
 const TWO_DIGIT_VALUES: usize = 100;
 
+/// The separator mask of [`parse_two_digits`] holds this many 64-bit words: lines of up to
+/// 319 bytes, longer than any valid line of at most 100 two-digit cards (289 bytes).
+const MASK_WORDS: usize = 5;
+
+/// The size of [`parse_two_digits`]'s copy of a line: a power of two above 2 + 64·MASK_WORDS.
+const COPY: usize = 512;
+
+/// A mask of the bytes of `word` (little-endian) equal to zero: 0x80 in each such byte, exact
+/// (no borrow crosses bytes: the low seven bits plus 0x7f stay below 0x100).
+#[inline(always)]
+fn zero_bytes(word: u64) -> u64 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    !(((word & LOW) + LOW) | word | LOW)
+}
+
+/// Bit i set when byte i of `word` is a separator (space, tab or comma).
+#[inline(always)]
+fn separator_bits(word: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    let flags = zero_bytes(word ^ (ONES * u64::from(b' ')))
+        | zero_bytes(word ^ (ONES * u64::from(b'\t')))
+        | zero_bytes(word ^ (ONES * u64::from(b',')));
+    // The eight flag bits (7, 15, …, 63) gathered into bits 56..63 by one multiplication
+    // (every partial product lands on a bit of its own, so nothing carries).
+    (flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
 /// The fast path for decks whose card numbers have one or two digits (a 52-card deck, say): the
-/// same lines as [`parse_plain`] are accepted, with the same cards, but without a branch that
-/// depends on the digits. A token is read from three bytes at once: its first digit, the next
-/// byte (a second digit or the separator) and the byte after (the separator after two digits).
-/// Everything that could be wrong (a non-digit, a third digit, a missing or doubled separator,
-/// a card out of range, too few or too many tokens, a repeated card) only sets a flag or shows
-/// in the final count, so the loop runs without a mispredicted branch whatever the mix of one-
-/// and two-digit numbers; a flagged line goes to the careful parser, which finds its exact
-/// message. The cards met are kept as a 128-bit set in two registers: K distinct cards set K
-/// bits.
+/// same lines as [`parse_plain`] are accepted, with the same cards, without a branch that
+/// depends on the digits and without a chain from one token to the next. A first pass marks
+/// the separators, eight bytes at a time, in a bit mask (and the end of the line after them);
+/// then each token is the gap between two marks: its width must be 1 or 2, and its value is
+/// read from the one or two bytes before its mark. Everything that could be wrong (a
+/// non-digit, a third digit, a doubled or missing separator, a card out of range, too few or
+/// too many tokens, a repeated card) only sets a flag or shows in the final count, so a
+/// flagged line goes to the careful parser, which finds its exact message. The cards met are
+/// marked in a small array on the stack, and the line is read from a zero-padded copy (its
+/// cost measured below that of the bounds checks it saves), so the loop has no branch but the
+/// one per mark.
 #[inline(always)]
 fn parse_two_digits(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Card]) -> bool {
     debug_assert!(n - 1 + offset < TWO_DIGIT_VALUES);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let length = line.len();
-    let mut position = 0;
+    if length == 0 || length >= 64 * MASK_WORDS || count > deck.len() {
+        return false;
+    }
+    let mut marks = [0u64; MASK_WORDS];
+    let mut chunks = line.chunks_exact(8);
+    let mut byte = 0;
+    for chunk in &mut chunks {
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
+        marks[byte / 64] |= separator_bits(word) << (byte % 64);
+        byte += 8;
+    }
+    let rest = chunks.remainder();
+    let mut last = [0u8; 8];
+    last[..rest.len()].copy_from_slice(rest);
+    // Zero bytes past the end are no separators.
+    marks[byte / 64] |= separator_bits(u64::from_le_bytes(last)) << (byte % 64);
+    marks[length / 64] |= 1 << (length % 64);
+
+    // The line two bytes in, so that the two bytes before any mark are inside the copy (the
+    // zeros before the line are no digits), and every index below is taken modulo the copy's
+    // size: no bounds check in the loop.
+    let mut copy = [0u8; COPY];
+    copy[2..length + 2].copy_from_slice(line);
+    // `met[card]`: the card was met on this line (indexed modulo its size: no bounds check).
+    let mut met = [false; 128];
     let mut found = 0;
     let mut bad = false;
-    let (mut low, mut high) = (0u64, 0u64);
-    // One token from its three bytes: the card, the separator after it, the bytes it takes
-    // with that separator.
-    let mut token = |a: u8, b: u8, c: u8, bad: &mut bool| {
-        let first = usize::from(a.wrapping_sub(b'0'));
-        let second = usize::from(b.wrapping_sub(b'0'));
-        let two = usize::from(second < 10);
-        // first·10 + second with two digits, first with one: arithmetic, not a branch.
-        let value = first + two * (9 * first + second);
-        let separator = if two == 1 { c } else { b };
-        let card = value.wrapping_sub(offset);
-        *bad |= first >= 10 || card >= n;
-        // Masked so that a bad card cannot shift too far (the line is rejected anyway).
-        let bit = 1u64 << (card & 63);
-        let upper = ((card >> 6) & 1) as u64;
-        low |= bit & upper.wrapping_sub(1);
-        high |= bit & upper.wrapping_neg();
-        (card as Card, separator, 2 + two)
-    };
-    while position + 3 <= length && found < count {
-        let (card, separator, width) = token(
-            line[position],
-            line[position + 1],
-            line[position + 2],
-            &mut bad,
-        );
-        bad |= !matches!(separator, b' ' | b'\t' | b',');
-        deck[found] = card;
-        found += 1;
-        position += width;
+    // The mark before the token being read: the start of the line counts as one at −1.
+    let mut previous = usize::MAX;
+    for (index, &word) in marks[..=length / 64].iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let mark = index * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            if found == count {
+                // A token too many.
+                return false;
+            }
+            let width = mark.wrapping_sub(previous).wrapping_sub(1);
+            previous = mark;
+            // The bytes before the mark: line[mark − 1] is copy[mark + 1].
+            let units = usize::from(copy[(mark + 1) % COPY].wrapping_sub(b'0'));
+            let tens = usize::from(copy[mark % COPY].wrapping_sub(b'0'));
+            let tens = if width == 2 { tens } else { 0 };
+            let card = (units + 10 * tens).wrapping_sub(offset);
+            bad |= width.wrapping_sub(1) > 1 || units >= 10 || tens >= 10 || card >= n;
+            // Masked: a bad card cannot index out of the set (the line is rejected anyway).
+            bad |= met[card % 128];
+            met[card % 128] = true;
+            deck[found] = card as Card;
+            found += 1;
+        }
     }
-    // The last token, in the last one or two bytes; past the end reads as a newline.
-    if found < count && position < length {
-        let next = line.get(position + 1).copied().unwrap_or(b'\n');
-        let (card, separator, width) = token(line[position], next, b'\n', &mut bad);
-        bad |= separator != b'\n';
-        deck[found] = card;
-        found += 1;
-        position += width;
-    }
-    // Every token read, the last one ended the line exactly, and no card came twice.
+    // Every token read, and no card came twice.
     !bad && found == count
-        && position == length + 1
-        && (low.count_ones() + high.count_ones()) as usize == count
 }
 
 /// The fast path for a labelled line: exactly `count` known labels separated by single spaces,
