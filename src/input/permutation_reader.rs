@@ -610,104 +610,129 @@ fn parse_plain(
 const TWO_DIGIT_VALUES: usize = 100;
 
 /// The separator mask of [`parse_two_digits`] holds this many 64-bit words: lines of up to
-/// 319 bytes, longer than any valid line of at most 100 two-digit cards (289 bytes).
+/// 317 bytes, longer than any valid line of at most 100 two-digit cards (289 bytes).
 const MASK_WORDS: usize = 5;
 
-/// The size of [`parse_two_digits`]'s copy of a line: a power of two above 2 + 64·MASK_WORDS.
+/// The size of [`parse_two_digits`]'s copy of a line: a power of two above 64·MASK_WORDS.
 const COPY: usize = 512;
 
-/// A mask of the bytes of `word` (little-endian) equal to zero: 0x80 in each such byte, exact
-/// (no borrow crosses bytes: the low seven bits plus 0x7f stay below 0x100).
-#[inline(always)]
-fn zero_bytes(word: u64) -> u64 {
-    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    !(((word & LOW) + LOW) | word | LOW)
-}
+/// The bytes that separate cards, as a set of bits (all below 64).
+const SEPARATORS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b',';
 
-/// Bit i set when byte i of `word` is a separator (space, tab or comma).
+/// Bit i set when byte i of `word` (little-endian) is below `'0'`: the separators, and any other
+/// byte that a valid line cannot hold there (checked against [`SEPARATORS`] token by token).
 #[inline(always)]
-fn separator_bits(word: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    let flags = zero_bytes(word ^ (ONES * u64::from(b' ')))
-        | zero_bytes(word ^ (ONES * u64::from(b'\t')))
-        | zero_bytes(word ^ (ONES * u64::from(b',')));
+fn below_digits(word: u64) -> u64 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The low seven bits plus 0x50 reach 0x80 exactly when they are at least 0x30, and never
+    // carry into the next byte; a byte with its high bit set is no separator either.
+    let flags = !(((word & LOW) + 0x5050_5050_5050_5050) | word) & HIGH;
     // The eight flag bits (7, 15, …, 63) gathered into bits 56..63 by one multiplication
     // (every partial product lands on a bit of its own, so nothing carries).
     (flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
 }
 
+/// The value of a token from the two bytes before its separator, `TOKEN_TAIL[b0 | b1 << 8]`:
+/// for a digit b1 after a digit b0, 0x80 | (10·b0 + b1) (a token of two digits); after any
+/// other byte, b1 alone (one digit); 0x7f (card 127, out of every deck) when b1 is no digit.
+static TOKEN_TAIL: [u8; 1 << 16] = token_tail_table();
+
+/// [`TOKEN_TAIL`], computed at compile time.
+const fn token_tail_table() -> [u8; 1 << 16] {
+    let mut table = [0x7f; 1 << 16];
+    let mut b0 = 0;
+    while b0 < 256 {
+        let mut units = 0;
+        while units < 10 {
+            let b1 = b'0' as usize + units;
+            table[b0 | b1 << 8] = if b0 >= b'0' as usize && b0 <= b'9' as usize {
+                0x80 | ((b0 - b'0' as usize) * 10 + units) as u8
+            } else {
+                units as u8
+            };
+            units += 1;
+        }
+        b0 += 1;
+    }
+    table
+}
+
 /// The fast path for decks whose card numbers have one or two digits (a 52-card deck, say): the
 /// same lines as [`parse_plain`] are accepted, with the same cards, without a branch that
-/// depends on the digits and without a chain from one token to the next. A first pass marks
-/// the separators, eight bytes at a time, in a bit mask (and the end of the line after them);
-/// then each token is the gap between two marks: its width must be 1 or 2, and its value is
-/// read from the one or two bytes before its mark. Everything that could be wrong (a
-/// non-digit, a third digit, a doubled or missing separator, a card out of range, too few or
-/// too many tokens, a repeated card) only sets a flag or shows in the final count, so a
-/// flagged line goes to the careful parser, which finds its exact message. The cards met are
-/// marked in a small array on the stack, and the line is read from a zero-padded copy (its
-/// cost measured below that of the bounds checks it saves), so the loop has no branch but the
-/// one per mark.
-#[inline(always)]
+/// depends on the digits and without a chain from one token to the next. The line is copied
+/// two bytes into a zeroed buffer, with a space after it; a first pass marks the bytes below
+/// `'0'`, eight at a time, in a bit mask; then each token is the gap between two marks: its
+/// width must be the number of digits that [`TOKEN_TAIL`] reads in the two bytes before its
+/// mark, and the mark must be a separator. Everything that could be wrong (a non-digit, a third
+/// digit, a doubled or missing separator, a card out of range, a repeated card) only sets a
+/// flag, and the number of tokens is known from the mask before the loop, so a flagged line
+/// goes to the careful parser, which finds its exact message. The cards met are marked in a
+/// small array on the stack. Not inlined: on its own it keeps its state in registers.
+#[inline(never)]
 fn parse_two_digits(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Card]) -> bool {
     debug_assert!(n - 1 + offset < TWO_DIGIT_VALUES);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let length = line.len();
-    if length == 0 || length >= 64 * MASK_WORDS || count > deck.len() {
+    // The copy: two zeros, the line, a space that ends its last token, zeros.
+    let end = length + 2;
+    if length == 0 || end >= 64 * MASK_WORDS || count > deck.len() || count > 128 {
         return false;
     }
-    let mut marks = [0u64; MASK_WORDS];
-    let mut chunks = line.chunks_exact(8);
-    let mut byte = 0;
-    for chunk in &mut chunks {
-        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
-        marks[byte / 64] |= separator_bits(word) << (byte % 64);
-        byte += 8;
-    }
-    let rest = chunks.remainder();
-    let mut last = [0u8; 8];
-    last[..rest.len()].copy_from_slice(rest);
-    // Zero bytes past the end are no separators.
-    marks[byte / 64] |= separator_bits(u64::from_le_bytes(last)) << (byte % 64);
-    marks[length / 64] |= 1 << (length % 64);
-
-    // The line two bytes in, so that the two bytes before any mark are inside the copy (the
-    // zeros before the line are no digits), and every index below is taken modulo the copy's
-    // size: no bounds check in the loop.
     let mut copy = [0u8; COPY];
-    copy[2..length + 2].copy_from_slice(line);
+    copy[2..end].copy_from_slice(line);
+    copy[end] = b' ';
+    let mut marks = [0u64; MASK_WORDS];
+    for (index, chunk) in copy[..64 * MASK_WORDS].chunks_exact(8).enumerate() {
+        if index * 8 > end {
+            break;
+        }
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
+        marks[index / 8] |= below_digits(word) << (index % 8 * 8);
+    }
+    // Only the line and its final space: not the zeros around them.
+    marks[0] &= !0b11;
+    let mut tokens = 0;
+    for (index, word) in marks.iter_mut().enumerate() {
+        let start = index * 64;
+        if start > end {
+            *word = 0;
+        } else if end - start < 63 {
+            *word &= (2 << (end - start)) - 1;
+        }
+        tokens += word.count_ones() as usize;
+    }
+    if tokens != count {
+        return false;
+    }
+    let mut cards = [0 as Card; 128];
     // `met[card]`: the card was met on this line (indexed modulo its size: no bounds check).
     let mut met = [false; 128];
     let mut found = 0;
     let mut bad = false;
-    // The mark before the token being read: the start of the line counts as one at −1.
-    let mut previous = usize::MAX;
-    for (index, &word) in marks[..=length / 64].iter().enumerate() {
+    // The mark before the token being read: the line starts after a virtual one at 1.
+    let mut previous = 1;
+    for (index, &word) in marks.iter().enumerate() {
         let mut bits = word;
         while bits != 0 {
             let mark = index * 64 + bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            if found == count {
-                // A token too many.
-                return false;
-            }
             let width = mark.wrapping_sub(previous).wrapping_sub(1);
             previous = mark;
-            // The bytes before the mark: line[mark − 1] is copy[mark + 1].
-            let units = usize::from(copy[(mark + 1) % COPY].wrapping_sub(b'0'));
-            let tens = usize::from(copy[mark % COPY].wrapping_sub(b'0'));
-            let tens = if width == 2 { tens } else { 0 };
-            let card = (units + 10 * tens).wrapping_sub(offset);
-            bad |= width.wrapping_sub(1) > 1 || units >= 10 || tens >= 10 || card >= n;
-            // Masked: a bad card cannot index out of the set (the line is rejected anyway).
-            bad |= met[card % 128];
+            let tail = usize::from(copy[mark.wrapping_sub(2) % COPY])
+                | usize::from(copy[mark.wrapping_sub(1) % COPY]) << 8;
+            let entry = TOKEN_TAIL[tail % (1 << 16)];
+            let digits = 1 + usize::from(entry >> 7);
+            let card = usize::from(entry & 0x7f).wrapping_sub(offset);
+            let separator = (SEPARATORS >> (copy[mark % COPY] % 64)) & 1 == 1;
+            bad |= width != digits || !separator || card >= n || met[card % 128];
             met[card % 128] = true;
-            deck[found] = card as Card;
+            cards[found % 128] = card as Card;
             found += 1;
         }
     }
-    // Every token read, and no card came twice.
-    !bad && found == count
+    deck[..count].copy_from_slice(&cards[..count]);
+    !bad
 }
 
 /// The fast path for a labelled line: exactly `count` known labels separated by single spaces,
@@ -2168,7 +2193,7 @@ mod tests {
         // Lines of up to 52 cards, 0- and 1-based, whole decks and deals, each mutated by one
         // of the edits a bad line can show (a doubled, missing, trailing or odd separator, a
         // third digit, a card out of range, a repeat, a token too few or too many, a CR, a
-        // non-digit); the two fast paths must agree on every line, and on the cards when they
+        // non-digit, a NUL); the two fast paths must agree on every line, and on the cards when they
         // accept it.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |bound: usize| {
@@ -2200,7 +2225,7 @@ mod tests {
                 }
                 line.push_str(token);
             }
-            let edit = next(14);
+            let edit = next(16);
             let mut bytes = line.into_bytes();
             let at = next(bytes.len());
             match edit {
@@ -2214,6 +2239,8 @@ mod tests {
                 7 => bytes[at] = b'.',
                 8 => bytes.insert(0, b','),
                 9 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
+                10 => bytes[at] = 0,
+                11 => bytes[at] = b'#',
                 _ => {}
             }
             let mut fast = [0 as Card; 128];
