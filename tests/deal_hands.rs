@@ -14,6 +14,7 @@ use serde_json::Value;
 use shuffle_bias::analysis::poker::category_law;
 use shuffle_bias::engine::algorithms::{Algorithm, Card};
 use shuffle_bias::engine::deal::DealTally;
+use shuffle_bias::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
 use shuffle_bias::engine::emit::emit_permutations;
 use shuffle_bias::engine::random_source::RngKind;
 use shuffle_bias::engine::simulate::SimulationSpec;
@@ -126,11 +127,19 @@ fn test_named<'a>(json: &'a Value, name: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("no test {name}"))
 }
 
-/// The report of `hands` at the API level, as `check` would build it.
+/// The report of `hands` at the API level, as `check` would build it: the deal tally and,
+/// fed the same hands in order, the stream of deals.
 fn report(hands: &[[Card; 5]], alpha: f64) -> RunReport {
     let mut tally = DealTally::new(52, 5, true);
+    let mut stream = DealStream::new(DealStreamOptions {
+        deck: 52,
+        dealt: 5,
+        repeats: RepeatSource::Fingerprints { limit: 1 << 20 },
+        compositions: false,
+    });
     for hand in hands {
         tally.add(hand);
+        stream.add(hand);
     }
     let facts = RunFacts {
         command: "check",
@@ -152,7 +161,7 @@ fn report(hands: &[[Card; 5]], alpha: f64) -> RunReport {
         against: Against::Uniform,
         all_orderings: false,
     };
-    build_deal_report(&facts, tally, DealTheory::default())
+    build_deal_report(&facts, tally, DealTheory::default(), Some(stream.finish()))
 }
 
 #[test]
@@ -215,17 +224,27 @@ fn five_card_hands_from_a_fair_deck_pass() {
                 "slot 4",
                 "identity",
                 "poker hands",
-                "poker transitions"
+                "poker transitions",
+                "repeated deals",
+                "serial matches",
+                "serial slots",
             ]
         );
+        assert_eq!(json["deal_stream"]["deals"], hands);
+        assert_eq!(json["deal_stream"]["dealt"], 5);
+        assert_eq!(json["deal_stream"]["order"], "line order");
     }
 }
+
+/// The tests of a report of five-card poker hands: 5 slots, the identity, the two poker tests
+/// and the three tests of the stream of deals (repeated deals, serial matches, serial slots).
+const POKER_FAMILY: f64 = 11.0;
 
 /// The power of the category test against the 15% nudge at `hands` hands, from the noncentral
 /// χ² law (Patnaik 1949; Cohen 1988 §7.2): the nudge moves 15% of the high-card probability to
 /// one pair, so over the pooled cells w² = (0.15·p_HC)²/p_HC + (0.15·p_HC)²/p_1P =
 /// 0.0225·p_HC·(1 + p_HC/p_1P) = 0.024651 per hand, and λ = hands·w². The test must reach
-/// Holm's first threshold α/8 (8 tests in the family). Returns (w², df, power).
+/// Holm's first threshold α/11 (11 tests in the family). Returns (w², df, power).
 fn nudge_power(hands: u64, alpha: f64) -> (f64, f64, f64) {
     let p_high = Category::HighCard.probability();
     let p_pair = Category::OnePair.probability();
@@ -233,23 +252,31 @@ fn nudge_power(hands: u64, alpha: f64) -> (f64, f64, f64) {
     // The cells at this many hands, from the law itself.
     let cells = shuffle_bias::analysis::goodness_of_fit::pooled_cells(&category_law(), hands);
     let df = (cells.len() - 1) as f64;
-    (w2, df, detection_power(df, alpha / 8.0, w2, hands as f64))
+    (
+        w2,
+        df,
+        detection_power(df, alpha / POKER_FAMILY, w2, hands as f64),
+    )
 }
 
 #[test]
 fn the_nudge_power_figure_is_what_the_readme_states() {
     // At 2,000 hands the cells are high card | one pair | two pair | three of a kind |
     // straight | flush to straight flush (6 cells, df 5): λ = 2000·w² = 49.3, and
-    // P(χ'²₅(49.3) > χ²₅'s critical value at α/8 = 1.25e-4, 25.2) = 0.990; 99% power needs
-    // 1,996 hands. (Holm's first threshold is α/8; the power of the family is at least this.)
+    // P(χ'²₅(49.3) > χ²₅'s critical value at α/11 = 9.09e-5, 25.96) = 0.988; 99% power needs
+    // 2,039 hands. (Holm's first threshold is α/11; the power of the family is at least this.
+    // With --no-deal-tests the family has 8 tests: α/8, power 0.990, 99% at 1,996 hands.)
     let (w2, df, power) = nudge_power(2_000, 0.001);
     assert!((w2 - 0.024_651).abs() < 1e-6, "{w2}");
     assert_eq!(df, 5.0);
-    assert!((0.99..0.991).contains(&power), "{power}");
-    let needed = trials_for_power(df, 0.001 / 8.0, w2, 0.99).unwrap();
-    assert_eq!(needed, 1_996);
-    let critical = chi_square_critical(df, 0.001 / 8.0);
-    assert!((critical - 25.2).abs() < 0.1, "{critical}");
+    assert!((0.988..0.989).contains(&power), "{power}");
+    let needed = trials_for_power(df, 0.001 / POKER_FAMILY, w2, 0.99).unwrap();
+    assert_eq!(needed, 2_039);
+    let critical = chi_square_critical(df, 0.001 / POKER_FAMILY);
+    assert!((critical - 25.96).abs() < 0.01, "{critical}");
+    let without_stream = detection_power(df, 0.001 / 8.0, w2, 2_000.0);
+    assert!((0.99..0.991).contains(&without_stream), "{without_stream}");
+    assert_eq!(trials_for_power(df, 0.001 / 8.0, w2, 0.99).unwrap(), 1_996);
     eprintln!(
         "nudge: w² = {w2:.6}, df {df}, critical {critical:.3}, power at 2,000 hands {power:.4}, \
          99% at {needed}"
@@ -258,9 +285,9 @@ fn the_nudge_power_figure_is_what_the_readme_states() {
 
 #[test]
 fn turning_15_percent_of_high_card_hands_into_a_pair_is_flagged_at_2000_hands() {
-    // The same fair stream that passes above, nudged by the game: power 0.990 at 2,000 hands
-    // (see the_nudge_power_figure_is_what_the_readme_states), so a miss would be a 1-in-100
-    // event; the seeds are fixed, so this outcome is deterministic.
+    // The same fair stream that passes above, nudged by the game: power 0.988 at 2,000 hands
+    // (see the_nudge_power_figure_is_what_the_readme_states), so a miss would be about a
+    // 1-in-80 event; the seeds are fixed, so this outcome is deterministic.
     let mut hands = fair_hands(2_000, 11);
     let mut coin = Coin(2026);
     let mut nudged = 0;
@@ -378,32 +405,60 @@ fn ks_distance(mut sample: Vec<f64>) -> f64 {
 
 #[test]
 fn fair_deals_are_flagged_at_most_about_alpha_of_the_time_and_the_new_p_values_are_uniform() {
-    // 1000 seeds × 2,000 hands. False alarms of the whole family at α = 0.05 are at most
-    // Binomial(1000, 0.05)'s 99.9% quantile (Holm controls the family-wise rate); each new
-    // test's p-values pass a Kolmogorov–Smirnov test of uniformity at level 0.001 (critical
-    // distance 1.9495/√1000 = 0.0617, Stephens 1974).
+    // 1000 seeds × 2,000 hands, the tests of the stream of deals in the family. False alarms
+    // of the whole family at α = 0.05 are at most Binomial(1000, 0.05)'s 99.9% quantile (Holm
+    // controls the family-wise rate). The p-values of the tests with a continuous law (χ²) pass
+    // a Kolmogorov–Smirnov test of uniformity at level 0.001 (critical distance 1.9495/√1000 =
+    // 0.0617, Stephens 1974): slot 0, the poker tests, serial matches, and the first slot's own
+    // independence table. The tests whose law is discrete or conservative reject at most at
+    // their level (the same binomial bound at 0.05): the repeated deals (2,000 hands expect
+    // C(2000,2)/M = 0.0064 repeated pairs, so p = 1 in 99.4% of the runs) and serial slots
+    // (Bonferroni over the 5 slot tables, conservative by design).
+    const CONTINUOUS: [&str; 5] = [
+        "slot 0",
+        "poker hands",
+        "poker transitions",
+        "serial matches",
+        "serial slots: table of slot 0",
+    ];
+    const DISCRETE: [&str; 2] = ["repeated deals", "serial slots"];
     const RUNS: u64 = 1000;
     let mut alarms = 0;
-    let mut p_values: [Vec<f64>; 3] = Default::default();
+    let mut p_values: [Vec<f64>; CONTINUOUS.len()] = Default::default();
+    let mut rejections = [0u64; DISCRETE.len()];
+    let p_of = |report: &RunReport, name: &str| {
+        let test = report.tests.iter().find(|t| t.name == name).unwrap();
+        10f64.powf(test.log10_p_value)
+    };
     for seed in 0..RUNS {
         let report = report(&fair_hands(2_000, 5_000_000 + seed), 0.05);
         alarms += u64::from(report.bias_detected);
-        for (p_values, name) in
-            p_values
-                .iter_mut()
-                .zip(["slot 0", "poker hands", "poker transitions"])
-        {
-            let test = report.tests.iter().find(|t| t.name == name).unwrap();
-            p_values.push(10f64.powf(test.log10_p_value));
+        for (p_values, name) in p_values.iter_mut().zip(CONTINUOUS) {
+            p_values.push(match name.strip_suffix(": table of slot 0") {
+                Some(_) => {
+                    let tables = &report.deal_stream.as_ref().unwrap().slots.tables;
+                    10f64.powf(tables[0].log10_p_value)
+                }
+                None => p_of(&report, name),
+            });
+        }
+        for (rejected, name) in rejections.iter_mut().zip(DISCRETE) {
+            *rejected += u64::from(p_of(&report, name) <= 0.05);
         }
     }
     let critical = 1.9495 / (RUNS as f64).sqrt();
-    eprintln!("fair deals, {RUNS} seeds × 2,000 hands: {alarms} false alarms at α = 0.05");
+    eprintln!(
+        "fair deals, {RUNS} seeds × 2,000 hands: {alarms} false alarms at α = 0.05; \
+         {DISCRETE:?} rejecting at 0.05: {rejections:?}"
+    );
     assert!(alarms <= binomial_upper_999(RUNS, 0.05), "{alarms}");
-    for (p_values, name) in p_values
-        .into_iter()
-        .zip(["slot 0", "poker hands", "poker transitions"])
-    {
+    for (rejected, name) in rejections.into_iter().zip(DISCRETE) {
+        assert!(
+            rejected <= binomial_upper_999(RUNS, 0.05),
+            "{name}: {rejected}"
+        );
+    }
+    for (p_values, name) in p_values.into_iter().zip(CONTINUOUS) {
         let ks = ks_distance(p_values);
         eprintln!(
             "  {name}: KS distance of the p-values from uniform {ks:.4} (critical {critical:.4})"
@@ -440,6 +495,9 @@ fn every_format_carries_the_slot_and_poker_tests() {
         "poker transitions",
         "straight flush",
         "previous \\ next",
+        "Deals in sequence: 3,000 deals in line order",
+        "repeated deals",
+        "serial slots",
     ] {
         assert!(table.contains(needle), "table lacks {needle}:\n{table}");
     }
@@ -449,6 +507,8 @@ fn every_format_carries_the_slot_and_poker_tests() {
         "| poker hands ",
         "| poker transitions ",
         "| full house ",
+        "| serial matches ",
+        "Deals in sequence",
     ] {
         assert!(
             markdown.contains(needle),
@@ -461,8 +521,9 @@ fn every_format_carries_the_slot_and_poker_tests() {
         .skip(1)
         .map(|line| line.split(',').next().unwrap())
         .collect();
-    assert_eq!(names.len(), 8);
+    assert_eq!(names.len(), 11);
     assert!(names.contains(&"poker transitions"), "{names:?}");
+    assert!(names.contains(&"serial slots"), "{names:?}");
     let (hands, _, _) = check(&input, &["--format", "csv", "--table", "hands"]);
     let rows: Vec<&str> = hands.lines().collect();
     assert_eq!(rows.len(), 10, "{hands}");
@@ -481,6 +542,7 @@ fn every_format_carries_the_slot_and_poker_tests() {
     let (summary, _, code) = check(&input, &["--format", "csv"]);
     assert_eq!(code, 0);
     assert_eq!(summary.lines().count(), 2);
+    assert!(summary.lines().next().unwrap().contains("repeated_pairs"));
     let (json, _) = check_json(&input);
     let transitions = &json["deal"]["poker"]["transitions"];
     assert_eq!(transitions["counts"].as_array().unwrap().len(), 9);
@@ -518,7 +580,11 @@ fn deals_of_any_size_from_any_deck_are_tested_slot_by_slot_without_poker() {
     assert_eq!(json["orderings"], 720);
     assert_eq!(json["deal"]["poker"], Value::Null);
     assert_eq!(json["trials"], 4_000);
-    assert_eq!(json["tests"].as_array().unwrap().len(), 4);
+    // 3 slots, the identity, serial matches and serial slots; the repeated deals are not run:
+    // 4,000 deals of M = 720 are expected to show E[D] = 720(1 − (1 − 1/720)^4000) ≈ 717.3
+    // distinct deals with sd ≈ 1.6 < 2, every deal seen (the slot tests cover the counts).
+    assert_eq!(json["tests"].as_array().unwrap().len(), 6);
+    assert_eq!(json["deal_stream"]["not_run"][0]["test"], "repeated deals");
     // The identity: 1, 2, 3 in that order, probability 1/720.
     let expected = json["identity"]["expected_frequency"].as_f64().unwrap();
     assert!((expected - 1.0 / 720.0).abs() < 1e-15);
@@ -596,6 +662,170 @@ fn a_deal_against_an_algorithm_uses_its_exact_slot_marginals() {
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert!(json["positions"]["theory"].is_array());
     assert!(json["identity"]["theory_frequency"].as_f64().unwrap() > 0.0);
+}
+
+/// The first `k` cards of each deck that `run fisher-yates -n 52` with `run_args` emits, one
+/// deal per line, as `check --deal k` reads them.
+fn emitted_deals(run_args: &[&str], k: usize) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("decks.txt");
+    let output = Command::cargo_bin("shuffle-bias")
+        .unwrap()
+        .args(["run", "fisher-yates", "-n", "52", "-q", "-o", "/dev/null"])
+        .args(run_args)
+        .arg("--emit-permutations")
+        .arg(&file)
+        .output()
+        .unwrap();
+    // The run's own tests may flag the source (exit 1): only its deals are used.
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "{output:?}"
+    );
+    std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .map(|line| line.split(' ').take(k).collect::<Vec<_>>().join(" ") + "\n")
+        .collect()
+}
+
+#[test]
+fn deals_of_a_24_bit_seed_repeat_and_the_repeated_deals_test_flags_them() {
+    // 40,000 five-card deals, each from a fresh generator seeded with 24 random bits: two deals
+    // share their seed with probability 2^−24, so the repeated pairs are about Poisson with
+    // mean C(40000, 2)/2^24 ≈ 47.7. Fair deals of 5 from 52 have M = 52!/47! = 311,875,200
+    // outcomes and expect C(40000, 2)/M ≈ 2.57 pairs (Poisson, Chen–Stein bound ≈ 4N/M =
+    // 5·10^−4). Holm over 9 tests at α = 0.001 needs p ≤ 1.1·10^−4, which Poisson(2.57)
+    // reaches at R ≥ 11; the seeded source falls below 11 with probability ≈ 10^−11. The
+    // estimate of reachable deals (C(N,2)/R, 95% interval) holds 2^24 unless R leaves its
+    // central 95%.
+    let input = emitted_deals(
+        &[
+            "--reseed",
+            "every-shuffle",
+            "--seed-bits",
+            "24",
+            "--seeds",
+            "random",
+            "-t",
+            "40000",
+            "--seed",
+            "1",
+        ],
+        5,
+    );
+    let (stdout, stderr, code) = raw_check(
+        &input,
+        &["-q", "--deal", "5", "--deck", "52", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(test_named(&json, "repeated deals")["rejected"], true);
+    let repeats = &json["deal_stream"]["repeats"];
+    let pairs = repeats["repeated_pairs"].as_u64().unwrap();
+    assert!(pairs >= 11, "{pairs}");
+    let expected = repeats["expected_pairs"].as_f64().unwrap();
+    assert!((expected - 39_999.0 * 20_000.0 / 311_875_200.0).abs() < 1e-9);
+    let reachable = &repeats["reachable"];
+    let two_24 = 2f64.powi(24);
+    assert!(reachable["low"].as_f64().unwrap() <= two_24, "{reachable}");
+    assert!(reachable["high"].as_f64().unwrap() >= two_24, "{reachable}");
+    // The seeds are independent: nothing links consecutive deals.
+    assert_eq!(test_named(&json, "serial matches")["rejected"], false);
+    assert_eq!(test_named(&json, "serial slots")["rejected"], false);
+}
+
+#[test]
+fn deals_of_a_generator_reseeded_from_a_counting_clock_are_caught_by_the_serial_tests() {
+    // msvc's rand() re-seeded with t, t+1, … before each shuffle, `rand() % k` per draw: the
+    // outputs of consecutive seeds differ by a near-constant, so the draws of deal t+1 follow
+    // those of deal t and the first five cards of consecutive deals are linked. Under
+    // independence each slot's 52×52 table expects 99,999/2704 ≈ 37 pairs a cell and its χ²
+    // (df 2601) has sd √5202 ≈ 72; Holm over 9 tests at α = 0.001 needs p ≤ 1.1·10^−4, about
+    // 3.7 sd above the mean. At this seed the worst slot is 19 sd above (p ≈ 10^−60): the
+    // dependence is in the generator, not in this seed's luck. The same stream of fair ChaCha
+    // decks passes (five_card_hands_from_a_fair_deck_pass, 100,000 hands).
+    let input = emitted_deals(
+        &[
+            "--rng",
+            "msvc",
+            "--map",
+            "modulo",
+            "--reseed",
+            "every-shuffle",
+            "--seed-bits",
+            "32",
+            "--seeds",
+            "counter",
+            "-t",
+            "100000",
+            "--seed",
+            "1",
+        ],
+        5,
+    );
+    let (stdout, stderr, code) = raw_check(
+        &input,
+        &["-q", "--deal", "5", "--deck", "52", "--format", "json"],
+    );
+    assert_eq!(code, 1, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(test_named(&json, "serial slots")["rejected"], true);
+    assert!(
+        test_named(&json, "serial slots")["log10_p_value"]
+            .as_f64()
+            .unwrap()
+            < -20.0
+    );
+    assert_eq!(json["deal_stream"]["pairs"], 99_999);
+    // Serial (a) for partial deals: m matching slots out of 5, mean K/n = 5/52.
+    let mean = json["deal_stream"]["matches"]["mean_expected"]
+        .as_f64()
+        .unwrap();
+    assert!((mean - 5.0 / 52.0).abs() < 1e-15);
+    assert_eq!(json["deal_stream"]["compositions"], Value::Null);
+}
+
+#[test]
+fn no_deal_tests_leaves_the_stream_tests_out_of_a_deal_report() {
+    let input = text(&fair_hands(2_000, 11));
+    let (stdout, _, code) = raw_check(
+        &input,
+        &[
+            "-q",
+            "--deal",
+            "5",
+            "--deck",
+            "52",
+            "--no-deal-tests",
+            "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, 0);
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["deal_stream"], Value::Null);
+    assert_eq!(json["tests"].as_array().unwrap().len(), 6);
+}
+
+#[test]
+fn deals_of_undecided_numbering_join_the_stream_in_line_order() {
+    // 1-based deals of 2 from 4: the first three lines show neither 0 nor 4 (kept until a
+    // line decides), the fourth shows 4. Consecutive pairs in line order: (1 2, 2 1) no match,
+    // (2 1, 2 3) slot 0, (2 3, 4 1) none, (4 1, 4 1) both: matches [2, 1, 1].
+    let (stdout, stderr, code) = raw_check(
+        "1 2\n2 1\n2 3\n4 1\n4 1\n",
+        &["-q", "--deal", "2", "--deck", "4", "--format", "json"],
+    );
+    assert!(code <= 1, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    let stream = &json["deal_stream"];
+    assert_eq!(stream["deals"], 5);
+    assert_eq!(stream["matches"]["observed"], serde_json::json!([2, 1, 1]));
+    // "4 1" twice: one repeated pair, 4 distinct deals.
+    assert_eq!(stream["repeats"]["repeated_pairs"], 1);
+    assert_eq!(stream["repeats"]["distinct"], 4);
 }
 
 #[test]

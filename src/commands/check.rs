@@ -213,7 +213,7 @@ pub(crate) fn judge_input(
             build_marginal_report_with_deals(&facts, tally, theory, input.deals)
         }
         (InputCounts::Deal(tally), Theory::Deal(theory)) => {
-            let mut report = build_deal_report(&facts, tally, theory);
+            let mut report = build_deal_report(&facts, tally, theory, input.deals);
             if input.numbering_assumed > 0 {
                 report.notes.push(Note::NumberingAssumed {
                     deals: input.numbering_assumed,

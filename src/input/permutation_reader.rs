@@ -605,6 +605,136 @@ fn parse_plain(
     }
 }
 
+/// The largest card number (plus one) that [`parse_two_digits`] reads: 0..=99, one or two
+/// digits, so decks of up to 100 cards numbered from 0 and 99 numbered from 1.
+const TWO_DIGIT_VALUES: usize = 100;
+
+/// The separator mask of [`parse_two_digits`] holds this many 64-bit words: lines of up to
+/// 317 bytes, longer than any valid line of at most 100 two-digit cards (289 bytes).
+const MASK_WORDS: usize = 5;
+
+/// The size of [`parse_two_digits`]'s copy of a line: a power of two above 64·MASK_WORDS.
+const COPY: usize = 512;
+
+/// The bytes that separate cards, as a set of bits (all below 64).
+const SEPARATORS: u64 = 1 << b' ' | 1 << b'\t' | 1 << b',';
+
+/// Bit i set when byte i of `word` (little-endian) is below `'0'`: the separators, and any other
+/// byte that a valid line cannot hold there (checked against [`SEPARATORS`] token by token).
+#[inline(always)]
+fn below_digits(word: u64) -> u64 {
+    const LOW: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    // The low seven bits plus 0x50 reach 0x80 exactly when they are at least 0x30, and never
+    // carry into the next byte; a byte with its high bit set is no separator either.
+    let flags = !(((word & LOW) + 0x5050_5050_5050_5050) | word) & HIGH;
+    // The eight flag bits (7, 15, …, 63) gathered into bits 56..63 by one multiplication
+    // (every partial product lands on a bit of its own, so nothing carries).
+    (flags >> 7).wrapping_mul(0x0102_0408_1020_4080) >> 56
+}
+
+/// The value of a token from the two bytes before its separator, `TOKEN_TAIL[b0 | b1 << 8]`:
+/// for a digit b1 after a digit b0, 0x80 | (10·b0 + b1) (a token of two digits); after any
+/// other byte, b1 alone (one digit); 0x7f (card 127, out of every deck) when b1 is no digit.
+static TOKEN_TAIL: [u8; 1 << 16] = token_tail_table();
+
+/// [`TOKEN_TAIL`], computed at compile time.
+const fn token_tail_table() -> [u8; 1 << 16] {
+    let mut table = [0x7f; 1 << 16];
+    let mut b0 = 0;
+    while b0 < 256 {
+        let mut units = 0;
+        while units < 10 {
+            let b1 = b'0' as usize + units;
+            table[b0 | b1 << 8] = if b0 >= b'0' as usize && b0 <= b'9' as usize {
+                0x80 | ((b0 - b'0' as usize) * 10 + units) as u8
+            } else {
+                units as u8
+            };
+            units += 1;
+        }
+        b0 += 1;
+    }
+    table
+}
+
+/// The fast path for decks whose card numbers have one or two digits (a 52-card deck, say): the
+/// same lines as [`parse_plain`] are accepted, with the same cards, without a branch that
+/// depends on the digits and without a chain from one token to the next. The line is copied
+/// two bytes into a zeroed buffer, with a space after it; a first pass marks the bytes below
+/// `'0'`, eight at a time, in a bit mask; then each token is the gap between two marks: its
+/// width must be the number of digits that [`TOKEN_TAIL`] reads in the two bytes before its
+/// mark, and the mark must be a separator. Everything that could be wrong (a non-digit, a third
+/// digit, a doubled or missing separator, a card out of range, a repeated card) only sets a
+/// flag, and the number of tokens is known from the mask before the loop, so a flagged line
+/// goes to the careful parser, which finds its exact message. The cards met are marked in a
+/// small array on the stack. Not inlined: on its own it keeps its state in registers.
+#[inline(never)]
+fn parse_two_digits(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Card]) -> bool {
+    debug_assert!(n - 1 + offset < TWO_DIGIT_VALUES);
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let length = line.len();
+    // The copy: two zeros, the line, a space that ends its last token, zeros.
+    let end = length + 2;
+    if length == 0 || end >= 64 * MASK_WORDS || count > deck.len() || count > 128 {
+        return false;
+    }
+    let mut copy = [0u8; COPY];
+    copy[2..end].copy_from_slice(line);
+    copy[end] = b' ';
+    let mut marks = [0u64; MASK_WORDS];
+    for (index, chunk) in copy[..64 * MASK_WORDS].chunks_exact(8).enumerate() {
+        if index * 8 > end {
+            break;
+        }
+        let word = u64::from_le_bytes(chunk.try_into().expect("chunks of eight"));
+        marks[index / 8] |= below_digits(word) << (index % 8 * 8);
+    }
+    // Only the line and its final space: not the zeros around them.
+    marks[0] &= !0b11;
+    let mut tokens = 0;
+    for (index, word) in marks.iter_mut().enumerate() {
+        let start = index * 64;
+        if start > end {
+            *word = 0;
+        } else if end - start < 63 {
+            *word &= (2 << (end - start)) - 1;
+        }
+        tokens += word.count_ones() as usize;
+    }
+    if tokens != count {
+        return false;
+    }
+    let mut cards = [0 as Card; 128];
+    // `met[card]`: the card was met on this line (indexed modulo its size: no bounds check).
+    let mut met = [false; 128];
+    let mut found = 0;
+    let mut bad = false;
+    // The mark before the token being read: the line starts after a virtual one at 1.
+    let mut previous = 1;
+    for (index, &word) in marks.iter().enumerate() {
+        let mut bits = word;
+        while bits != 0 {
+            let mark = index * 64 + bits.trailing_zeros() as usize;
+            bits &= bits - 1;
+            let width = mark.wrapping_sub(previous).wrapping_sub(1);
+            previous = mark;
+            let tail = usize::from(copy[mark.wrapping_sub(2) % COPY])
+                | usize::from(copy[mark.wrapping_sub(1) % COPY]) << 8;
+            let entry = TOKEN_TAIL[tail % (1 << 16)];
+            let digits = 1 + usize::from(entry >> 7);
+            let card = usize::from(entry & 0x7f).wrapping_sub(offset);
+            let separator = (SEPARATORS >> (copy[mark % COPY] % 64)) & 1 == 1;
+            bad |= width != digits || !separator || card >= n || met[card % 128];
+            met[card % 128] = true;
+            cards[found % 128] = card as Card;
+            found += 1;
+        }
+    }
+    deck[..count].copy_from_slice(&cards[..count]);
+    !bad
+}
+
 /// The fast path for a labelled line: exactly `count` known labels separated by single spaces,
 /// tabs or commas, none repeated; as [`parse_plain`] otherwise.
 #[inline(always)]
@@ -644,6 +774,12 @@ fn parse_fast(
     seen: &mut impl CardSet,
 ) -> bool {
     match (numbering, labels) {
+        (Numbering::ZeroBased, _) if n <= TWO_DIGIT_VALUES => {
+            parse_two_digits(line, count, n, 0, deck)
+        }
+        (Numbering::OneBased, _) if n < TWO_DIGIT_VALUES => {
+            parse_two_digits(line, count, n, 1, deck)
+        }
         (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
         (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),
         (Numbering::Labels | Numbering::StandardCards, Some(labels)) => {
@@ -801,6 +937,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 tally.add(&self.cards[..count]);
+                Self::deal(&mut self.deals, &self.cards[..count]);
             }
         }
         self.permutations += 1;
@@ -827,6 +964,7 @@ impl<'a> Reader<'a> {
                 *card = value - offset;
             }
             counts.add(&deal);
+            Self::deal(&mut self.deals, &deal);
             self.permutations += 1;
         }
         self.pending.clear();
@@ -1475,13 +1613,21 @@ pub fn read_permutations_observed<'a>(
 }
 
 /// The deal-stream accumulator for decks of `deck` cards, when `options` asks for one: whole
-/// decks; in full mode the repeated decks come from the tally and the compositions are counted.
+/// decks, or with `--deal K` deals of K cards (their repeats counted from fingerprints, with no
+/// compositions: those are permutations of whole decks); in full mode the repeated decks come
+/// from the tally and the compositions are counted.
 pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<DealStream> {
-    // Dealt hands (`--deal K`) have tests of their own; the stream tests read whole decks.
-    if options.deal.is_some() {
-        return None;
-    }
     let request = options.deals?;
+    if let Some(dealt) = options.deal {
+        return Some(DealStream::new(DealStreamOptions {
+            deck,
+            dealt,
+            repeats: RepeatSource::Fingerprints {
+                limit: request.fingerprint_limit,
+            },
+            compositions: false,
+        }));
+    }
     let full = options.mode_for(deck) == TallyMode::Full;
     Some(DealStream::new(DealStreamOptions {
         deck,
@@ -2040,6 +2186,76 @@ mod tests {
         .unwrap();
         assert_eq!(t.permutations, 4);
         assert_eq!(t.counts.full().unwrap()[0], 4);
+    }
+
+    #[test]
+    fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one() {
+        // Lines of up to 52 cards, 0- and 1-based, whole decks and deals, each mutated by one
+        // of the edits a bad line can show (a doubled, missing, trailing or odd separator, a
+        // third digit, a card out of range, a repeat, a token too few or too many, a CR, a
+        // non-digit, a NUL); the two fast paths must agree on every line, and on the cards when they
+        // accept it.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: usize| {
+            // SplitMix64 (Steele, Lea & Flood 2014).
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            ((z ^ (z >> 31)) % bound as u64) as usize
+        };
+        let mut accepted = 0;
+        for case in 0..20_000 {
+            let n = [2, 3, 9, 10, 11, 52, 64, 99, 100][case % 9];
+            let offset = usize::from(case % 2 == 1 && n < TWO_DIGIT_VALUES);
+            let count = if case % 3 == 0 { 1 + next(n) } else { n };
+            let mut cards: Vec<usize> = (0..n).collect();
+            for i in (1..n).rev() {
+                cards.swap(i, next(i + 1));
+            }
+            let tokens: Vec<String> = cards[..count]
+                .iter()
+                .map(|c| (c + offset).to_string())
+                .collect();
+            let separators = [" ", "\t", ","];
+            let mut line = String::new();
+            for (i, token) in tokens.iter().enumerate() {
+                if i > 0 {
+                    line.push_str(separators[next(3)]);
+                }
+                line.push_str(token);
+            }
+            let edit = next(16);
+            let mut bytes = line.into_bytes();
+            let at = next(bytes.len());
+            match edit {
+                0 => bytes.insert(at, b' '),
+                1 => bytes.insert(at, b'7'),
+                2 => bytes.push(b' '),
+                3 => bytes.push(b'\r'),
+                4 => bytes.extend_from_slice(b" 5"),
+                5 => bytes.truncate(at),
+                6 => bytes[at] = b'x',
+                7 => bytes[at] = b'.',
+                8 => bytes.insert(0, b','),
+                9 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
+                10 => bytes[at] = 0,
+                11 => bytes[at] = b'#',
+                _ => {}
+            }
+            let mut fast = [0 as Card; 128];
+            let mut plain = [0 as Card; 128];
+            let ok = parse_two_digits(&bytes, count, n, offset, &mut fast);
+            let mut seen = CardStamps::new(n);
+            let expected = parse_plain(&bytes, count, n, offset, &mut plain, seen.start_line());
+            assert_eq!(ok, expected, "{:?}", String::from_utf8_lossy(&bytes));
+            if ok {
+                assert_eq!(fast[..count], plain[..count]);
+                accepted += 1;
+            }
+        }
+        // Both outcomes are exercised.
+        assert!((5_000..19_000).contains(&accepted), "{accepted}");
     }
 
     #[test]

@@ -1,16 +1,19 @@
 //! The run report of a deal tally (`check --deal K`): the card in each slot, the identity of
 //! a deal, and with `--game poker` the hand categories and consecutive categories, each tested
-//! against a uniform deal (or, for the slots and the identity, against the model's marginals).
+//! against a uniform deal (or, for the slots and the identity, against the model's marginals);
+//! and the tests of the stream of deals (repeated deals, serial matches and slots between
+//! consecutive deals), which join the same family.
 
 use super::{
     CategoryRow, Common, DealPart, Identity, ModePart, PokerPart, RunFacts, RunReport,
-    TransitionPart, positions,
+    TransitionPart, deal_stream::deal_stream_part, positions,
 };
 use crate::analysis::dealt_hand::{deal_identity_test, slot_drafts, uniform_deal_probability};
 use crate::analysis::poker::{category_test, transition_test};
 use crate::analysis::power::power_summary;
 use crate::analysis::{Draft, plain, ratio};
 use crate::engine::deal::{DealTally, PokerTally};
+use crate::engine::deal_stream::DealStreamTally;
 use crate::report::notes::{Note, TrialUnit, Warning};
 use crate::stats::probability::Probability;
 use crate::theory::poker::Category;
@@ -31,9 +34,15 @@ pub struct DealTheory {
 /// against 1/n, or against the model's position matrix column), the exact binomial test of the
 /// identity (the top K cards in order, probability (n−K)!/n! or the model's), and with
 /// `--game poker` the category test (`poker hands`) and the test of consecutive categories
-/// (`poker transitions`). Tests of the stream of deals as a whole (repeated deals, deal t
-/// against deal t+1) join the same family as further drafts: see `family` in this file.
-pub fn build_deal_report(facts: &RunFacts, tally: DealTally, theory: DealTheory) -> RunReport {
+/// (`poker transitions`); then, when `stream` holds the stream of deals in line order (not with
+/// `--no-deal-tests`), the tests of the stream as a whole: `repeated deals` (M = n!/(n−K)!),
+/// `serial matches` and `serial slots` (see [`crate::analysis::deal_stream`]).
+pub fn build_deal_report(
+    facts: &RunFacts,
+    tally: DealTally,
+    theory: DealTheory,
+    stream: Option<DealStreamTally>,
+) -> RunReport {
     let n = tally.deck;
     let k = tally.deal;
     let deals = tally.deals;
@@ -45,10 +54,12 @@ pub fn build_deal_report(facts: &RunFacts, tally: DealTally, theory: DealTheory)
     let uniform_identity = uniform_deal_probability(n, k);
     let identity_law = theory.identity.unwrap_or(uniform_identity);
     let poker = tally.poker.as_ref().map(|poker| poker_part(poker, deals));
+    let stream = stream.map(|stream| deal_stream_part(facts, stream, None, None));
     let drafts = family(
         slot_drafts(&slot_counts, model_slots.as_deref(), deals),
         deal_identity_test(tally.identity, deals, identity_law),
         poker.as_ref().map(|(_, drafts)| drafts.clone()),
+        stream.as_ref().map(|(_, drafts)| drafts.clone()),
     );
     let mut notes = vec![Note::DealMode {
         deal: k,
@@ -73,8 +84,7 @@ pub fn build_deal_report(facts: &RunFacts, tally: DealTally, theory: DealTheory)
         },
         model: power_summary(None, Some(deals), facts.alpha, 1),
         positions: positions(slot_counts, deals, model_slots),
-        // Dealt hands have tests of their own; the stream tests read whole decks.
-        deal_stream: None,
+        deal_stream: stream.map(|(part, _)| part),
     };
     let part = DealPart {
         cards_per_deal: k,
@@ -86,13 +96,19 @@ pub fn build_deal_report(facts: &RunFacts, tally: DealTally, theory: DealTheory)
     common.into_report(facts, ModePart::Deal(part))
 }
 
-/// The family of a deal report, in its order: the slots, the identity, then the game's tests.
-/// A test of the stream of deals (repeated deals, dependence between consecutive deals) is
-/// one more draft pushed here; Holm's adjustment and the verdict then cover it like the others.
-fn family(slots: Vec<Draft>, identity: Draft, game: Option<Vec<Draft>>) -> Vec<Draft> {
+/// The family of a deal report, in its order: the slots, the identity, the game's tests, then
+/// the tests of the stream of deals (repeated deals, dependence between consecutive deals);
+/// Holm's adjustment and the verdict cover them all alike.
+fn family(
+    slots: Vec<Draft>,
+    identity: Draft,
+    game: Option<Vec<Draft>>,
+    stream: Option<Vec<Draft>>,
+) -> Vec<Draft> {
     let mut drafts = slots;
     drafts.push(identity);
     drafts.extend(game.into_iter().flatten());
+    drafts.extend(stream.into_iter().flatten());
     drafts
 }
 
