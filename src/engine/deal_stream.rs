@@ -27,6 +27,12 @@ pub const BYTES_PER_DEAL: u64 = 16;
 /// decks group consecutive cards (card c in group c·G/n), so that memory stays K·64² counters.
 pub const MAX_GROUPS: usize = 64;
 
+/// Consecutive pairs whose slot cells are buffered before they are added, slot by slot, into
+/// the slot tables (see [`DealStream::drain_pending`]): with enough pairs per slot, most of a
+/// slot table's cache lines take several updates while in L1. The buffer, 2·K·256 bytes
+/// (26 KiB at 52 cards), is read in order.
+const PENDING_PAIRS: usize = 256;
+
 /// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
 /// worker; 11! would add 320 MB a worker to the run.
 pub const MAX_COMPOSITION_DECK: usize = 10;
@@ -145,8 +151,15 @@ pub struct DealStream {
     /// `slots` (the tables of 52 slots then fit in a 512 KiB cache), added into `slots` before
     /// any could overflow.
     narrow: Vec<u16>,
-    /// Pairs counted in `narrow` since it was last emptied.
+    /// Pairs counted in `narrow` since it was last emptied (those still in `pending`
+    /// included).
     in_narrow: u32,
+    /// The cells of the last pairs, not yet added into `narrow`, slot by slot:
+    /// `pending[slot * PENDING_PAIRS + i]` is the cell a·G + b of pair i at that slot (see
+    /// [`PENDING_PAIRS`]).
+    pending: Vec<u16>,
+    /// Pairs in `pending`.
+    in_pending: usize,
     compositions: Option<Vec<u64>>,
     previous: Vec<Card>,
     has_previous: bool,
@@ -188,6 +201,8 @@ impl DealStream {
             slots: vec![0; dealt * groups * groups],
             narrow: vec![0; dealt * groups * groups],
             in_narrow: 0,
+            pending: vec![0; dealt * PENDING_PAIRS],
+            in_pending: 0,
             compositions: compositions.then(|| vec![0; factorial(deck) as usize]),
             previous: vec![0; dealt],
             has_previous: false,
@@ -251,24 +266,33 @@ impl DealStream {
         }
         self.in_narrow += 1;
         let g = self.groups;
-        let mut same = 0;
+        // The matching slots: an element-wise comparison, which vectorises, apart from the
+        // scattered table updates below (whose cost is the memory, not the arithmetic).
+        let same = previous.iter().zip(next).filter(|&(&a, &b)| a == b).count();
+        let at = self.in_pending;
         if g == self.options.deck {
             // One group per card (decks of up to MAX_GROUPS cards): no look-up.
-            for (row, (&a, &b)) in self
-                .narrow
-                .chunks_exact_mut(g * g)
+            for (column, (&a, &b)) in self
+                .pending
+                .chunks_exact_mut(PENDING_PAIRS)
                 .zip(previous.iter().zip(next))
             {
-                same += usize::from(a == b);
-                row[usize::from(a) * g + usize::from(b)] += 1;
+                column[at] = a * g as u16 + b;
             }
         } else {
-            for (slot, (&a, &b)) in previous.iter().zip(next).enumerate() {
-                same += usize::from(a == b);
-                let a = usize::from(self.group_of[usize::from(a)]);
-                let b = usize::from(self.group_of[usize::from(b)]);
-                self.narrow[(slot * g + a) * g + b] += 1;
+            for (column, (&a, &b)) in self
+                .pending
+                .chunks_exact_mut(PENDING_PAIRS)
+                .zip(previous.iter().zip(next))
+            {
+                let a = self.group_of[usize::from(a)];
+                let b = self.group_of[usize::from(b)];
+                column[at] = a * g as u16 + b;
             }
+        }
+        self.in_pending += 1;
+        if self.in_pending == PENDING_PAIRS {
+            self.drain_pending();
         }
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
@@ -282,8 +306,7 @@ impl DealStream {
     }
 
     /// The fingerprint of a deal: the deal itself, packed, when K·⌈log2 n⌉ ≤ 128 bits (exact);
-    /// otherwise two independent 64-bit multiply–xorshift hashes of its cards (a false repeat
-    /// among N distinct deals has probability about N²/2^129).
+    /// otherwise a 128-bit hash of its cards (see [`hash_deal`]).
     #[inline]
     fn fingerprint(&self, deal: &[Card]) -> u128 {
         if let Some(bits) = self.packed_bits {
@@ -291,17 +314,16 @@ impl DealStream {
                 .iter()
                 .fold(0u128, |acc, &c| (acc << bits) | u128::from(c));
         }
-        let mut low: u64 = 0x243f_6a88_85a3_08d3;
-        let mut high: u64 = 0x1319_8a2e_0370_7344;
-        for chunk in deal.chunks(4) {
-            let word = chunk
-                .iter()
-                .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
-            low = mix(low ^ word, 0x9e37_79b9_7f4a_7c15);
-            high = mix(high.wrapping_add(word), 0xc2b2_ae3d_27d4_eb4f);
+        hash_deal(deal)
+    }
+
+    /// Sort the fingerprints kept so far (a worker does this for its own deals before the
+    /// accumulators are merged, so that the sorting is shared among the threads; the count of
+    /// repeats is the same sorted or not).
+    pub fn sort_fingerprints(&mut self) {
+        for list in &mut self.fingerprints {
+            sort_fingerprints(list);
         }
-        (u128::from(mix(high, 0x1656_67b1_9e37_79f9)) << 64)
-            | u128::from(mix(low, 0xff51_afd7_ed55_8ccd))
     }
 
     /// Start block `block` of a run: its first deal is not paired with the deal before (which
@@ -326,8 +348,28 @@ impl DealStream {
         self.has_previous = false;
     }
 
+    /// Add the pending cells into the 16-bit slot counts, one slot's table at a time: the
+    /// table of a slot (G² counters, 5.3 KiB at 52 cards) stays in L1 while the
+    /// [`PENDING_PAIRS`] cells of that slot land in it, where one pair at a time would touch
+    /// K tables spread over K·G² counters (275 KiB), a cache miss per slot.
+    fn drain_pending(&mut self) {
+        let g2 = self.groups * self.groups;
+        let count = self.in_pending;
+        for (table, column) in self
+            .narrow
+            .chunks_exact_mut(g2)
+            .zip(self.pending.chunks_exact(PENDING_PAIRS))
+        {
+            for &cell in &column[..count] {
+                table[usize::from(cell)] += 1;
+            }
+        }
+        self.in_pending = 0;
+    }
+
     /// Add the 16-bit slot counts into the 64-bit ones.
     fn flush(&mut self) {
+        self.drain_pending();
         for (total, count) in self.slots.iter_mut().zip(self.narrow.iter_mut()) {
             *total += u64::from(std::mem::take(count));
         }
@@ -404,6 +446,54 @@ impl DealStream {
     }
 }
 
+/// Odd 64-bit multipliers of [`hash_deal`]'s two halves: digits of π and e, as in the
+/// constants of many hash functions; any odd constants with mixed bits would do.
+const HASH_MULTIPLIERS: [u64; 2] = [0x243f_6a88_85a3_08d3, 0xb7e1_5162_8aed_2a6b];
+
+/// A 128-bit hash of a deal of any length: its cards, four 16-bit cards to a 64-bit word w_i,
+/// each word offset by its place, (w_i + (i + 1)·φ) with φ = 2^64/golden ratio, so that words at
+/// different places count differently; each half sums the folded products
+/// fold(x · m) = high ⊕ low of the 128-bit product of the offset word with its own multiplier m,
+/// and ends in a multiply–xorshift avalanche. Each word's terms are independent of the others',
+/// so the work is a few multiplies per word with no chain of dependent steps between words;
+/// two deals that differ collide only if both 64-bit sums agree, about 2^−128 for unrelated
+/// deals (a false repeat among N distinct deals: about N²/2^129, under 10⁻²³ for 10⁹ deals).
+#[inline]
+pub fn hash_deal(deal: &[Card]) -> u128 {
+    const PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
+    let chunks = deal.chunks_exact(4);
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
+    let mut halves = [0u64; 2];
+    let mut place = 0u64;
+    let mut absorb = |word: u64, halves: &mut [u64; 2]| {
+        place = place.wrapping_add(PLACE);
+        let x = word.wrapping_add(place);
+        for (half, &m) in halves.iter_mut().zip(&HASH_MULTIPLIERS) {
+            let product = u128::from(x ^ m) * u128::from(m);
+            *half = half.wrapping_add((product >> 64) as u64 ^ product as u64);
+        }
+    };
+    for chunk in chunks {
+        let word = u64::from(chunk[0])
+            | (u64::from(chunk[1]) << 16)
+            | (u64::from(chunk[2]) << 32)
+            | (u64::from(chunk[3]) << 48);
+        absorb(word, &mut halves);
+    }
+    // The length joins the last word, so that deals of different lengths differ.
+    absorb(tail ^ ((deal.len() as u64) << 48), &mut halves);
+    (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
+        | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
+}
+
+/// Sort fingerprints (one worker's, or the merged lists before counting).
+fn sort_fingerprints(list: &mut [u128]) {
+    list.sort_unstable();
+}
+
 /// A 64-bit multiply–xorshift step.
 #[inline(always)]
 fn mix(x: u64, multiplier: u64) -> u64 {
@@ -415,7 +505,7 @@ fn mix(x: u64, multiplier: u64) -> u64 {
 /// then they are merged, so that no list is ever copied into another.
 fn count_repeats(mut lists: Vec<Vec<u128>>) -> (u64, u64) {
     for list in &mut lists {
-        list.sort_unstable();
+        sort_fingerprints(list);
     }
     let mut heads: Vec<usize> = vec![0; lists.len()];
     let mut distinct = 0u64;
@@ -598,5 +688,123 @@ mod tests {
         let lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
         // 5 three times (3 pairs), 2 twice (1 pair), 1 and 9 once: 4 distinct.
         assert_eq!(count_repeats(lists), (4, 4));
+    }
+
+    /// The counts of a stream of deals computed the plain way: every consecutive pair compared
+    /// slot by slot, every deal kept whole in an ordered map.
+    fn plain_counts(deck: usize, deals: &[Vec<Card>]) -> (Vec<u64>, Vec<u64>, u64, u64) {
+        let dealt = deals[0].len();
+        let groups = deck.min(MAX_GROUPS);
+        let group = |card: Card| usize::from(card) * groups / deck;
+        let mut matches = vec![0u64; dealt + 1];
+        let mut slots = vec![0u64; dealt * groups * groups];
+        for pair in deals.windows(2) {
+            let mut same = 0;
+            for slot in 0..dealt {
+                let (a, b) = (pair[0][slot], pair[1][slot]);
+                same += usize::from(a == b);
+                slots[(slot * groups + group(a)) * groups + group(b)] += 1;
+            }
+            matches[same] += 1;
+        }
+        let mut seen = std::collections::BTreeMap::<&[Card], u64>::new();
+        for deal in deals {
+            *seen.entry(deal.as_slice()).or_default() += 1;
+        }
+        let pairs = seen.values().map(|&c| c * (c - 1) / 2).sum();
+        (matches, slots, seen.len() as u64, pairs)
+    }
+
+    /// `count` deals of `dealt` cards out of `deck`: the first cards of Fisher–Yates shuffles
+    /// of a fixed ChaCha8 stream, every seventh deal a repeat of an earlier one.
+    fn shuffled_deals(deck: usize, dealt: usize, count: usize) -> Vec<Vec<Card>> {
+        use crate::engine::algorithms::fisher_yates::fisher_yates;
+        use crate::engine::random_source::{BlockRng, FastSource};
+        use rand_chacha::ChaCha8Rng;
+        let mut source = FastSource::new(ChaCha8Rng::for_block(3, deck as u64));
+        let mut deals: Vec<Vec<Card>> = Vec::with_capacity(count);
+        for i in 0..count {
+            if i % 7 == 6 {
+                deals.push(deals[i / 2].clone());
+                continue;
+            }
+            let mut cards: Vec<Card> = (0..deck as Card).collect();
+            fisher_yates(&mut cards, &mut source);
+            cards.truncate(dealt);
+            deals.push(cards);
+        }
+        deals
+    }
+
+    #[test]
+    fn the_counts_are_those_of_a_plain_count_of_the_same_deals() {
+        // Whole 52-card decks (hashed fingerprints), 100-card decks (grouped slots), 5 cards
+        // dealt out of 52 (packed fingerprints); more deals than the pending buffer holds, in
+        // blocks taken by two workers out of order.
+        for (deck, dealt) in [(52, 52), (100, 100), (52, 5)] {
+            let deals = shuffled_deals(deck, dealt, 5 * PENDING_PAIRS + 37);
+            let (matches, slots, distinct, repeated_pairs) = plain_counts(deck, &deals);
+            let options = DealStreamOptions {
+                deck,
+                dealt,
+                repeats: RepeatSource::Fingerprints { limit: 1 << 20 },
+                compositions: false,
+            };
+            let block = 300;
+            let mut workers = [DealStream::new(options), DealStream::new(options)];
+            let blocks = deals.len().div_ceil(block);
+            for b in (0..blocks).rev() {
+                let worker = &mut workers[b % 2];
+                worker.start_block(b as u64);
+                for deal in &deals[b * block..((b + 1) * block).min(deals.len())] {
+                    worker.add(deal);
+                }
+                worker.end_block(true);
+            }
+            let [mut first, second] = workers;
+            first.sort_fingerprints();
+            first.merge(second);
+            let tally = first.finish();
+            assert_eq!(tally.deals, deals.len() as u64, "{deck}/{dealt}");
+            assert_eq!(tally.pairs, deals.len() as u64 - 1, "{deck}/{dealt}");
+            assert_eq!(tally.matches, matches, "{deck}/{dealt}");
+            assert_eq!(tally.slots, slots, "{deck}/{dealt}");
+            assert_eq!(
+                tally.repeats,
+                Repeats::Counted {
+                    distinct,
+                    repeated_pairs
+                },
+                "{deck}/{dealt}"
+            );
+        }
+    }
+
+    #[test]
+    fn structured_decks_get_distinct_hashes() {
+        // Every transposition of the 52-card identity, every rotation, and their reversals:
+        // 2·(1326 + 52) decks, all distinct, so all fingerprints must differ.
+        let identity: Vec<Card> = (0..52).collect();
+        let mut decks = Vec::new();
+        for i in 0..52 {
+            for j in i + 1..52 {
+                let mut deck = identity.clone();
+                deck.swap(i, j);
+                decks.push(deck);
+            }
+            let mut deck = identity.clone();
+            deck.rotate_left(i);
+            decks.push(deck);
+        }
+        let reversed: Vec<Vec<Card>> = decks
+            .iter()
+            .map(|deck| deck.iter().rev().copied().collect())
+            .collect();
+        decks.extend(reversed);
+        let mut hashes: Vec<u128> = decks.iter().map(|deck| hash_deal(deck)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        // The rotation by 0 is the identity, which is no transposition: all distinct.
+        assert_eq!(hashes.len(), decks.len());
     }
 }
