@@ -38,7 +38,9 @@ fn tally(seed: u64, stream: u64, trials: u64) -> Vec<[u32; N]> {
 
 fn main() {
     let mut args = std::env::args().skip(1).filter(|a| a != "--bench");
-    let trials: u64 = args.next().map_or(20_000_000, |a| a.parse().expect("TRIALS"));
+    let trials: u64 = args
+        .next()
+        .map_or(20_000_000, |a| a.parse().expect("TRIALS"));
     let threads: u64 = args.next().map_or(2, |a| a.parse().expect("THREADS"));
     let seed: u64 = args.next().map_or(1, |a| a.parse().expect("SEED"));
     let started = Instant::now();

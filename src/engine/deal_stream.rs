@@ -27,11 +27,15 @@ pub const BYTES_PER_DEAL: u64 = 16;
 /// decks group consecutive cards (card c in group c·G/n), so that memory stays K·64² counters.
 pub const MAX_GROUPS: usize = 64;
 
-/// Consecutive pairs whose slot cells are buffered before they are added, slot by slot, into
-/// the slot tables (see [`DealStream::drain_pending`]): with enough pairs per slot, most of a
-/// slot table's cache lines take several updates while in L1. The buffer, 2·K·256 bytes
-/// (26 KiB at 52 cards), is read in order.
-const PENDING_PAIRS: usize = 256;
+/// Counters of one slot's table in `narrow`: 64 × 64 whatever G, so that a cell is found
+/// with a shift and no bounds check (rows of G cells used out of 64).
+const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
+
+/// Deals kept before their pairs are added, slot by slot, into the slot tables (see
+/// [`DealStream::drain_pending`]): with a few hundred pairs per slot, most of a slot table's
+/// cache lines take several updates while in L1. The buffer, 2·K·256 bytes (26 KiB at 52
+/// cards), is written in order, one copy of each deal.
+const PENDING_DEALS: usize = 256;
 
 /// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
 /// worker; 11! would add 320 MB a worker to the run.
@@ -148,17 +152,19 @@ pub struct DealStream {
     matches: Vec<u64>,
     slots: Vec<u64>,
     /// The slot counts of the last pairs, in 16 bits: a quarter of the memory traffic of
-    /// `slots` (the tables of 52 slots then fit in a 512 KiB cache), added into `slots` before
-    /// any could overflow.
+    /// `slots` (the 52 slot tables of a 52-card deck, 52 rows of 104 bytes each, stay in the
+    /// L2 cache), added into `slots` before any could overflow. `narrow[(s·64 + a)·64 + b]`
+    /// (see [`TABLE`]).
     narrow: Vec<u16>,
     /// Pairs counted in `narrow` since it was last emptied (those still in `pending`
     /// included).
     in_narrow: u32,
-    /// The cells of the last pairs, not yet added into `narrow`, slot by slot:
-    /// `pending[slot * PENDING_PAIRS + i]` is the cell a·G + b of pair i at that slot (see
-    /// [`PENDING_PAIRS`]).
-    pending: Vec<u16>,
-    /// Pairs in `pending`.
+    /// The deals of the last pairs, not yet added into `narrow`, one after the other
+    /// ([`PENDING_DEALS`] of K cards).
+    pending: Vec<Card>,
+    /// `paired[i]`: whether pending deal i is paired with deal i − 1.
+    paired: Vec<bool>,
+    /// Deals in `pending`.
     in_pending: usize,
     compositions: Option<Vec<u64>>,
     previous: Vec<Card>,
@@ -199,9 +205,10 @@ impl DealStream {
             pairs: 0,
             matches: vec![0; dealt + 1],
             slots: vec![0; dealt * groups * groups],
-            narrow: vec![0; dealt * groups * groups],
+            narrow: vec![0; dealt * TABLE],
             in_narrow: 0,
-            pending: vec![0; dealt * PENDING_PAIRS],
+            pending: vec![0; dealt * PENDING_DEALS],
+            paired: vec![false; PENDING_DEALS],
             in_pending: 0,
             compositions: compositions.then(|| vec![0; factorial(deck) as usize]),
             previous: vec![0; dealt],
@@ -265,35 +272,16 @@ impl DealStream {
             self.flush();
         }
         self.in_narrow += 1;
-        let g = self.groups;
-        // The matching slots: an element-wise comparison, which vectorises, apart from the
-        // scattered table updates below (whose cost is the memory, not the arithmetic).
-        let same = previous.iter().zip(next).filter(|&(&a, &b)| a == b).count();
-        let at = self.in_pending;
-        if g == self.options.deck {
-            // One group per card (decks of up to MAX_GROUPS cards): no look-up.
-            for (column, (&a, &b)) in self
-                .pending
-                .chunks_exact_mut(PENDING_PAIRS)
-                .zip(previous.iter().zip(next))
-            {
-                column[at] = a * g as u16 + b;
-            }
-        } else {
-            for (column, (&a, &b)) in self
-                .pending
-                .chunks_exact_mut(PENDING_PAIRS)
-                .zip(previous.iter().zip(next))
-            {
-                let a = self.group_of[usize::from(a)];
-                let b = self.group_of[usize::from(b)];
-                column[at] = a * g as u16 + b;
-            }
-        }
-        self.in_pending += 1;
-        if self.in_pending == PENDING_PAIRS {
-            self.drain_pending();
-        }
+        // The matching slots: an element-wise comparison summed in 16 bits (K ≤ 1000), which
+        // vectorises.
+        let same = usize::from(
+            previous
+                .iter()
+                .zip(next)
+                .map(|(&a, &b)| u16::from(a == b))
+                .sum::<u16>(),
+        );
+        self.push_pending(previous, next);
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
             // π(c) = the card that took c's slot: its fixed points are the matching slots.
@@ -348,30 +336,96 @@ impl DealStream {
         self.has_previous = false;
     }
 
-    /// Add the pending cells into the 16-bit slot counts, one slot's table at a time: the
-    /// table of a slot (G² counters, 5.3 KiB at 52 cards) stays in L1 while the
-    /// [`PENDING_PAIRS`] cells of that slot land in it, where one pair at a time would touch
-    /// K tables spread over K·G² counters (275 KiB), a cache miss per slot.
+    /// Keep the pair (`previous`, `next`) for [`DealStream::drain_pending`]: `next` is copied
+    /// after `previous`, which is usually the deal kept last (then only `next` is copied).
+    #[inline]
+    fn push_pending(&mut self, previous: &[Card], next: &[Card]) {
+        let k = self.options.dealt;
+        if self.in_pending + 2 > PENDING_DEALS {
+            self.drain_pending();
+        }
+        // Whether the last deal kept is `previous` (compared whole, without branches).
+        let follows = self.in_pending > 0
+            && self.pending[(self.in_pending - 1) * k..][..k]
+                .iter()
+                .zip(previous)
+                .fold(0, |differ, (&a, &b)| differ | (a ^ b))
+                == 0;
+        if !follows {
+            self.pending[self.in_pending * k..][..k].copy_from_slice(previous);
+            self.paired[self.in_pending] = false;
+            self.in_pending += 1;
+        }
+        self.pending[self.in_pending * k..][..k].copy_from_slice(next);
+        self.paired[self.in_pending] = true;
+        self.in_pending += 1;
+    }
+
+    /// Add the pending pairs into the 16-bit slot counts, one slot's table at a time: the
+    /// table of a slot stays in L1 while the pairs' cells of that slot land in it, where one
+    /// pair at a time would touch K tables spread over the whole of `narrow`, a cache miss
+    /// per slot. Every two neighbours in the buffer are counted, without a test, and the few
+    /// that are not a pair (the first deal of a block after the last of another) are taken
+    /// back out; the 16-bit counts wrap in between, and are right once they are taken out.
+    /// The last deal stays, unpaired, as the first of the next pairs.
     fn drain_pending(&mut self) {
-        let g2 = self.groups * self.groups;
+        let (k, g) = (self.options.dealt, self.groups);
         let count = self.in_pending;
-        for (table, column) in self
-            .narrow
-            .chunks_exact_mut(g2)
-            .zip(self.pending.chunks_exact(PENDING_PAIRS))
-        {
-            for &cell in &column[..count] {
-                table[usize::from(cell)] += 1;
+        if count == 0 {
+            return;
+        }
+        let deals = &self.pending[..count * k];
+        let paired = &self.paired[..count];
+        let grouped = g != self.options.deck;
+        let group_of = &self.group_of;
+        let group = |card: Card| {
+            if grouped {
+                usize::from(group_of[usize::from(card)])
+            } else {
+                usize::from(card)
+            }
+        };
+        // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
+        let mut unpaired = [0usize; PENDING_DEALS];
+        let mut unpaired_count = 0;
+        for (i, &is_pair) in paired.iter().enumerate().skip(1) {
+            unpaired[unpaired_count] = i;
+            unpaired_count += usize::from(!is_pair);
+        }
+        for (slot, table) in self.narrow.chunks_exact_mut(TABLE).enumerate() {
+            let table: &mut [u16; TABLE] = table.try_into().expect("tables of TABLE counts");
+            let mut before = group(deals[slot]);
+            for deal in deals[k..].chunks_exact(k) {
+                let after = group(deal[slot]);
+                let cell = &mut table[(before * MAX_GROUPS + after) % TABLE];
+                *cell = cell.wrapping_add(1);
+                before = after;
+            }
+            for &after in &unpaired[..unpaired_count] {
+                let (a, b) = (deals[(after - 1) * k + slot], deals[after * k + slot]);
+                let cell = &mut table[(group(a) * MAX_GROUPS + group(b)) % TABLE];
+                *cell = cell.wrapping_sub(1);
             }
         }
-        self.in_pending = 0;
+        self.pending.copy_within((count - 1) * k..count * k, 0);
+        self.paired[0] = false;
+        self.in_pending = 1;
     }
 
     /// Add the 16-bit slot counts into the 64-bit ones.
     fn flush(&mut self) {
         self.drain_pending();
-        for (total, count) in self.slots.iter_mut().zip(self.narrow.iter_mut()) {
-            *total += u64::from(std::mem::take(count));
+        let g = self.groups;
+        for (totals, table) in self
+            .slots
+            .chunks_exact_mut(g * g)
+            .zip(self.narrow.chunks_exact_mut(TABLE))
+        {
+            for (totals, counts) in totals.chunks_exact_mut(g).zip(table.chunks_exact_mut(MAX_GROUPS)) {
+                for (total, count) in totals.iter_mut().zip(counts) {
+                    *total += u64::from(std::mem::take(count));
+                }
+            }
         }
         self.in_narrow = 0;
     }
@@ -742,7 +796,7 @@ mod tests {
         // dealt out of 52 (packed fingerprints); more deals than the pending buffer holds, in
         // blocks taken by two workers out of order.
         for (deck, dealt) in [(52, 52), (100, 100), (52, 5)] {
-            let deals = shuffled_deals(deck, dealt, 5 * PENDING_PAIRS + 37);
+            let deals = shuffled_deals(deck, dealt, 5 * PENDING_DEALS + 37);
             let (matches, slots, distinct, repeated_pairs) = plain_counts(deck, &deals);
             let options = DealStreamOptions {
                 deck,
