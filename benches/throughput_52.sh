@@ -41,3 +41,28 @@ print(f"{'run --no-deal-tests':<52} {plain / 1e6:>12.2f} {plain / ref:>12.2f}x")
 print(f"deal-stream tests on / off: {all_tests / plain:.2f} (issue #15 asks at least 0.5)")
 PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# Instructions per shuffle under callgrind (repeatable on a busy machine), one thread, with
+# CALLGRIND=1: the difference between 300K and 100K shuffles, divided by 200K, so that start-up
+# cancels out. OLD_BIN=path adds a column for another build (e.g. the code before a change).
+if [ "${CALLGRIND:-0}" = 1 ] && command -v valgrind >/dev/null; then
+    instructions() { # command... -> instructions executed
+        valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" 2>&1 >/dev/null |
+            sed -n 's/.*Collected : *\([0-9]*\).*/\1/p'
+    }
+    per_shuffle() { # command with the argument TRIALS -> instructions per shuffle
+        local small large args
+        args=("$@")
+        small=$(instructions "${args[@]/#TRIALS/100000}")
+        large=$(instructions "${args[@]/#TRIALS/300000}")
+        python3 -c "print(round(($large - $small) / 200000))"
+    }
+    echo
+    echo "instructions per shuffle (callgrind, one thread):"
+    printf '%-60s %s\n' "reference loop (positions only)" "$(per_shuffle "$REF_52" TRIALS 1 1)"
+    for build in "$BIN" ${OLD_BIN:+"$OLD_BIN"}; do
+        tool=("$build" run fisher-yates -n 52 --threads 1 --seed 1 --quiet -t TRIALS)
+        printf '%-60s %s\n' "$build (deal-stream tests on)" "$(per_shuffle "${tool[@]}")"
+        printf '%-60s %s\n' "$build --no-deal-tests" "$(per_shuffle "${tool[@]}" --no-deal-tests)"
+    done
+fi
