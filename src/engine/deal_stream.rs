@@ -421,7 +421,10 @@ impl DealStream {
             .chunks_exact_mut(g * g)
             .zip(self.narrow.chunks_exact_mut(TABLE))
         {
-            for (totals, counts) in totals.chunks_exact_mut(g).zip(table.chunks_exact_mut(MAX_GROUPS)) {
+            for (totals, counts) in totals
+                .chunks_exact_mut(g)
+                .zip(table.chunks_exact_mut(MAX_GROUPS))
+            {
                 for (total, count) in totals.iter_mut().zip(counts) {
                     *total += u64::from(std::mem::take(count));
                 }
