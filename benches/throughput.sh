@@ -118,3 +118,9 @@ elapsed = time.perf_counter() - start
 print(f"{trials / elapsed / 1e6:.2f} M shuffles/s ({elapsed:.2f} s, {len(counts)} orderings)")
 PY
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# ---------------------------------------------------------------------------------------------
+# 52 cards, marginal mode, against the reference loop (issues #16 and #15): its own script, so
+# that it can also be run alone.
+echo
+RUNS=$RUNS benches/throughput_52.sh

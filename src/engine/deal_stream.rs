@@ -27,6 +27,16 @@ pub const BYTES_PER_DEAL: u64 = 16;
 /// decks group consecutive cards (card c in group c·G/n), so that memory stays K·64² counters.
 pub const MAX_GROUPS: usize = 64;
 
+/// Counters of one slot's table in `narrow`: 64 × 64 whatever G, so that a cell is found
+/// with a shift and no bounds check (rows of G cells used out of 64).
+const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
+
+/// Deals kept before their pairs are added, slot by slot, into the slot tables (see
+/// [`DealStream::drain_pending`]): with a few hundred pairs per slot, most of a slot table's
+/// cache lines take several updates while in L1. The buffer, 2·K·256 bytes (26 KiB at 52
+/// cards), is written in order, one copy of each deal.
+const PENDING_DEALS: usize = 256;
+
 /// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
 /// worker; 11! would add 320 MB a worker to the run.
 pub const MAX_COMPOSITION_DECK: usize = 10;
@@ -142,11 +152,20 @@ pub struct DealStream {
     matches: Vec<u64>,
     slots: Vec<u64>,
     /// The slot counts of the last pairs, in 16 bits: a quarter of the memory traffic of
-    /// `slots` (the tables of 52 slots then fit in a 512 KiB cache), added into `slots` before
-    /// any could overflow.
+    /// `slots` (the 52 slot tables of a 52-card deck, 52 rows of 104 bytes each, stay in the
+    /// L2 cache), added into `slots` before any could overflow. `narrow[(s·64 + a)·64 + b]`
+    /// (see [`TABLE`]).
     narrow: Vec<u16>,
-    /// Pairs counted in `narrow` since it was last emptied.
+    /// Pairs counted in `narrow` since it was last emptied (those still in `pending`
+    /// included).
     in_narrow: u32,
+    /// The deals of the last pairs, not yet added into `narrow`, one after the other
+    /// ([`PENDING_DEALS`] of K cards).
+    pending: Vec<Card>,
+    /// `paired[i]`: whether pending deal i is paired with deal i − 1.
+    paired: Vec<bool>,
+    /// Deals in `pending`.
+    in_pending: usize,
     compositions: Option<Vec<u64>>,
     previous: Vec<Card>,
     has_previous: bool,
@@ -186,8 +205,11 @@ impl DealStream {
             pairs: 0,
             matches: vec![0; dealt + 1],
             slots: vec![0; dealt * groups * groups],
-            narrow: vec![0; dealt * groups * groups],
+            narrow: vec![0; dealt * TABLE],
             in_narrow: 0,
+            pending: vec![0; dealt * PENDING_DEALS],
+            paired: vec![false; PENDING_DEALS],
+            in_pending: 0,
             compositions: compositions.then(|| vec![0; factorial(deck) as usize]),
             previous: vec![0; dealt],
             has_previous: false,
@@ -250,26 +272,16 @@ impl DealStream {
             self.flush();
         }
         self.in_narrow += 1;
-        let g = self.groups;
-        let mut same = 0;
-        if g == self.options.deck {
-            // One group per card (decks of up to MAX_GROUPS cards): no look-up.
-            for (row, (&a, &b)) in self
-                .narrow
-                .chunks_exact_mut(g * g)
-                .zip(previous.iter().zip(next))
-            {
-                same += usize::from(a == b);
-                row[usize::from(a) * g + usize::from(b)] += 1;
-            }
-        } else {
-            for (slot, (&a, &b)) in previous.iter().zip(next).enumerate() {
-                same += usize::from(a == b);
-                let a = usize::from(self.group_of[usize::from(a)]);
-                let b = usize::from(self.group_of[usize::from(b)]);
-                self.narrow[(slot * g + a) * g + b] += 1;
-            }
-        }
+        // The matching slots: an element-wise comparison summed in 16 bits (K ≤ 1000), which
+        // vectorises.
+        let same = usize::from(
+            previous
+                .iter()
+                .zip(next)
+                .map(|(&a, &b)| u16::from(a == b))
+                .sum::<u16>(),
+        );
+        self.push_pending(previous, next);
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
             // π(c) = the card that took c's slot: its fixed points are the matching slots.
@@ -282,8 +294,7 @@ impl DealStream {
     }
 
     /// The fingerprint of a deal: the deal itself, packed, when K·⌈log2 n⌉ ≤ 128 bits (exact);
-    /// otherwise two independent 64-bit multiply–xorshift hashes of its cards (a false repeat
-    /// among N distinct deals has probability about N²/2^129).
+    /// otherwise a 128-bit hash of its cards (see [`hash_deal`]).
     #[inline]
     fn fingerprint(&self, deal: &[Card]) -> u128 {
         if let Some(bits) = self.packed_bits {
@@ -291,17 +302,16 @@ impl DealStream {
                 .iter()
                 .fold(0u128, |acc, &c| (acc << bits) | u128::from(c));
         }
-        let mut low: u64 = 0x243f_6a88_85a3_08d3;
-        let mut high: u64 = 0x1319_8a2e_0370_7344;
-        for chunk in deal.chunks(4) {
-            let word = chunk
-                .iter()
-                .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
-            low = mix(low ^ word, 0x9e37_79b9_7f4a_7c15);
-            high = mix(high.wrapping_add(word), 0xc2b2_ae3d_27d4_eb4f);
+        hash_deal(deal)
+    }
+
+    /// Sort the fingerprints kept so far (a worker does this for its own deals before the
+    /// accumulators are merged, so that the sorting is shared among the threads; the count of
+    /// repeats is the same sorted or not).
+    pub fn sort_fingerprints(&mut self) {
+        for list in &mut self.fingerprints {
+            sort_fingerprints(list);
         }
-        (u128::from(mix(high, 0x1656_67b1_9e37_79f9)) << 64)
-            | u128::from(mix(low, 0xff51_afd7_ed55_8ccd))
     }
 
     /// Start block `block` of a run: its first deal is not paired with the deal before (which
@@ -326,10 +336,99 @@ impl DealStream {
         self.has_previous = false;
     }
 
+    /// Keep the pair (`previous`, `next`) for [`DealStream::drain_pending`]: `next` is copied
+    /// after `previous`, which is usually the deal kept last (then only `next` is copied).
+    #[inline]
+    fn push_pending(&mut self, previous: &[Card], next: &[Card]) {
+        let k = self.options.dealt;
+        if self.in_pending + 2 > PENDING_DEALS {
+            self.drain_pending();
+        }
+        // Whether the last deal kept is `previous` (compared whole, without branches).
+        let follows = self.in_pending > 0
+            && self.pending[(self.in_pending - 1) * k..][..k]
+                .iter()
+                .zip(previous)
+                .fold(0, |differ, (&a, &b)| differ | (a ^ b))
+                == 0;
+        if !follows {
+            self.pending[self.in_pending * k..][..k].copy_from_slice(previous);
+            self.paired[self.in_pending] = false;
+            self.in_pending += 1;
+        }
+        self.pending[self.in_pending * k..][..k].copy_from_slice(next);
+        self.paired[self.in_pending] = true;
+        self.in_pending += 1;
+    }
+
+    /// Add the pending pairs into the 16-bit slot counts, one slot's table at a time: the
+    /// table of a slot stays in L1 while the pairs' cells of that slot land in it, where one
+    /// pair at a time would touch K tables spread over the whole of `narrow`, a cache miss
+    /// per slot. Every two neighbours in the buffer are counted, without a test, and the few
+    /// that are not a pair (the first deal of a block after the last of another) are taken
+    /// back out; the 16-bit counts wrap in between, and are right once they are taken out.
+    /// The last deal stays, unpaired, as the first of the next pairs.
+    fn drain_pending(&mut self) {
+        let (k, g) = (self.options.dealt, self.groups);
+        let count = self.in_pending;
+        if count == 0 {
+            return;
+        }
+        let deals = &self.pending[..count * k];
+        let paired = &self.paired[..count];
+        let grouped = g != self.options.deck;
+        let group_of = &self.group_of;
+        let group = |card: Card| {
+            if grouped {
+                usize::from(group_of[usize::from(card)])
+            } else {
+                usize::from(card)
+            }
+        };
+        // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
+        let mut unpaired = [0usize; PENDING_DEALS];
+        let mut unpaired_count = 0;
+        for (i, &is_pair) in paired.iter().enumerate().skip(1) {
+            unpaired[unpaired_count] = i;
+            unpaired_count += usize::from(!is_pair);
+        }
+        for (slot, table) in self.narrow.chunks_exact_mut(TABLE).enumerate() {
+            let table: &mut [u16; TABLE] = table.try_into().expect("tables of TABLE counts");
+            let mut before = group(deals[slot]);
+            for deal in deals[k..].chunks_exact(k) {
+                let after = group(deal[slot]);
+                let cell = &mut table[(before * MAX_GROUPS + after) % TABLE];
+                *cell = cell.wrapping_add(1);
+                before = after;
+            }
+            for &after in &unpaired[..unpaired_count] {
+                let (a, b) = (deals[(after - 1) * k + slot], deals[after * k + slot]);
+                let cell = &mut table[(group(a) * MAX_GROUPS + group(b)) % TABLE];
+                *cell = cell.wrapping_sub(1);
+            }
+        }
+        self.pending.copy_within((count - 1) * k..count * k, 0);
+        self.paired[0] = false;
+        self.in_pending = 1;
+    }
+
     /// Add the 16-bit slot counts into the 64-bit ones.
     fn flush(&mut self) {
-        for (total, count) in self.slots.iter_mut().zip(self.narrow.iter_mut()) {
-            *total += u64::from(std::mem::take(count));
+        self.drain_pending();
+        let g = self.groups;
+        for (totals, table) in self
+            .slots
+            .chunks_exact_mut(g * g)
+            .zip(self.narrow.chunks_exact_mut(TABLE))
+        {
+            for (totals, counts) in totals
+                .chunks_exact_mut(g)
+                .zip(table.chunks_exact_mut(MAX_GROUPS))
+            {
+                for (total, count) in totals.iter_mut().zip(counts) {
+                    *total += u64::from(std::mem::take(count));
+                }
+            }
         }
         self.in_narrow = 0;
     }
@@ -404,6 +503,54 @@ impl DealStream {
     }
 }
 
+/// Odd 64-bit multipliers of [`hash_deal`]'s two halves: digits of π and e, as in the
+/// constants of many hash functions; any odd constants with mixed bits would do.
+const HASH_MULTIPLIERS: [u64; 2] = [0x243f_6a88_85a3_08d3, 0xb7e1_5162_8aed_2a6b];
+
+/// A 128-bit hash of a deal of any length: its cards, four 16-bit cards to a 64-bit word w_i,
+/// each word offset by its place, (w_i + (i + 1)·φ) with φ = 2^64/golden ratio, so that words at
+/// different places count differently; each half sums the folded products
+/// fold(x · m) = high ⊕ low of the 128-bit product of the offset word with its own multiplier m,
+/// and ends in a multiply–xorshift avalanche. Each word's terms are independent of the others',
+/// so the work is a few multiplies per word with no chain of dependent steps between words;
+/// two deals that differ collide only if both 64-bit sums agree, about 2^−128 for unrelated
+/// deals (a false repeat among N distinct deals: about N²/2^129, under 10⁻²³ for 10⁹ deals).
+#[inline]
+pub fn hash_deal(deal: &[Card]) -> u128 {
+    const PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
+    let chunks = deal.chunks_exact(4);
+    let tail = chunks
+        .remainder()
+        .iter()
+        .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
+    let mut halves = [0u64; 2];
+    let mut place = 0u64;
+    let mut absorb = |word: u64, halves: &mut [u64; 2]| {
+        place = place.wrapping_add(PLACE);
+        let x = word.wrapping_add(place);
+        for (half, &m) in halves.iter_mut().zip(&HASH_MULTIPLIERS) {
+            let product = u128::from(x ^ m) * u128::from(m);
+            *half = half.wrapping_add((product >> 64) as u64 ^ product as u64);
+        }
+    };
+    for chunk in chunks {
+        let word = u64::from(chunk[0])
+            | (u64::from(chunk[1]) << 16)
+            | (u64::from(chunk[2]) << 32)
+            | (u64::from(chunk[3]) << 48);
+        absorb(word, &mut halves);
+    }
+    // The length joins the last word, so that deals of different lengths differ.
+    absorb(tail ^ ((deal.len() as u64) << 48), &mut halves);
+    (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
+        | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
+}
+
+/// Sort fingerprints (one worker's, or the merged lists before counting).
+fn sort_fingerprints(list: &mut [u128]) {
+    list.sort_unstable();
+}
+
 /// A 64-bit multiply–xorshift step.
 #[inline(always)]
 fn mix(x: u64, multiplier: u64) -> u64 {
@@ -415,7 +562,7 @@ fn mix(x: u64, multiplier: u64) -> u64 {
 /// then they are merged, so that no list is ever copied into another.
 fn count_repeats(mut lists: Vec<Vec<u128>>) -> (u64, u64) {
     for list in &mut lists {
-        list.sort_unstable();
+        sort_fingerprints(list);
     }
     let mut heads: Vec<usize> = vec![0; lists.len()];
     let mut distinct = 0u64;
@@ -598,5 +745,123 @@ mod tests {
         let lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
         // 5 three times (3 pairs), 2 twice (1 pair), 1 and 9 once: 4 distinct.
         assert_eq!(count_repeats(lists), (4, 4));
+    }
+
+    /// The counts of a stream of deals computed the plain way: every consecutive pair compared
+    /// slot by slot, every deal kept whole in an ordered map.
+    fn plain_counts(deck: usize, deals: &[Vec<Card>]) -> (Vec<u64>, Vec<u64>, u64, u64) {
+        let dealt = deals[0].len();
+        let groups = deck.min(MAX_GROUPS);
+        let group = |card: Card| usize::from(card) * groups / deck;
+        let mut matches = vec![0u64; dealt + 1];
+        let mut slots = vec![0u64; dealt * groups * groups];
+        for pair in deals.windows(2) {
+            let mut same = 0;
+            for slot in 0..dealt {
+                let (a, b) = (pair[0][slot], pair[1][slot]);
+                same += usize::from(a == b);
+                slots[(slot * groups + group(a)) * groups + group(b)] += 1;
+            }
+            matches[same] += 1;
+        }
+        let mut seen = std::collections::BTreeMap::<&[Card], u64>::new();
+        for deal in deals {
+            *seen.entry(deal.as_slice()).or_default() += 1;
+        }
+        let pairs = seen.values().map(|&c| c * (c - 1) / 2).sum();
+        (matches, slots, seen.len() as u64, pairs)
+    }
+
+    /// `count` deals of `dealt` cards out of `deck`: the first cards of Fisher–Yates shuffles
+    /// of a fixed ChaCha8 stream, every seventh deal a repeat of an earlier one.
+    fn shuffled_deals(deck: usize, dealt: usize, count: usize) -> Vec<Vec<Card>> {
+        use crate::engine::algorithms::fisher_yates::fisher_yates;
+        use crate::engine::random_source::{BlockRng, FastSource};
+        use rand_chacha::ChaCha8Rng;
+        let mut source = FastSource::new(ChaCha8Rng::for_block(3, deck as u64));
+        let mut deals: Vec<Vec<Card>> = Vec::with_capacity(count);
+        for i in 0..count {
+            if i % 7 == 6 {
+                deals.push(deals[i / 2].clone());
+                continue;
+            }
+            let mut cards: Vec<Card> = (0..deck as Card).collect();
+            fisher_yates(&mut cards, &mut source);
+            cards.truncate(dealt);
+            deals.push(cards);
+        }
+        deals
+    }
+
+    #[test]
+    fn the_counts_are_those_of_a_plain_count_of_the_same_deals() {
+        // Whole 52-card decks (hashed fingerprints), 100-card decks (grouped slots), 5 cards
+        // dealt out of 52 (packed fingerprints); more deals than the pending buffer holds, in
+        // blocks taken by two workers out of order.
+        for (deck, dealt) in [(52, 52), (100, 100), (52, 5)] {
+            let deals = shuffled_deals(deck, dealt, 5 * PENDING_DEALS + 37);
+            let (matches, slots, distinct, repeated_pairs) = plain_counts(deck, &deals);
+            let options = DealStreamOptions {
+                deck,
+                dealt,
+                repeats: RepeatSource::Fingerprints { limit: 1 << 20 },
+                compositions: false,
+            };
+            let block = 300;
+            let mut workers = [DealStream::new(options), DealStream::new(options)];
+            let blocks = deals.len().div_ceil(block);
+            for b in (0..blocks).rev() {
+                let worker = &mut workers[b % 2];
+                worker.start_block(b as u64);
+                for deal in &deals[b * block..((b + 1) * block).min(deals.len())] {
+                    worker.add(deal);
+                }
+                worker.end_block(true);
+            }
+            let [mut first, second] = workers;
+            first.sort_fingerprints();
+            first.merge(second);
+            let tally = first.finish();
+            assert_eq!(tally.deals, deals.len() as u64, "{deck}/{dealt}");
+            assert_eq!(tally.pairs, deals.len() as u64 - 1, "{deck}/{dealt}");
+            assert_eq!(tally.matches, matches, "{deck}/{dealt}");
+            assert_eq!(tally.slots, slots, "{deck}/{dealt}");
+            assert_eq!(
+                tally.repeats,
+                Repeats::Counted {
+                    distinct,
+                    repeated_pairs
+                },
+                "{deck}/{dealt}"
+            );
+        }
+    }
+
+    #[test]
+    fn structured_decks_get_distinct_hashes() {
+        // Every transposition of the 52-card identity, every rotation, and their reversals:
+        // 2·(1326 + 52) decks, all distinct, so all fingerprints must differ.
+        let identity: Vec<Card> = (0..52).collect();
+        let mut decks = Vec::new();
+        for i in 0..52 {
+            for j in i + 1..52 {
+                let mut deck = identity.clone();
+                deck.swap(i, j);
+                decks.push(deck);
+            }
+            let mut deck = identity.clone();
+            deck.rotate_left(i);
+            decks.push(deck);
+        }
+        let reversed: Vec<Vec<Card>> = decks
+            .iter()
+            .map(|deck| deck.iter().rev().copied().collect())
+            .collect();
+        decks.extend(reversed);
+        let mut hashes: Vec<u128> = decks.iter().map(|deck| hash_deal(deck)).collect();
+        hashes.sort_unstable();
+        hashes.dedup();
+        // The rotation by 0 is the identity, which is no transposition: all distinct.
+        assert_eq!(hashes.len(), decks.len());
     }
 }

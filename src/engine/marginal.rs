@@ -111,6 +111,193 @@ impl MarginalTally {
     }
 }
 
+/// Decks the fused pass of [`FusedMarginalTally`] takes at a time (a multiple of the cycle walks
+/// run interleaved, so that one deck's chain of dependent loads overlaps the others').
+pub const LANES: usize = 8;
+
+/// The largest deck the fused pass handles (one bit per card in a `u64`); larger decks go
+/// through [`MarginalTally::add`].
+pub const FUSED_MAX_DECK: usize = 64;
+
+/// Shuffles the 32-bit position counts of [`FusedMarginalTally`] take before they are added into
+/// the 64-bit tally: far below `u32::MAX`, so that no cell can overflow in between.
+const NARROW_LIMIT: u64 = 1 << 31;
+
+/// The simulation's accumulator of a [`MarginalTally`]: the same counts, taken [`LANES`] decks
+/// at a time in one fused pass per deck, for decks of up to [`FUSED_MAX_DECK`] cards.
+///
+/// Per deck, one scan over the positions tallies the (card, position) cell, the fixed points,
+/// the adjacent pairs, the identity and the rising sequences — r = 1 + #{c : c + 1 lies before
+/// c}, read off the inverse permutation built in bytes in the same scan — and the cycles are counted by walking the map position → card (a permutation and its
+/// inverse have the same cycles) with a bit set of visited positions, every step branch-free
+/// (a closed cycle jumps to the lowest unvisited position), the walks of [`LANES`] decks
+/// interleaved, four at a time. The position counts are 32-bit (52 rows of 64: 13 KiB, in L1 beside the deck)
+/// and are added into the 64-bit tally every [`NARROW_LIMIT`] shuffles and at the end.
+/// The definitions stay those of [`crate::theory::permutation_statistics`]; the tests check
+/// this pass against [`MarginalTally::add`] deck by deck.
+#[derive(Debug, Clone)]
+pub struct FusedMarginalTally {
+    tally: MarginalTally,
+    /// `narrow[position][card]`: shuffles since the last flush (rows of 64 so that a card
+    /// indexes its row without a bounds check; the scan walks the rows in order).
+    narrow: Vec<[u32; FUSED_MAX_DECK]>,
+    in_narrow: u64,
+}
+
+impl FusedMarginalTally {
+    /// An empty accumulator for decks of `deck` cards (any size; above [`FUSED_MAX_DECK`] it
+    /// forwards every deck to [`MarginalTally::add`]).
+    pub fn new(deck: usize) -> Self {
+        let fused = deck <= FUSED_MAX_DECK;
+        FusedMarginalTally {
+            tally: MarginalTally::new(deck),
+            narrow: vec![[0; FUSED_MAX_DECK]; if fused { deck } else { 0 }],
+            in_narrow: 0,
+        }
+    }
+
+    /// Count the decks laid end to end in `decks` (each a permutation of `0..deck`; at most
+    /// [`LANES`] of them), in that order.
+    #[inline]
+    pub fn add_decks(&mut self, decks: &[Card]) {
+        let n = self.tally.deck;
+        if n == 0 {
+            return;
+        }
+        debug_assert_eq!(decks.len() % n, 0);
+        if n > FUSED_MAX_DECK {
+            for deck in decks.chunks_exact(n) {
+                self.tally.add(deck);
+            }
+            return;
+        }
+        let count = decks.len() / n;
+        debug_assert!(count <= LANES);
+        if self.in_narrow + count as u64 > NARROW_LIMIT {
+            self.flush();
+        }
+        self.in_narrow += count as u64;
+        let mut cycles = [0u32; LANES];
+        for (group, counts) in decks
+            .chunks(WALK_LANES * n)
+            .zip(cycles.chunks_exact_mut(WALK_LANES))
+        {
+            if group.len() == WALK_LANES * n {
+                counts.copy_from_slice(&cycle_counts::<WALK_LANES>(group, n));
+            } else {
+                for (deck, count) in group.chunks_exact(n).zip(counts.iter_mut()) {
+                    *count = cycle_counts::<1>(deck, n)[0];
+                }
+            }
+        }
+        // First every deck's positions and inverse, then the descents of the inverses: by then
+        // the bytes of each inverse have left the store buffer, which a vector load of bytes
+        // just written one at a time would wait for.
+        let mut inverses = [[0u8; FUSED_MAX_DECK]; LANES];
+        for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
+            for (position, (&card, row)) in deck.iter().zip(self.narrow.iter_mut()).enumerate() {
+                // `& 63`: a card of a deck of at most 64 (no bounds check needed).
+                let card = usize::from(card) & (FUSED_MAX_DECK - 1);
+                row[card] += 1;
+                inverse[card] = position as u8;
+            }
+        }
+        for ((deck, &cycles), inverse) in decks.chunks_exact(n).zip(&cycles).zip(&inverses) {
+            self.statistics(deck, inverse, cycles as usize);
+        }
+    }
+
+    /// Tally the statistics of a deck, its inverse (`inverse[c]`: where card c lies) and its
+    /// cycles given.
+    #[inline(always)]
+    fn statistics(&mut self, deck: &[Card], inverse: &[u8; FUSED_MAX_DECK], cycles: usize) {
+        let n = self.tally.deck;
+        // Element-wise comparisons summed in bytes (at most 64), which vectorise.
+        let fixed = deck
+            .iter()
+            .zip(0..)
+            .map(|(&card, position): (&Card, Card)| u8::from(card == position))
+            .sum::<u8>();
+        let adjacent = deck[1..]
+            .iter()
+            .zip(deck)
+            .map(|(&next, &card)| u8::from(next == card.wrapping_add(1)))
+            .sum::<u8>();
+        // Descents of the inverse: card c + 1 before card c.
+        let descents = inverse[1..n]
+            .iter()
+            .zip(&inverse[..n - 1])
+            .map(|(&after, &before)| u8::from(after < before))
+            .sum::<u8>();
+        let histograms = &mut self.tally.histograms;
+        histograms[0][usize::from(fixed)] += 1;
+        histograms[1][cycles] += 1;
+        histograms[2][1 + usize::from(descents)] += 1;
+        histograms[3][usize::from(adjacent)] += 1;
+        self.tally.identity += u64::from(usize::from(fixed) == n);
+        self.tally.trials += 1;
+    }
+
+    /// Add the 32-bit position counts into the 64-bit tally.
+    fn flush(&mut self) {
+        let n = self.tally.deck;
+        for (position, row) in self.narrow.iter_mut().enumerate() {
+            for (card, count) in row[..n].iter_mut().enumerate() {
+                self.tally.positions[card * n + position] += u64::from(std::mem::take(count));
+            }
+        }
+        self.in_narrow = 0;
+    }
+
+    /// The tally of every deck added.
+    pub fn finish(mut self) -> MarginalTally {
+        self.flush();
+        self.tally
+    }
+}
+
+/// Decks whose cycle walks run interleaved in [`cycle_counts`]: enough to hide the latency of
+/// one walk's dependent loads, few enough that every walk's state stays in registers.
+const WALK_LANES: usize = 4;
+
+/// The cycle counts of the first `L` decks of `n` (≤ 64) cards laid end to end in `decks`,
+/// their walks interleaved.
+///
+/// Each walk takes exactly n steps, one per position: mark the position visited, follow it to
+/// its card; if that card's position was visited already a cycle has closed — count it and jump
+/// to the lowest unvisited position (`trailing_zeros` of the unvisited set). The decks are
+/// copied into 64-byte maps first, so that a step reads its map without a bounds check.
+#[inline(always)]
+fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
+    let mut maps = [[0u8; FUSED_MAX_DECK]; L];
+    for (map, deck) in maps.iter_mut().zip(decks.chunks_exact(n)) {
+        for (slot, &card) in map.iter_mut().zip(deck) {
+            *slot = card as u8;
+        }
+    }
+    let all = if n == FUSED_MAX_DECK {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    };
+    let mut unvisited = [all; L];
+    let mut at = [0usize; L];
+    let mut cycles = [0u32; L];
+    for _ in 0..n {
+        for lane in 0..L {
+            unvisited[lane] &= !(1u64 << at[lane]);
+            let next = usize::from(maps[lane][at[lane] & (FUSED_MAX_DECK - 1)]);
+            let closed = (unvisited[lane] >> next) & 1 == 0;
+            cycles[lane] += u32::from(closed);
+            // Bit 63 set changes nothing while a lower position is unvisited, and makes the
+            // argument non-zero (no special case for an empty set, after the last step).
+            let lowest = (unvisited[lane] | 1 << 63).trailing_zeros() as usize;
+            at[lane] = if closed { lowest } else { next };
+        }
+    }
+    cycles
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -150,5 +337,70 @@ mod tests {
         }
         first.merge(&second);
         assert_eq!(first, whole);
+    }
+
+    /// Decks of `n` cards to check the fused pass on: the identity, its reversal, rotations,
+    /// and Fisher–Yates shuffles of a fixed ChaCha8 stream.
+    fn decks_to_check(n: usize) -> Vec<Vec<Card>> {
+        use crate::engine::algorithms::fisher_yates::fisher_yates;
+        use crate::engine::random_source::{BlockRng, FastSource};
+        use rand_chacha::ChaCha8Rng;
+        let identity: Vec<Card> = (0..n as Card).collect();
+        let mut decks = vec![identity.clone(), identity.iter().rev().copied().collect()];
+        for shift in [1, n / 2] {
+            let mut deck = identity.clone();
+            deck.rotate_left(shift % n);
+            decks.push(deck);
+        }
+        let mut source = FastSource::new(ChaCha8Rng::for_block(7, n as u64));
+        for _ in 0..300 {
+            let mut deck = identity.clone();
+            fisher_yates(&mut deck, &mut source);
+            decks.push(deck);
+        }
+        decks
+    }
+
+    #[test]
+    fn the_fused_pass_counts_what_the_plain_tally_counts_deck_by_deck() {
+        for n in [1, 2, 3, 5, 13, 52, 63, 64, 65, 100] {
+            let decks = decks_to_check(n);
+            let mut plain = MarginalTally::new(n);
+            for deck in &decks {
+                plain.add(deck);
+            }
+            // Batches of every size from 1 to LANES, in turn, so both walks are exercised.
+            let mut fused = FusedMarginalTally::new(n);
+            let flat: Vec<Card> = decks.concat();
+            let mut start = 0;
+            let mut size = 1;
+            while start < decks.len() {
+                let end = (start + size).min(decks.len());
+                fused.add_decks(&flat[start * n..end * n]);
+                start = end;
+                size = size % LANES + 1;
+            }
+            assert_eq!(fused.finish(), plain, "{n} cards");
+        }
+    }
+
+    #[test]
+    fn interleaved_cycle_walks_count_each_decks_cycles() {
+        // Known counts: the identity has n cycles, a rotation by one a single cycle, the
+        // reversal ⌈n/2⌉ (n/2 swaps, plus the middle card for odd n).
+        let n = 52;
+        let identity: Vec<Card> = (0..n as Card).collect();
+        let mut rotation = identity.clone();
+        rotation.rotate_left(1);
+        let reversal: Vec<Card> = identity.iter().rev().copied().collect();
+        let decks = [
+            &identity, &rotation, &reversal, &identity, &rotation, &reversal, &identity, &rotation,
+        ]
+        .map(|deck| deck.as_slice())
+        .concat();
+        assert_eq!(
+            cycle_counts::<LANES>(&decks, n),
+            [52, 1, 26, 52, 1, 26, 52, 1]
+        );
     }
 }

@@ -5,6 +5,10 @@
 //! seed gives the same tally on any number of threads — and, for a deck small enough for both
 //! modes, the shuffles are the very ones the full mode tallies. The loop is monomorphised per
 //! generator; the deck size is a run-time value.
+//!
+//! Each worker shuffles [`LANES`] decks into one buffer, then tallies them together in the fused
+//! pass of [`FusedMarginalTally`] (positions and every statistic in one scan per deck, the cycle
+//! walks of the decks interleaved) and feeds them, in trial order, to the deal stream.
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +16,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::engine::algorithms::Card;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
-use crate::engine::marginal::MarginalTally;
+use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
@@ -131,38 +135,58 @@ where
     let work = || {
         let n = spec.deck;
         let identity: Vec<Card> = (0..n as Card).collect();
-        let mut deck = identity.clone();
+        // LANES decks are shuffled into `decks`, then tallied together (and fed to the deal
+        // stream in trial order).
+        let mut decks: Vec<Card> = identity.repeat(LANES);
         let mut scratch = identity.clone();
-        let mut tally = MarginalTally::new(n);
+        let mut tally = FusedMarginalTally::new(n);
         let mut stream = deals.map(DealStream::new);
         let chunk = spec.chunk_trials();
+        let mut tally_decks = |decks: &[Card], stream: &mut Option<DealStream>| {
+            tally.add_decks(decks);
+            if let Some(stream) = stream {
+                for deck in decks.chunks_exact(n.max(1)) {
+                    stream.add(deck);
+                }
+            }
+        };
         while let Some((block, length)) = queue.take(stop) {
             let mut source = sources.for_block(spec.seed, block);
             if let Some(stream) = &mut stream {
                 stream.start_block(block);
             }
             let mut done = 0;
+            let mut filled = 0;
             for trial in 1..=length {
-                deck.copy_from_slice(&identity);
+                let deck = &mut decks[filled * n..(filled + 1) * n];
+                // A loop, not copy_from_slice: for a few dozen cards a call to memmove costs more.
+                for (card, &start) in deck.iter_mut().zip(&identity) {
+                    *card = start;
+                }
                 if B::Source::STARTS_SHUFFLES {
                     source.start_shuffle();
                 }
-                shuffle(&mut deck, &mut scratch, &mut source);
-                tally.add(&deck);
-                if let Some(stream) = &mut stream {
-                    stream.add(&deck);
+                shuffle(deck, &mut scratch, &mut source);
+                filled += 1;
+                if filled == LANES {
+                    tally_decks(&decks, &mut stream);
+                    filled = 0;
                 }
                 done = trial;
                 if trial.is_multiple_of(chunk) && trial < length && stop.load(Ordering::Relaxed) {
                     break;
                 }
             }
+            tally_decks(&decks[..filled * n], &mut stream);
             if let Some(stream) = &mut stream {
                 stream.end_block(done == length);
             }
             queue.finished(block, length, done);
         }
-        (tally, stream)
+        if let Some(stream) = &mut stream {
+            stream.sort_fingerprints();
+        }
+        (tally.finish(), stream)
     };
     let mut total = MarginalTally::new(spec.deck);
     let mut streams: Option<DealStream> = None;
