@@ -106,6 +106,9 @@ pub enum Note {
         deck: usize,
         /// Whether the five-card poker categories are tested.
         poker: bool,
+        /// Whether the deal-stream tests (repeated deals, serial matches and slots) are in the
+        /// family.
+        stream: bool,
     },
     /// Numbered deals none of which held 0 or n, so that the numbering was not decided by the
     /// input: they were read as 0-based.
@@ -205,7 +208,12 @@ impl fmt::Display for Note {
                 "against the model, {} could not be tested: the model gives no law for them",
                 parts.join(", ")
             ),
-            Note::DealMode { deal, deck, poker } => {
+            Note::DealMode {
+                deal,
+                deck,
+                poker,
+                stream,
+            } => {
                 write!(
                     f,
                     "deal mode: each line is {deal} of the {deck} cards in the order dealt \
@@ -216,6 +224,12 @@ impl fmt::Display for Note {
                     f.write_str(
                         ", the poker hand categories against their exact counts out of \
                          2,598,960, and each hand's category against the previous hand's",
+                    )?;
+                }
+                if *stream {
+                    f.write_str(
+                        "; the stream of deals is tested for repeated deals and for dependence \
+                         between consecutive deals (serial matches and slots)",
                     )?;
                 }
                 Ok(())

@@ -65,6 +65,7 @@ pub fn build_deal_report(
         deal: k,
         deck: n,
         poker: poker.is_some(),
+        stream: stream.is_some(),
     }];
     notes.extend(facts.reachable_note(n));
     notes.extend(facts.skipped_lines_note());
