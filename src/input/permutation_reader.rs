@@ -47,7 +47,7 @@ use super::cards::CardNames;
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
-use crate::engine::marginal::MarginalTally;
+use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
 /// How many rejected lines `--skip-invalid` keeps as examples.
@@ -819,6 +819,48 @@ struct Reader<'a> {
     observer: Option<Observer<'a>>,
     /// Whether the observer broke.
     observer_broke: bool,
+    /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
+    /// into the counts at the end of the input (the counts are sums, so order does not matter).
+    batch: Option<MarginalBatch>,
+}
+
+/// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
+struct MarginalBatch {
+    fused: FusedMarginalTally,
+    /// Up to [`LANES`] decks laid end to end.
+    decks: Vec<Card>,
+    /// Decks in `decks`.
+    filled: usize,
+    deck: usize,
+}
+
+impl MarginalBatch {
+    fn new(deck: usize) -> Self {
+        MarginalBatch {
+            fused: FusedMarginalTally::new(deck),
+            decks: vec![0; LANES * deck],
+            filled: 0,
+            deck,
+        }
+    }
+
+    /// Add one deck; the fused pass runs once [`LANES`] are gathered.
+    #[inline(always)]
+    fn add(&mut self, deck: &[Card]) {
+        let n = self.deck;
+        self.decks[self.filled * n..(self.filled + 1) * n].copy_from_slice(deck);
+        self.filled += 1;
+        if self.filled == LANES {
+            self.fused.add_decks(&self.decks);
+            self.filled = 0;
+        }
+    }
+
+    /// Every deck added, as a marginal tally.
+    fn finish(mut self) -> MarginalTally {
+        self.fused.add_decks(&self.decks[..self.filled * self.deck]);
+        self.fused.finish()
+    }
 }
 
 /// What one valid line holds.
@@ -864,6 +906,7 @@ impl<'a> Reader<'a> {
             deals: deck.and_then(|n| deal_stream_for(options, n)),
             observer: None,
             observer_broke: false,
+            batch: None,
         }
     }
 
@@ -922,7 +965,13 @@ impl<'a> Reader<'a> {
                 if !parse_fast(line, n, n, *numbering, labels, &mut self.cards, seen) {
                     return false;
                 }
-                tally.add(&self.cards[..n]);
+                if n <= FUSED_MAX_DECK {
+                    self.batch
+                        .get_or_insert_with(|| MarginalBatch::new(n))
+                        .add(&self.cards[..n]);
+                } else {
+                    tally.add(&self.cards[..n]);
+                }
                 Self::deal(&mut self.deals, &self.cards[..n]);
                 Self::observed(
                     &mut self.observer,
@@ -1592,6 +1641,11 @@ pub fn read_permutations_observed<'a>(
             InputProblem::Empty
         };
         return Err(InputError::new(names.join(", "), problem));
+    }
+    if let (Some(batch), Some(InputCounts::Marginal(tally))) =
+        (reader.batch.take(), reader.counts.as_mut())
+    {
+        tally.merge(&batch.finish());
     }
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
