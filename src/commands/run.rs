@@ -103,7 +103,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     if let Some(file) = saved {
-        save_run_tally(file, &config, &counted, blocks, &coverage, elapsed_seconds)?;
+        save_run_tally(
+            file,
+            &config,
+            (&counted, deals.as_ref()),
+            blocks,
+            &coverage,
+            elapsed_seconds,
+        )?;
     }
     let mut emit_interrupted = false;
     if let (Some(mut sink), Some(target)) = (emitted.take(), &config.emit_permutations) {
@@ -217,12 +224,17 @@ pub(super) fn run_theory(
 /// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
 /// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
 /// and the report says why).
-fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
+pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
+    deal_stream_options_for(mode, spec.deck, spec.trials)
+}
+
+/// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards.
+fn deal_stream_options_for(mode: TallyMode, deck: usize, trials: u64) -> DealStreamOptions {
     let repeats = match mode {
         TallyMode::Full => RepeatSource::FullTally,
         TallyMode::Marginal => {
             let limit = deal_fingerprint_limit();
-            if spec.trials <= limit {
+            if trials <= limit {
                 RepeatSource::Fingerprints { limit }
             } else {
                 RepeatSource::TooMany { limit }
@@ -230,8 +242,8 @@ fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOpti
         }
     };
     DealStreamOptions {
-        deck: spec.deck,
-        dealt: spec.deck,
+        deck,
+        dealt: deck,
         repeats,
         compositions: mode == TallyMode::Full,
     }
