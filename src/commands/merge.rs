@@ -6,8 +6,12 @@
 //! [`TallyHeader::settings`] are equal), no shard overlapping another, no input read twice, no
 //! block missing and no file cut short (unless `--allow-partial`). Then the exact law is
 //! computed (as `run` does before simulating), and the files are added one at a time, each
-//! checked against its CRC-32 as it streams in. `elapsed_seconds` of the report is the sum of
-//! the files' (machine time, not wall time), and `threads` the largest of theirs.
+//! checked against its CRC-32 as it streams in; their deal-stream accumulators are added too
+//! ([`DealStreamMerger`]: the seams between shards paired, the fingerprints pooled), so the
+//! merged report has the single run's deal-stream tests. `elapsed_seconds` of the report is the
+//! sum of the files' own times (machine time, not wall time), `threads` the largest of theirs,
+//! and `merged` lists every file (its shard, or its inputs and their lines) with the merge's
+//! own wall time; the table says so in words.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

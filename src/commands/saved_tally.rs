@@ -5,10 +5,10 @@ use std::ops::Range;
 use std::path::Path;
 use std::time::Instant;
 
-use super::run::deal_stream_options;
 use super::{Counted, Failure};
+use crate::config::deal_fingerprint_limit;
 use crate::config::{CheckConfig, RunConfig};
-use crate::engine::deal_stream::DealStreamTally;
+use crate::engine::deal_stream::{DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_blocks};
 use crate::engine::simulate::Tally;
 use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
@@ -278,4 +278,33 @@ fn save_check_counts(
         body_bytes: 0,
     };
     save(file, &header, counts, input.deals.as_ref())
+}
+
+/// What the deal-stream tests keep in a run: in full mode the repeated decks come from the
+/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
+/// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
+/// and the report says why).
+pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
+    deal_stream_options_for(mode, spec.deck, spec.trials)
+}
+
+/// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards.
+fn deal_stream_options_for(mode: TallyMode, deck: usize, trials: u64) -> DealStreamOptions {
+    let repeats = match mode {
+        TallyMode::Full => RepeatSource::FullTally,
+        TallyMode::Marginal => {
+            let limit = deal_fingerprint_limit();
+            if trials <= limit {
+                RepeatSource::Fingerprints { limit }
+            } else {
+                RepeatSource::TooMany { limit }
+            }
+        }
+    };
+    DealStreamOptions {
+        deck,
+        dealt: deck,
+        repeats,
+        compositions: mode == TallyMode::Full,
+    }
 }

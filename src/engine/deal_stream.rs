@@ -741,7 +741,13 @@ impl DealStreamMerger {
             }
         }
         match (part.repeats, options.repeats) {
-            (Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }), _) => {
+            (Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }), repeats) => {
+                // The whole stream's limit when the merge counts fingerprints (a part read
+                // without room for its fingerprints says how much room was left).
+                let limit = match repeats {
+                    RepeatSource::Fingerprints { limit } => limit,
+                    _ => limit,
+                };
                 stream.fingerprints = vec![Vec::new()];
                 stream.dropped = stream
                     .dropped

@@ -1,9 +1,12 @@
 //! The bytes of a tally file: writing one in a stream, reading its header, and adding its
-//! counts into a tally, checking on the way its magic, format version, size and CRC-32.
+//! counts into a tally, checking on the way its magic, format version, sizes and CRC-32.
 //!
-//! Counters are unsigned LEB128 varints (the `leb128` crate); the checksum is CRC-32 (IEEE, the
-//! `crc32fast` crate) of every byte before it. Both directions work in chunks of
-//! [`CHUNK_BYTES`], so a file of any size costs a buffer of memory beside the tally.
+//! Counters are fixed-width little-endian words or unsigned LEB128 varints (the `leb128`
+//! crate), whichever is smaller for the file ([`Encoding::choose`]); the checksum is CRC-32
+//! (IEEE, the `crc32fast` crate, which folds with carry-less multiplication where the CPU has
+//! it) of every byte before it. Both directions work in buffers of [`CHUNK_BYTES`]: words are
+//! added into the tally straight from the read buffer, so a file of any size costs a buffer of
+//! memory beside the tally.
 
 use std::fs::File;
 use std::io::{self, Read, Write};

@@ -4,20 +4,23 @@
 //! to be parts of one experiment: the tool and its version, the command, the shuffle and every
 //! flag that changes the counts, the deck and mode, the seed and the whole random source, which
 //! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
-//! The layout (format version 1, documented in `docs/tally-format.md`):
+//! The layout (format version 2, documented in `docs/tally-format.md`):
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 19 | the magic `shuffle-bias tally\n` |
-//! | 2 | format version, little-endian `u16` (1) |
+//! | 2 | format version, little-endian `u16` (2) |
 //! | 4 | header length H, little-endian `u32` |
 //! | H | the header, a UTF-8 JSON object ([`TallyHeader`]) |
-//! | `body_bytes` | the `cells` counters, each an unsigned LEB128 varint, in [`Counts`] order |
+//! | `counts_bytes` | the `cells` counters in [`Counts`] order, in the header's `encoding` |
+//! | … | the deal stream's counters and fingerprints, when the header's `deal_stream` is set |
 //! | 4 | CRC-32 (IEEE 802.3, as zlib and PNG) of every byte before it, little-endian |
 //!
-//! Varints make a counter of less than 128 one byte, so n = 11 (39,916,800 counters) takes
-//! about 40 MB up to 127 shuffles per ordering on average, and at most 9 bytes per counter for
-//! any count. Files are written and read in a stream, chunk by chunk: memory is the tally
+//! Each section of counters is written as fixed-width little-endian words of the narrowest
+//! width that holds its largest counter (`u8` … `u64`), or as LEB128 varints when those are
+//! smaller ([`codec::Encoding`]): n = 11 (39,916,800 counters) takes 40 MB while no ordering
+//! is counted more than 255 times, and is read at the speed of adding bytes into the
+//! counters. Files are written and read in a stream, a few MiB at a time: memory is the tally
 //! itself plus a buffer.
 //!
 //! [`header`] is the header and the checks of one experiment, [`codec`] the bytes.
