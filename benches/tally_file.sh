@@ -1,53 +1,84 @@
 #!/usr/bin/env bash
-# Saved tallies: size on disk and the time to save and to read them, for the largest full tally
-# (n = 11, 39,916,800 counters) and a 52-card marginal one, beside `dd` on the same disk.
+# Saved tallies: size on disk, and the time to save and to merge them side by side with `dd`
+# and `cat` moving the same bytes on the same disk, in the same run, for the largest full tally
+# (n = 11, 39,916,800 counters) and a 52-card marginal one.
 #
-# The save time is the one `run --shard` prints ("saved to FILE (N bytes in S s)"): encoding,
-# checksum and writing, after the simulation. The read time is the one `merge` prints
-# ("N bytes read in S s"): reading, checksum and adding into the total, before the report.
+# The save time is the one `run --shard` prints ("saved to FILE (N bytes in S s)"): choosing
+# the encoding, encoding, checksum and writing, after the simulation. Right after each save,
+# `dd` writes as many bytes from /dev/zero to a file beside it and `cat` copies the tally (both
+# into the page cache, as the save: none of them syncs). The merge time is the one `merge`
+# prints ("N bytes read in S s"): reading, checksum and adding into the total, before the
+# report; beside it, `cat` and `dd` read the same files to /dev/null. Times of dd and cat are
+# bash's `time` (wall clock, milliseconds).
+#
+# The shards run with --no-deal-tests to keep the benchmark short: for n = 11 the deal stream
+# adds 1,343 counters to the file (no compositions past 10 cards), nothing to measure.
 #
 # Usage: benches/tally_file.sh            (from the repository root)
 #        TRIALS=2G benches/tally_file.sh  (more shuffles: larger counts, same layout)
+#        REPEATS=5 benches/tally_file.sh  (more merges of the same files)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRIALS=${TRIALS:-400M}
+REPEATS=${REPEATS:-3}
 BIN=$PWD/target/release/shuffle-bias
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
+TIMEFORMAT='%3R s'
 
 cargo build --release --quiet
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
+echo "disk of the files: $(df -h "$DIR" | awk 'NR==2 {print $1, $6}')"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
+# Save shard I of `run ARGS` to NAME.I.tally, then dd and cat the same bytes.
+save_beside_dd() {
+    local name=$1 i=$2
+    shift 2
+    "$BIN" run "$@" --shard "$i/2" --save-tally "$DIR/$name.$i.tally" 2>&1 \
+        | grep -o 'saved to .*' | sed "s|$DIR/||"
+    local bytes
+    bytes=$(stat -c %s "$DIR/$name.$i.tally")
+    echo -n "  dd of $bytes bytes from /dev/zero: "
+    { time dd if=/dev/zero of="$DIR/dd.bin" bs=4M count="$bytes" iflag=count_bytes \
+        status=none; } 2>&1
+    echo -n "  cat of the tally to a new file: "
+    { time cat "$DIR/$name.$i.tally" > "$DIR/cat.bin"; } 2>&1
+    rm -f "$DIR/dd.bin" "$DIR/cat.bin"
+}
+
+# Merge NAME.*.tally REPEATS times, each beside cat and dd of the same files.
+merge_beside_cat() {
+    local name=$1
+    for run in $(seq "$REPEATS"); do
+        "$BIN" merge "$DIR/$name".*.tally -o "$DIR/report.txt" 2>&1 \
+            | grep -o 'merged .*' || true
+        echo -n "  cat of the same files to /dev/null: "
+        { time cat "$DIR/$name".*.tally > /dev/null; } 2>&1
+        echo -n "  dd (bs=4M) of the same files to /dev/null: "
+        { time for f in "$DIR/$name".*.tally; do
+            dd if="$f" of=/dev/null bs=4M status=none
+        done; } 2>&1
+    done
+}
+
 echo "== n = 11, full mode, $TRIALS trials in 2 shards"
 for i in 0 1; do
-    "$BIN" run fisher-yates -n 11 -t "$TRIALS" --seed 1 --threads 2 --shard "$i/2" \
-        --save-tally "$DIR/n11.$i.tally"
+    save_beside_dd n11 "$i" fisher-yates -n 11 -t "$TRIALS" --seed 1 --threads 2 --no-deal-tests
 done
-ls -l "$DIR"/n11.*.tally
-echo "raw counters: 39,916,800 × 4 bytes (u32) = 159,667,200; × 8 (u64) = 319,334,400"
-for run in 1 2 3; do
-    "$BIN" merge "$DIR"/n11.*.tally -o "$DIR/report.txt" || [ $? -eq 1 ]  # 1: bias detected
-done
+ls -l "$DIR"/n11.*.tally | awk '{print "  " $5, $NF}' | sed "s|$DIR/||"
+echo "  raw counters: 39,916,800 × 4 bytes (u32) = 159,667,200; × 8 (u64) = 319,334,400"
+merge_beside_cat n11
 
 echo
-echo "== 52 cards, marginal mode, 10M trials in 2 shards"
+echo "== 52 cards, marginal mode, 4M trials in 2 shards (deal stream kept)"
 for i in 0 1; do
-    "$BIN" run riffle -n 52 --mode marginal -t 10M --seed 1 --threads 2 --shard "$i/2" \
-        --save-tally "$DIR/m52.$i.tally"
+    save_beside_dd m52 "$i" riffle -n 52 --mode marginal -t 4M --seed 1 --threads 2
 done
-ls -l "$DIR"/m52.*.tally
-"$BIN" merge "$DIR"/m52.*.tally -o "$DIR/report.txt" || [ $? -eq 1 ]  # riffle once: biased
+ls -l "$DIR"/m52.*.tally | awk '{print "  " $5, $NF}' | sed "s|$DIR/||"
+merge_beside_cat m52
 
 echo
-echo "== the disk: write 38 MiB with fdatasync, read a tally after dropping the page cache"
-dd if=/dev/zero of="$DIR/zero.bin" bs=1M count=38 conv=fdatasync 2>&1 | tail -1
-rm "$DIR/zero.bin"
-if sync && echo 3 > /proc/sys/vm/drop_caches 2>/dev/null; then
-    dd if="$DIR/n11.0.tally" of=/dev/null bs=1M 2>&1 | tail -1
-else
-    echo "(cannot drop the page cache without root: cold read not measured)"
-fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

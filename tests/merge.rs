@@ -205,16 +205,74 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
         &["foreign.tally: not a shuffle-bias tally"],
     );
 
-    // A newer format: version 2 in the two bytes after the magic.
-    let newer = dir.path().join("newer.tally");
-    let mut version = bytes.clone();
-    version[19] = 2;
-    std::fs::write(&newer, &version).unwrap();
-    assert_refused(
-        &[&a, &newer],
-        &[],
-        &["newer.tally: tally format version 2", "reads version 1"],
-    );
+    // A newer format: version 3 in the two bytes after the magic; and the older one, version
+    // 1 (varints only, no deal stream), which this build refuses rather than reads.
+    for (found, name) in [(3u8, "newer.tally"), (1, "older.tally")] {
+        let other = dir.path().join(name);
+        let mut version = bytes.clone();
+        version[19] = found;
+        std::fs::write(&other, &version).unwrap();
+        assert_refused(
+            &[&a, &other],
+            &[],
+            &[
+                &format!("{name}: tally format version {found}"),
+                "reads version 2",
+                "save the tally again",
+            ],
+        );
+    }
+
+    // A bit flipped anywhere in the counters (the tally's, then the deal stream's, the
+    // fingerprint-free body of a full run) is caught by the CRC-32, or by a count that no
+    // longer adds up.
+    let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+    let body = 25 + length;
+    for at in [body, body + 7, body + 60, bytes.len() - 5] {
+        let mut flipped = bytes.clone();
+        flipped[at] ^= 0x01;
+        std::fs::write(&corrupted, &flipped).unwrap();
+        assert_refused(&[&a, &corrupted], &[], &["corrupted.tally: corrupted"]);
+    }
+}
+
+#[test]
+fn headers_whose_sizes_or_deal_stream_cannot_be_the_body_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    type Edit = fn(&mut Value);
+    let edits: [(&str, Edit, &str); 4] = [
+        (
+            "encoding.tally",
+            // The shard's counts (about 1,250 an ordering) are u16 words: not u32 ones.
+            |h| h["encoding"] = "u32".into(),
+            "cannot hold",
+        ),
+        (
+            "unknown.tally",
+            |h| h["encoding"] = "zstd".into(),
+            "unknown encoding",
+        ),
+        (
+            "dealt.tally",
+            |h| h["deal_stream"]["dealt"] = 4.into(),
+            "deal stream",
+        ),
+        (
+            "pairs.tally",
+            |h| h["deal_stream"]["pairs"] = 10_000_000.into(),
+            "deal stream",
+        ),
+    ];
+    for (name, edit, expected) in edits {
+        let bad = dir.path().join(name);
+        rewrite_header(&a, &bad, edit);
+        assert_refused(
+            &[&bad],
+            &[],
+            &[&format!("{name}: the tally header is invalid"), expected],
+        );
+    }
 }
 
 /// Rewrite a tally file's header with `edit` and recompute its CRC-32: a sound file that says
@@ -316,14 +374,16 @@ fn check_tallies_of_several_inputs_merge_into_one_check_of_them_all() {
             .code(1);
         tallies.push(tally);
     }
-    let one = shuffle_bias()
-        .arg("check")
-        .arg(&all)
-        // Tally files keep no stream of deals: compare with a check without those tests.
-        .args(["--format", "json", "-q", "--no-deal-tests"])
-        .output()
-        .unwrap();
-    let one: Value = serde_json::from_slice(&one.stdout).unwrap();
+    let check_json = |input: &Path| -> Value {
+        let output = shuffle_bias()
+            .arg("check")
+            .arg(input)
+            .args(["--format", "json", "-q"])
+            .output()
+            .unwrap();
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let one = check_json(&all);
     let merged = shuffle_bias()
         .arg("merge")
         .args(&tallies)
@@ -332,14 +392,7 @@ fn check_tallies_of_several_inputs_merge_into_one_check_of_them_all() {
         .unwrap();
     assert_eq!(merged.status.code(), Some(1));
     let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
-    for key in [
-        "permutations",
-        "positions",
-        "identity",
-        "tests",
-        "verdict",
-        "trials",
-    ] {
+    for key in ["permutations", "positions", "identity", "verdict", "trials"] {
         assert_eq!(one[key], merged[key], "{key}");
     }
     assert_eq!(merged["command"], "check");
@@ -347,6 +400,47 @@ fn check_tallies_of_several_inputs_merge_into_one_check_of_them_all() {
     assert_eq!(merged["input"]["lines"], 30_000, "the three days' lines");
     let sources = merged["input"]["sources"].to_string();
     assert!(sources.contains("day0.txt") && sources.contains("day2.txt"));
+    // Each day's lines, named by its tally file and its input.
+    for (day, file) in merged["merged"]["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            file["file"]
+                .as_str()
+                .unwrap()
+                .ends_with(&format!("day{day}.tally"))
+        );
+        assert_eq!(
+            file["sources"][0].as_str().unwrap(),
+            path(&format!("day{day}.txt")).to_str().unwrap()
+        );
+        assert_eq!(file["lines"], 10_000);
+        assert_eq!(file["trials"], 10_000);
+    }
+    // The deal stream of each day stands alone: the last deal of a day is not paired with the
+    // first of the next (the merge cannot know the days follow each other). So the merged
+    // stream is the three days' streams added: 3 × 9,999 pairs, where one check of the
+    // concatenated file has 29,999; the repeated decks come from the merged counts, as in one
+    // check.
+    let stream = &merged["deal_stream"];
+    assert_eq!(stream["deals"], 30_000);
+    assert_eq!(stream["pairs"], 29_997);
+    assert_eq!(one["deal_stream"]["pairs"], 29_999);
+    assert_eq!(stream["repeats"], one["deal_stream"]["repeats"]);
+    let days: Vec<Value> = (0..3)
+        .map(|day| check_json(&path(&format!("day{day}.txt"))))
+        .collect();
+    let matches = &stream["matches"]["observed"];
+    for (m, observed) in matches.as_array().unwrap().iter().enumerate() {
+        let sum: u64 = days
+            .iter()
+            .map(|d| d["deal_stream"]["matches"]["observed"][m].as_u64().unwrap())
+            .sum();
+        assert_eq!(observed.as_u64().unwrap(), sum, "pairs with {m} matches");
+    }
 
     // The same day saved twice is refused: it would be counted twice.
     let again = path("day0-again.tally");
@@ -374,6 +468,68 @@ fn check_tallies_of_several_inputs_merge_into_one_check_of_them_all() {
     // A check tally and a run tally are not one experiment.
     let run = shard(dir.path(), "run.tally", "0/2", &[]);
     assert_refused(&[&tallies[0], &run], &[], &["command run", "command check"]);
+}
+
+/// A 52-card deck shuffled by a small xorshift Fisher–Yates from `seed`, as a line.
+fn deck_line(seed: u64) -> String {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut deck: Vec<u32> = (0..52).collect();
+    for i in (1..52).rev() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        deck.swap(i, (state % (i as u64 + 1)) as usize);
+    }
+    deck.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn repeated_decks_are_counted_across_the_days_of_a_merge_of_check_tallies() {
+    // Three days of 52-card decks (marginal mode: the repeats come from the decks'
+    // fingerprints, kept in each tally file); day 0's second deck comes back on day 2.
+    let dir = tempfile::tempdir().unwrap();
+    let mut days: Vec<Vec<String>> = (0..3u64)
+        .map(|day| (0..200).map(|i| deck_line(day * 1000 + i)).collect())
+        .collect();
+    days[2][50] = days[0][1].clone();
+    let mut tallies = Vec::new();
+    for (day, decks) in days.iter().enumerate() {
+        let input = dir.path().join(format!("day{day}.txt"));
+        std::fs::write(&input, decks.join("\n") + "\n").unwrap();
+        let tally = dir.path().join(format!("day{day}.tally"));
+        shuffle_bias()
+            .arg("check")
+            .arg(&input)
+            .arg("--save-tally")
+            .arg(&tally)
+            .args(["-q", "-o", "/dev/null"])
+            .assert()
+            .code(predicates::ord::lt(2));
+        tallies.push(tally);
+    }
+    let output = shuffle_bias()
+        .arg("merge")
+        .args(&tallies)
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    let repeats = &merged["deal_stream"]["repeats"];
+    assert_eq!(repeats["repeated_pairs"], 1, "{repeats}");
+    assert_eq!(repeats["distinct"], 599);
+    assert_eq!(merged["deal_stream"]["pairs"], 3 * 199);
+    // Alone, no day repeats a deck.
+    let alone = shuffle_bias()
+        .arg("merge")
+        .arg(&tallies[2])
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let alone: Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(alone["deal_stream"]["repeats"]["repeated_pairs"], 0);
 }
 
 #[test]
@@ -511,7 +667,6 @@ fn a_whole_run_cut_short_saves_a_partial_tally_beside_its_report() {
             "1",
             "--threads",
             "2",
-            "--no-deal-tests",
             "--format",
             "json",
             "--save-tally",
@@ -536,9 +691,43 @@ fn a_whole_run_cut_short_saves_a_partial_tally_beside_its_report() {
         .output()
         .unwrap();
     let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
-    for key in ["trials", "positions", "identity", "tests", "statistics"] {
+    // The deal stream too: the seams of the blocks done are paired as the run paired them.
+    for key in [
+        "trials",
+        "positions",
+        "identity",
+        "tests",
+        "statistics",
+        "deal_stream",
+    ] {
         assert_eq!(report[key], merged[key], "{key}");
     }
+}
+
+#[test]
+fn a_shard_saved_without_the_deal_tests_leaves_them_out_of_the_merge_with_a_note() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = shard(dir.path(), "a.tally", "0/2", &[]);
+    let b = dir.path().join("b.tally");
+    shuffle_bias()
+        .args(["run", "naive", "-n", "5", "-t", "300000", "--seed", "7"])
+        .args(["--shard", "1/2", "--no-deal-tests", "-q", "--save-tally"])
+        .arg(&b)
+        .assert()
+        .code(0);
+    let output = shuffle_bias()
+        .arg("merge")
+        .args([&a, &b])
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(merged["deal_stream"], Value::Null);
+    let notes = merged["notes"].to_string();
+    assert!(
+        notes.contains("saved without them (--no-deal-tests)"),
+        "{notes}"
+    );
 }
 
 #[test]

@@ -6,8 +6,12 @@
 //! [`TallyHeader::settings`] are equal), no shard overlapping another, no input read twice, no
 //! block missing and no file cut short (unless `--allow-partial`). Then the exact law is
 //! computed (as `run` does before simulating), and the files are added one at a time, each
-//! checked against its CRC-32 as it streams in. `elapsed_seconds` of the report is the sum of
-//! the files' (machine time, not wall time), and `threads` the largest of theirs.
+//! checked against its CRC-32 as it streams in; their deal-stream accumulators are added too
+//! ([`DealStreamMerger`]: the seams between shards paired, the fingerprints pooled), so the
+//! merged report has the single run's deal-stream tests. `elapsed_seconds` of the report is the
+//! sum of the files' own times (machine time, not wall time), `threads` the largest of theirs,
+//! and `merged` lists every file (its shard, or its inputs and their lines) with the merge's
+//! own wall time; the table says so in words.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,6 +20,8 @@ use super::check::check_theory;
 use super::run::run_theory;
 use super::{Counted, Failure, Interruption, Theory, open_output, publish};
 use crate::config::MergeConfig;
+use crate::config::deal_fingerprint_limit;
+use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSource};
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
@@ -26,9 +32,10 @@ use crate::output::text::group;
 use crate::output::{CsvTable, Format};
 use crate::report::notes::{Note, Warning};
 use crate::report::run::{
-    Against, InputSummary, Origin, RunFacts, build_marginal_report, build_run_report,
+    Against, InputSummary, MergedFile, MergedFrom, Origin, RunFacts,
+    build_marginal_report_with_deals, build_run_report_with_deals,
 };
-use crate::tally_file::{TallyHeader, read_header, read_tally_into};
+use crate::tally_file::{TallyFileError, TallyHeader, read_header, read_tally_into};
 
 /// Tally files that are not the parts of one experiment, or not all of them.
 #[derive(Debug, thiserror::Error)]
@@ -238,18 +245,58 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
         (facts, theory)
     };
 
-    let mut counts = Counted::empty(mode, deck);
+    // The deal-stream tests, when every file kept the stream: the options the single run (or
+    // check) would have used, the parts added file by file, the seams between shards paired.
+    let stream_kept = headers.iter().all(|h| h.deal_stream.is_some());
+    let mut merger = stream_kept.then(|| {
+        let part = first
+            .deal_stream
+            .as_ref()
+            .expect("every file kept the stream");
+        // What the saving process decided, so that the report says what the single run's
+        // says; fingerprints are pooled up to this machine's limit.
+        let repeats = match (part.repeats.as_str(), part.repeats_limit) {
+            ("from-tally", _) => RepeatSource::FullTally,
+            ("fingerprints", _) => RepeatSource::Fingerprints {
+                limit: deal_fingerprint_limit(),
+            },
+            ("memory", Some(limit)) => RepeatSource::TooMany { limit },
+            _ => RepeatSource::Off,
+        };
+        let options = DealStreamOptions {
+            deck,
+            dealt: part.dealt,
+            repeats,
+            compositions: part.compositions,
+        };
+        DealStreamMerger::new(options)
+    });
+
+    // The merge's own time: the total's allocation (and first touch) too.
     let reading = Instant::now();
+    let mut counts = Counted::empty(mode, deck);
     let progress = Progress::new(files.len() as u64, "tally files", config.quiet);
     for (done, (path, header)) in files.iter().zip(&headers).enumerate() {
         if interrupt::requested() {
             progress.finish();
             return Err(Failure::Interrupted(Interruption::Merge));
         }
-        read_tally_into(path, header, &mut counts)?;
+        let room = merger
+            .as_ref()
+            .map_or(0, DealStreamMerger::fingerprint_room);
+        let deals = read_tally_into(path, header, &mut counts, room)?;
+        if let (Some(merger), Some(deals)) = (&mut merger, deals) {
+            merger
+                .add(deals)
+                .map_err(|problem| TallyFileError::BadCounts {
+                    path: path.clone(),
+                    problem,
+                })?;
+        }
         progress.set(done as u64 + 1);
     }
     progress.finish();
+    let merge_seconds = reading.elapsed().as_secs_f64();
     if !config.quiet {
         let bytes: u64 = files
             .iter()
@@ -257,7 +304,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             .map(|m| m.len())
             .sum();
         eprintln!(
-            "merged {} tally file{}: {} {} ({} bytes read in {:.2} s)",
+            "merged {} tally file{}: {} {} ({} bytes read in {merge_seconds:.2} s)",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
             group(trials),
@@ -267,18 +314,40 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 "permutations"
             },
             group(bytes),
-            reading.elapsed().as_secs_f64()
         );
     }
 
+    let deals = merger.map(DealStreamMerger::finish);
+    let merged_from = MergedFrom {
+        files: files
+            .iter()
+            .zip(&headers)
+            .map(|(path, header)| MergedFile {
+                file: display(path),
+                trials: header.trials,
+                elapsed_seconds: header.elapsed_seconds,
+                shard: header.run.as_ref().map(|run| run.shard),
+                threads: header.run.as_ref().map(|run| run.threads),
+                sources: header.check.as_ref().map(|check| check.sources.clone()),
+                lines: header.check.as_ref().map(|check| check.lines),
+                interrupted: header.interrupted,
+            })
+            .collect(),
+        merge_seconds,
+    };
     let mut report = match (counts, theory) {
-        (Counted::Full(tally), Theory::Full(law)) => build_run_report(&facts, tally, law),
+        (Counted::Full(tally), Theory::Full(law)) => {
+            build_run_report_with_deals(&facts, tally, law, deals)
+        }
         (Counted::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report(&facts, tally, theory)
+            build_marginal_report_with_deals(&facts, tally, theory, deals)
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
-    report.notes.push(Note::NoDealStream);
+    report.header.merged = Some(merged_from);
+    if !stream_kept {
+        report.notes.push(Note::NoDealStream);
+    }
     if let Some(what) = missing {
         report.warnings.push(Warning::PartialMerge {
             covered: trials,

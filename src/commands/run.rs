@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::saved_tally::{open_saved_tally, run_shard, save_run_tally};
+use super::saved_tally::{deal_stream_options, open_saved_tally, run_shard, save_run_tally};
 use super::sequential::{family_for, simulate_until_decided};
 use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
@@ -11,9 +11,7 @@ use super::{
 };
 use crate::config::RunConfig;
 use crate::config::choice_law;
-use crate::config::deal_fingerprint_limit;
 use crate::engine::algorithms::Shuffle;
-use crate::engine::deal_stream::{DealStreamOptions, RepeatSource};
 use crate::engine::emit::emit_permutations_from;
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::mapping::Mapping;
@@ -103,7 +101,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     if let Some(file) = saved {
-        save_run_tally(file, &config, &counted, blocks, &coverage, elapsed_seconds)?;
+        save_run_tally(
+            file,
+            &config,
+            (&counted, deals.as_ref()),
+            blocks,
+            &coverage,
+            elapsed_seconds,
+        )?;
     }
     let mut emit_interrupted = false;
     if let (Some(mut sink), Some(target)) = (emitted.take(), &config.emit_permutations) {
@@ -211,28 +216,4 @@ pub(super) fn run_theory(
             Theory::Marginal(theory)
         }
     })
-}
-
-/// What the deal-stream tests keep in a run: in full mode the repeated decks come from the
-/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
-/// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
-/// and the report says why).
-fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
-    let repeats = match mode {
-        TallyMode::Full => RepeatSource::FullTally,
-        TallyMode::Marginal => {
-            let limit = deal_fingerprint_limit();
-            if spec.trials <= limit {
-                RepeatSource::Fingerprints { limit }
-            } else {
-                RepeatSource::TooMany { limit }
-            }
-        }
-    };
-    DealStreamOptions {
-        deck: spec.deck,
-        dealt: spec.deck,
-        repeats,
-        compositions: mode == TallyMode::Full,
-    }
 }

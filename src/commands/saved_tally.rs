@@ -6,11 +6,13 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{Counted, Failure};
+use crate::config::deal_fingerprint_limit;
 use crate::config::{CheckConfig, RunConfig};
+use crate::engine::deal_stream::{DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_blocks};
 use crate::engine::simulate::Tally;
-use crate::engine::simulate::{SimulationSpec, simulate_blocks_from};
-use crate::engine::simulate_marginal::simulate_marginal_blocks_from;
+use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
+use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally};
@@ -31,9 +33,15 @@ pub(super) fn open_saved_tally(path: Option<&Path>) -> Result<Option<OutputFile>
     })
 }
 
-/// Write `counts` with `header` to `file` and put it in place.
-fn save(mut file: OutputFile, header: &TallyHeader, counts: &Counted) -> Result<(), Failure> {
-    if let Err(error) = write_tally(header, counts, &mut file) {
+/// Write `counts` (and the deal stream `deals`, if kept) with `header` to `file` and put it in
+/// place.
+fn save(
+    mut file: OutputFile,
+    header: &TallyHeader,
+    counts: &Counted,
+    deals: Option<&DealStreamTally>,
+) -> Result<(), Failure> {
+    if let Err(error) = write_tally(header, counts, deals, &mut file) {
         return Err(file.write_failed(error).into());
     }
     Ok(file.commit()?)
@@ -81,21 +89,26 @@ fn run_header(
         )),
         check: None,
         cells: 0,
+        encoding: String::new(),
+        counts_bytes: 0,
+        deal_stream: None,
         body_bytes: 0,
     }
 }
 
-/// Save a run's tally: the blocks `asked`, of which `coverage` were done.
+/// Save a run's tally: the blocks `asked`, of which `coverage` were done, and the deal stream
+/// `deals` when the run kept it.
 pub(super) fn save_run_tally(
     file: OutputFile,
     config: &RunConfig,
-    counts: &Counted,
+    counted: (&Counted, Option<&DealStreamTally>),
     asked: Range<u64>,
     coverage: &BlockCoverage,
     elapsed_seconds: f64,
 ) -> Result<(), Failure> {
+    let (counts, deals) = counted;
     let header = run_header(config, counts, asked, coverage, elapsed_seconds);
-    save(file, &header, counts)
+    save(file, &header, counts, deals)
 }
 
 /// `run --shard I/K --save-tally FILE`: simulate the shard's blocks and save their tally; no
@@ -123,28 +136,40 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     let stop = interrupt::flag();
     let started = Instant::now();
     let mut show = |done| progress.set(done);
-    let (counts, coverage) = match settings.mode {
+    // The deal-stream accumulator of the shard's blocks, kept as the single run keeps it, so
+    // that `merge` gives the single run's deal-stream tests.
+    let deal_options = config
+        .deal_tests
+        .then(|| deal_stream_options(settings.mode, &spec));
+    let (counts, coverage, deals) = match settings.mode {
         TallyMode::Full => {
-            let (tally, coverage) =
-                simulate_blocks_from(&spec, &config.source, blocks.clone(), stop, &mut show);
-            (Counted::Full(tally), coverage)
-        }
-        TallyMode::Marginal => {
-            let (tally, coverage) = simulate_marginal_blocks_from(
+            let (tally, coverage, deals) = simulate_blocks_deals_from(
                 &spec,
                 &config.source,
                 blocks.clone(),
+                deal_options,
                 stop,
                 &mut show,
             );
-            (Counted::Marginal(tally), coverage)
+            (Counted::Full(tally), coverage, deals)
+        }
+        TallyMode::Marginal => {
+            let (tally, coverage, deals) = simulate_marginal_blocks_deals_from(
+                &spec,
+                &config.source,
+                blocks.clone(),
+                deal_options,
+                stop,
+                &mut show,
+            );
+            (Counted::Marginal(tally), coverage, deals)
         }
     };
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     let header = run_header(&config, &counts, blocks.clone(), &coverage, elapsed_seconds);
     let saving = Instant::now();
-    save(file, &header, &counts)?;
+    save(file, &header, &counts, deals.as_ref())?;
     let saved = format!(
         "{} bytes in {:.2} s",
         group(std::fs::metadata(path).map_or(0, |m| m.len())),
@@ -247,7 +272,39 @@ fn save_check_counts(
             model: config.model.map(ModelPart::new),
         }),
         cells: 0,
+        encoding: String::new(),
+        counts_bytes: 0,
+        deal_stream: None,
         body_bytes: 0,
     };
-    save(file, &header, counts)
+    save(file, &header, counts, input.deals.as_ref())
+}
+
+/// What the deal-stream tests keep in a run: in full mode the repeated decks come from the
+/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
+/// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
+/// and the report says why).
+pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
+    deal_stream_options_for(mode, spec.deck, spec.trials)
+}
+
+/// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards.
+fn deal_stream_options_for(mode: TallyMode, deck: usize, trials: u64) -> DealStreamOptions {
+    let repeats = match mode {
+        TallyMode::Full => RepeatSource::FullTally,
+        TallyMode::Marginal => {
+            let limit = deal_fingerprint_limit();
+            if trials <= limit {
+                RepeatSource::Fingerprints { limit }
+            } else {
+                RepeatSource::TooMany { limit }
+            }
+        }
+    };
+    DealStreamOptions {
+        deck,
+        dealt: deck,
+        repeats,
+        compositions: mode == TallyMode::Full,
+    }
 }

@@ -127,6 +127,12 @@ pub struct DealStreamTally {
     /// `compositions[rank]`: pairs whose composition σ_{t+1}∘σ_t⁻¹ has that rank (whole decks
     /// in full mode).
     pub compositions: Option<Vec<u64>>,
+    /// The ends of the runs of consecutive blocks (a run's stream only): what a later merge
+    /// needs to pair the seams with the blocks of other shards ([`DealStreamMerger`]).
+    pub ends: Vec<StreamEnd>,
+    /// The fingerprints of the deals, each list sorted, when the repeated deals were counted
+    /// from them: what a later merge needs to count repeats across parts.
+    pub fingerprints: Vec<Vec<u128>>,
 }
 
 /// A block's first and last deal, for the seams.
@@ -467,6 +473,7 @@ impl DealStream {
                 self.pair(&before.last, &after.first);
             }
         }
+        let ends = stream_ends(&seams);
         self.flush();
         let repeats = match (self.options.repeats, self.dropped) {
             (_, Some(RepeatsSkipped::Memory { limit, .. })) => {
@@ -481,8 +488,7 @@ impl DealStream {
                 Repeats::Skipped(RepeatsSkipped::Off)
             }
             (RepeatSource::Fingerprints { .. }, None) => {
-                let (distinct, repeated_pairs) =
-                    count_repeats(std::mem::take(&mut self.fingerprints));
+                let (distinct, repeated_pairs) = count_repeats(&mut self.fingerprints);
                 Repeats::Counted {
                     distinct,
                     repeated_pairs,
@@ -499,6 +505,8 @@ impl DealStream {
             groups: self.groups,
             slots: self.slots,
             compositions: self.compositions,
+            ends,
+            fingerprints: self.fingerprints,
         }
     }
 }
@@ -558,10 +566,11 @@ fn mix(x: u64, multiplier: u64) -> u64 {
     x ^ (x >> 29)
 }
 
-/// Distinct values and pairs of equal values, Σ C(c, 2), over several lists: each is sorted,
-/// then they are merged, so that no list is ever copied into another.
-fn count_repeats(mut lists: Vec<Vec<u128>>) -> (u64, u64) {
-    for list in &mut lists {
+/// Distinct values and pairs of equal values, Σ C(c, 2), over several lists: each is sorted
+/// (in place, and left sorted), then they are merged, so that no list is ever copied into
+/// another.
+fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
+    for list in lists.iter_mut() {
         sort_fingerprints(list);
     }
     let mut heads: Vec<usize> = vec![0; lists.len()];
@@ -673,7 +682,13 @@ mod tests {
             stream.end_block(true);
         }
         first.merge(second);
-        assert_eq!(first.finish(), whole.finish());
+        let (mut blocked, mut whole) = (first.finish(), whole.finish());
+        // What is kept for a later merge differs (block ends, one fingerprint list per worker).
+        for tally in [&mut blocked, &mut whole] {
+            tally.ends.clear();
+            tally.fingerprints.clear();
+        }
+        assert_eq!(blocked, whole);
     }
 
     #[test]
@@ -742,9 +757,332 @@ mod tests {
 
     #[test]
     fn repeats_are_counted_across_lists() {
-        let lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
+        let mut lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
         // 5 three times (3 pairs), 2 twice (1 pair), 1 and 9 once: 4 distinct.
-        assert_eq!(count_repeats(lists), (4, 4));
+        assert_eq!(count_repeats(&mut lists), (4, 4));
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Persistence: what a saved tally keeps of a stream, and the merge of several parts of one
+// stream (the shards of a run, or the check tallies of several inputs).
+//
+// `simulate_blocks_deals_from` and the `check` reader hand over a finished [`DealStreamTally`];
+// it keeps, besides the counts, the ends of its runs of consecutive blocks
+// ([`DealStreamTally::ends`]) and the sorted fingerprints ([`DealStreamTally::fingerprints`]),
+// so that [`DealStreamMerger`] can pair the seams between shards and count repeats across
+// parts exactly as one accumulator of the whole stream would.
+// ---------------------------------------------------------------------------------------------
+
+/// The ends of a run of consecutive blocks of a stream whose inner seams are paired: the first
+/// deal of its first block and the last deal of its last block.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StreamEnd {
+    /// The first block of the run.
+    pub first_block: u64,
+    /// Its first deal.
+    pub first: Vec<Card>,
+    /// The last block of the run.
+    pub last_block: u64,
+    /// Its last deal.
+    pub last: Vec<Card>,
+    /// Whether the last block was made whole (else its last deal is not the block's last, and
+    /// it pairs with nothing after it).
+    pub complete: bool,
+}
+
+/// The runs of consecutive blocks of `seams` (sorted by block), paired as
+/// [`DealStream::finish`] pairs them: a seam continues the run when the block before was
+/// complete and is the block just before.
+fn stream_ends(seams: &[Seam]) -> Vec<StreamEnd> {
+    let mut ends: Vec<StreamEnd> = Vec::new();
+    for seam in seams {
+        match ends.last_mut() {
+            Some(end) if end.complete && seam.block == end.last_block + 1 => {
+                end.last_block = seam.block;
+                end.last.clone_from(&seam.last);
+                end.complete = seam.complete;
+            }
+            _ => ends.push(StreamEnd {
+                first_block: seam.block,
+                first: seam.first.clone(),
+                last_block: seam.block,
+                last: seam.last.clone(),
+                complete: seam.complete,
+            }),
+        }
+    }
+    ends
+}
+
+/// Adds the [`DealStreamTally`]s of several parts of one stream — the shards of a run, the
+/// tallies of several `check` inputs — into the tally one accumulator of the whole stream
+/// would give: counts added, fingerprints pooled (repeats counted across parts), and the seams
+/// between the parts' runs of blocks paired in block order. Parts without blocks (`check`)
+/// have no ends, so nothing pairs them with each other: each input's stream stands alone.
+/// Memory is one part's counters plus the fingerprints pooled, which the fingerprint limit
+/// bounds as in a single run.
+#[derive(Debug)]
+pub struct DealStreamMerger {
+    stream: DealStream,
+    ends: Vec<StreamEnd>,
+}
+
+impl DealStreamMerger {
+    /// An empty merge of parts of a stream kept with `options` (the options the single run
+    /// would use).
+    pub fn new(options: DealStreamOptions) -> Self {
+        DealStreamMerger {
+            stream: DealStream::new(options),
+            ends: Vec::new(),
+        }
+    }
+
+    /// How many more fingerprints the pool may take before the repeats are skipped for
+    /// memory (0 when they are not counted from fingerprints).
+    pub fn fingerprint_room(&self) -> u64 {
+        match (self.stream.options.repeats, self.stream.dropped) {
+            (RepeatSource::Fingerprints { limit }, None) => limit.saturating_sub(self.stream.kept),
+            _ => 0,
+        }
+    }
+
+    /// Add one part; an error says how its shape differs from the stream's.
+    pub fn add(&mut self, part: DealStreamTally) -> Result<(), String> {
+        let stream = &mut self.stream;
+        let options = stream.options;
+        if part.deck != options.deck
+            || part.dealt != options.dealt
+            || part.groups != stream.groups
+            || part.matches.len() != stream.matches.len()
+            || part.slots.len() != stream.slots.len()
+            || part.compositions.as_ref().map(Vec::len)
+                != stream.compositions.as_ref().map(Vec::len)
+            || part
+                .ends
+                .iter()
+                .any(|end| end.first.len() != options.dealt || end.last.len() != options.dealt)
+        {
+            return Err(format!(
+                "its deal-stream counts are not those of deals of {} cards out of {}",
+                options.dealt, options.deck
+            ));
+        }
+        if part.pairs > part.deals {
+            return Err(format!(
+                "{} pairs of deals out of {} deals",
+                part.pairs, part.deals
+            ));
+        }
+        stream.deals += part.deals;
+        stream.pairs += part.pairs;
+        for (total, count) in stream.matches.iter_mut().zip(&part.matches) {
+            *total += count;
+        }
+        for (total, count) in stream.slots.iter_mut().zip(&part.slots) {
+            *total += count;
+        }
+        if let (Some(totals), Some(counts)) = (&mut stream.compositions, &part.compositions) {
+            for (total, count) in totals.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+        match (part.repeats, options.repeats) {
+            (Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }), repeats) => {
+                // The whole stream's limit when the merge counts fingerprints (a part read
+                // without room for its fingerprints says how much room was left).
+                let limit = match repeats {
+                    RepeatSource::Fingerprints { limit } => limit,
+                    _ => limit,
+                };
+                stream.fingerprints = vec![Vec::new()];
+                stream.dropped = stream
+                    .dropped
+                    .or(Some(RepeatsSkipped::Memory { limit, deals: 0 }));
+            }
+            (Repeats::Counted { .. }, RepeatSource::Fingerprints { limit })
+                if stream.dropped.is_none() =>
+            {
+                let count: u64 = part.fingerprints.iter().map(|l| l.len() as u64).sum();
+                if stream.kept + count > limit {
+                    stream.fingerprints = vec![Vec::new()];
+                    stream.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
+                } else {
+                    stream.kept += count;
+                    stream.fingerprints.extend(part.fingerprints);
+                }
+            }
+            _ => {}
+        }
+        self.ends.extend(part.ends);
+        Ok(())
+    }
+
+    /// Pair the seams between the parts, count the repeated deals, and hand over the counts.
+    pub fn finish(self) -> DealStreamTally {
+        let DealStreamMerger {
+            mut stream,
+            mut ends,
+        } = self;
+        ends.sort_by_key(|end| end.first_block);
+        let mut joined: Vec<StreamEnd> = Vec::new();
+        for end in ends {
+            match joined.last_mut() {
+                Some(before) if before.complete && end.first_block == before.last_block + 1 => {
+                    stream.remember(&before.last);
+                    stream.pair(&before.last, &end.first);
+                    before.last_block = end.last_block;
+                    before.last = end.last;
+                    before.complete = end.complete;
+                }
+                _ => joined.push(end),
+            }
+        }
+        let mut tally = stream.finish();
+        tally.ends = joined;
+        tally
+    }
+}
+
+#[cfg(test)]
+mod persistence_tests {
+    use super::*;
+
+    fn options(repeats: RepeatSource) -> DealStreamOptions {
+        DealStreamOptions {
+            deck: 4,
+            dealt: 4,
+            repeats,
+            compositions: true,
+        }
+    }
+
+    /// Deals of 4 cards that repeat now and then.
+    fn deals(count: usize) -> Vec<[Card; 4]> {
+        (0..count)
+            .map(|i| {
+                let mut deal = [0, 1, 2, 3];
+                deal.rotate_left(i % 4);
+                if i % 3 == 0 {
+                    deal.swap(1, 2);
+                }
+                if i % 5 == 0 {
+                    deal.swap(0, 3);
+                }
+                deal
+            })
+            .collect()
+    }
+
+    /// The tally of the blocks `blocks` (of 4 deals each) of `all`, as one shard computes it.
+    fn shard(
+        all: &[[Card; 4]],
+        blocks: std::ops::Range<u64>,
+        repeats: RepeatSource,
+    ) -> DealStreamTally {
+        let mut stream = DealStream::new(options(repeats));
+        for block in blocks {
+            stream.start_block(block);
+            let at = block as usize * 4;
+            for deal in &all[at..(at + 4).min(all.len())] {
+                stream.add(deal);
+            }
+            stream.end_block(true);
+        }
+        stream.finish()
+    }
+
+    #[test]
+    fn shards_merged_in_any_order_give_the_tally_of_the_whole_run() {
+        let all = deals(40);
+        for repeats in [
+            RepeatSource::Fingerprints { limit: 1000 },
+            RepeatSource::FullTally,
+        ] {
+            let mut whole = shard(&all, 0..10, repeats);
+            let mut merger = DealStreamMerger::new(options(repeats));
+            for blocks in [6..10, 0..3, 3..6] {
+                merger.add(shard(&all, blocks, repeats)).unwrap();
+            }
+            let mut merged = merger.finish();
+            assert_eq!(merged.ends, whole.ends);
+            assert_eq!(merged.pairs, 39);
+            whole.fingerprints.clear();
+            merged.fingerprints.clear();
+            assert_eq!(merged, whole);
+        }
+    }
+
+    #[test]
+    fn a_missing_shard_leaves_its_seams_unpaired() {
+        let all = deals(40);
+        let repeats = RepeatSource::Off;
+        let mut merger = DealStreamMerger::new(options(repeats));
+        merger.add(shard(&all, 0..3, repeats)).unwrap();
+        merger.add(shard(&all, 6..10, repeats)).unwrap();
+        let merged = merger.finish();
+        // 12 + 16 deals in two runs of blocks: 11 + 15 pairs.
+        assert_eq!(merged.deals, 28);
+        assert_eq!(merged.pairs, 26);
+        assert_eq!(merged.ends.len(), 2);
+        assert_eq!(merged.ends[1].first_block, 6);
+    }
+
+    #[test]
+    fn parts_without_blocks_are_not_paired_and_their_repeats_are_pooled() {
+        let repeats = RepeatSource::Fingerprints { limit: 1000 };
+        let day = |deals: &[[Card; 4]]| {
+            let mut stream = DealStream::new(options(repeats));
+            for deal in deals {
+                stream.add(deal);
+            }
+            stream.finish()
+        };
+        let mut merger = DealStreamMerger::new(options(repeats));
+        merger.add(day(&[[0, 1, 2, 3], [1, 0, 2, 3]])).unwrap();
+        merger
+            .add(day(&[[1, 0, 2, 3], [3, 2, 1, 0], [0, 1, 2, 3]]))
+            .unwrap();
+        let merged = merger.finish();
+        assert_eq!(merged.deals, 5);
+        assert_eq!(merged.pairs, 1 + 2);
+        // Two decks seen twice each, across the parts: 2 pairs, 3 distinct.
+        assert_eq!(
+            merged.repeats,
+            Repeats::Counted {
+                distinct: 3,
+                repeated_pairs: 2
+            }
+        );
+    }
+
+    #[test]
+    fn fingerprints_past_the_limit_in_all_the_parts_skip_the_repeats() {
+        let all = deals(40);
+        let repeats = RepeatSource::Fingerprints { limit: 30 };
+        let mut merger = DealStreamMerger::new(options(repeats));
+        merger.add(shard(&all, 0..5, repeats)).unwrap();
+        merger.add(shard(&all, 5..10, repeats)).unwrap();
+        assert_eq!(
+            merger.finish().repeats,
+            Repeats::Skipped(RepeatsSkipped::Memory {
+                limit: 30,
+                deals: 40
+            })
+        );
+    }
+
+    #[test]
+    fn a_part_of_another_shape_is_refused() {
+        let mut merger = DealStreamMerger::new(options(RepeatSource::Off));
+        let other = DealStream::new(DealStreamOptions {
+            deck: 5,
+            dealt: 5,
+            repeats: RepeatSource::Off,
+            compositions: true,
+        })
+        .finish();
+        assert!(merger.add(other).is_err());
     }
 
     /// The counts of a stream of deals computed the plain way: every consecutive pair compared

@@ -22,7 +22,7 @@ use crate::report::run::{
     Against, DealPart, DealStreamReport, FullPart, ModePart, PermutationRow, PokerPart, RunReport,
     StatisticResult,
 };
-use crate::report::run::{SequentialOutcome, format_e_value};
+use crate::report::run::{MergedFrom, SequentialOutcome, format_e_value};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
 use crate::theory::poker::{Category, card_name};
@@ -252,17 +252,24 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 },
                 input.sources.join(", ")
             ));
-            doc.line(format!(
-                "{} lines read · {:.2} s · {} {}/s",
-                group(input.lines),
-                header.elapsed_seconds,
-                rate(header.shuffles_per_second),
-                if run.deal().is_some() {
-                    "deals"
-                } else {
-                    "permutations"
-                }
-            ));
+            match &header.merged {
+                Some(merged) => doc.line(format!(
+                    "{} lines read · {}",
+                    group(input.lines),
+                    merged_time(merged, header.elapsed_seconds, "reading")
+                )),
+                None => doc.line(format!(
+                    "{} lines read · {:.2} s · {} {}/s",
+                    group(input.lines),
+                    header.elapsed_seconds,
+                    rate(header.shuffles_per_second),
+                    if run.deal().is_some() {
+                        "deals"
+                    } else {
+                        "permutations"
+                    }
+                )),
+            }
         }
         (None, seed, Some(source), Some(threads)) => {
             doc.title(format!(
@@ -271,18 +278,28 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 header.deck,
                 plural(header.trials, "shuffle"),
             ));
-            doc.line(format!(
-                "{} · {} · {} · {:.2} s · {} shuffles/s",
-                seed.map_or("no seed (not reproducible)".to_string(), |seed| format!(
-                    "seed {seed}"
+            let seed = seed.map_or("no seed (not reproducible)".to_string(), |seed| {
+                format!("seed {seed}")
+            });
+            match &header.merged {
+                Some(merged) => doc.line(format!(
+                    "{seed} · {} · {}",
+                    source.describe(),
+                    merged_time(merged, header.elapsed_seconds, "simulation")
                 )),
-                source.describe(),
-                plural(threads as u64, "thread"),
-                header.elapsed_seconds,
-                rate(header.shuffles_per_second)
-            ));
+                None => doc.line(format!(
+                    "{seed} · {} · {} · {:.2} s · {} shuffles/s",
+                    source.describe(),
+                    plural(threads as u64, "thread"),
+                    header.elapsed_seconds,
+                    rate(header.shuffles_per_second)
+                )),
+            }
         }
         _ => {}
+    }
+    if let Some(merged) = &header.merged {
+        merged_files(merged, doc);
     }
     if let Some(reach) = &header.reachable {
         doc.line(format!(
@@ -292,6 +309,51 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
     }
     if let Some(definition) = header.definition {
         doc.text(format!("definition: {definition}"), "  ");
+    }
+}
+
+/// How long a merged report took: the files' own times added up (each file's wall clock, so
+/// with several threads a shard's CPU time is more), and the merge's own wall clock.
+fn merged_time(merged: &MergedFrom, summed: f64, what: &str) -> String {
+    format!(
+        "{:.2} s of {what} summed over {} · merged in {:.2} s",
+        summed,
+        plural(merged.files.len() as u64, "tally file"),
+        merged.merge_seconds
+    )
+}
+
+/// Most tally files listed in the table of a merged report (JSON lists them all).
+const MERGED_FILES_LISTED: usize = 8;
+
+/// The tally files of a merged report, one line each: what each holds (its shard, or its
+/// inputs and their lines) and its own time.
+fn merged_files(merged: &MergedFrom, doc: &mut Document) {
+    for file in merged.files.iter().take(MERGED_FILES_LISTED) {
+        let what = match (&file.shard, &file.sources, file.lines) {
+            (Some([index, count]), ..) => format!(
+                "shard {index}/{count}: {} · {} · {:.2} s",
+                plural(file.trials, "shuffle"),
+                plural(file.threads.unwrap_or(1) as u64, "thread"),
+                file.elapsed_seconds
+            ),
+            (None, Some(sources), Some(lines)) => format!(
+                "{}: {} read, {} · {:.2} s",
+                sources.join(", "),
+                plural(lines, "line"),
+                plural(file.trials, "permutation"),
+                file.elapsed_seconds
+            ),
+            _ => plural(file.trials, "trial"),
+        };
+        let cut = if file.interrupted { " (cut short)" } else { "" };
+        doc.line(format!("  {}: {what}{cut}", file.file));
+    }
+    if merged.files.len() > MERGED_FILES_LISTED {
+        doc.line(format!(
+            "  … and {} more (every file is listed in JSON)",
+            merged.files.len() - MERGED_FILES_LISTED
+        ));
     }
 }
 

@@ -90,8 +90,8 @@ pub enum Note {
         /// Cards.
         deck: usize,
     },
-    /// A merged report: the deal-stream tests need the deals in order, which tally files do
-    /// not keep.
+    /// A merged report of tally files some of which were saved without the deal-stream
+    /// accumulator (`--no-deal-tests`): the deal-stream tests are left out.
     NoDealStream,
     /// Against the model, parts the model gives no law for were not tested.
     LeftOut {
@@ -200,8 +200,9 @@ impl fmt::Display for Note {
                 }
             }
             Note::NoDealStream => f.write_str(
-                "the tests of the stream of deals (repeated decks, serial tests) are not run on \
-                 merged tallies: a tally file keeps the counts, not the order of the deals",
+                "the tests of the stream of deals (repeated decks, serial tests) are not run: \
+                 some tally files were saved without them (--no-deal-tests); save them all with \
+                 the deal tests to get them",
             ),
             Note::LeftOut { parts } => write!(
                 f,

@@ -290,6 +290,40 @@ pub struct RunHeader {
     /// What the random source can reach of the deck's orderings: its state (or seed) bits
     /// beside log2(n!) (always for `run`; for `check` only with `--state-bits`).
     pub reachable: Option<SourceReach>,
+    /// For `merge` only (left out of JSON otherwise): the tally files merged, and the time of
+    /// the merge itself. `elapsed_seconds` of a merged report is then the sum of the files'
+    /// own times, and `threads` the most any of them used.
+    pub merged: Option<MergedFrom>,
+}
+
+/// What a merged report was made of.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergedFrom {
+    /// The tally files, in the order given.
+    pub files: Vec<MergedFile>,
+    /// Wall-clock seconds of the merge: reading, checking and adding the files.
+    pub merge_seconds: f64,
+}
+
+/// One tally file of a merge.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MergedFile {
+    /// The file, as given.
+    pub file: String,
+    /// Shuffles (or permutations) it holds.
+    pub trials: u64,
+    /// Wall-clock seconds of its simulation or reading.
+    pub elapsed_seconds: f64,
+    /// Its `--shard` `[I, K]` (null for `check`).
+    pub shard: Option<[u64; 2]>,
+    /// Worker threads of its process (null for `check`).
+    pub threads: Option<usize>,
+    /// The inputs it read, in order (null for `run`).
+    pub sources: Option<Vec<String>>,
+    /// Lines read from its inputs (null for `run`).
+    pub lines: Option<u64>,
+    /// Whether it was cut short (Ctrl-C).
+    pub interrupted: bool,
 }
 
 /// The random source's bits of state (or of seed) beside the bits of the deck's orderings.
@@ -531,6 +565,10 @@ impl Serialize for RunReport {
         s.serialize_field("threads", &h.threads)?;
         s.serialize_field("elapsed_seconds", &h.elapsed_seconds)?;
         s.serialize_field("shuffles_per_second", &h.shuffles_per_second)?;
+        match &h.merged {
+            Some(merged) => s.serialize_field("merged", merged)?,
+            None => s.skip_field("merged")?,
+        }
         s.serialize_field("alpha", &h.alpha)?;
         s.serialize_field("against", &h.against)?;
         s.serialize_field("bias_detected", &self.bias_detected)?;
@@ -781,6 +819,7 @@ impl RunFacts {
             alpha: self.alpha,
             against: self.against,
             reachable: self.source_reach(deck),
+            merged: None,
         }
     }
 }

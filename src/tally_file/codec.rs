@@ -1,23 +1,29 @@
 //! The bytes of a tally file: writing one in a stream, reading its header, and adding its
-//! counts into a tally, checking on the way its magic, format version, size and CRC-32.
+//! counts into a tally, checking on the way its magic, format version, sizes and CRC-32.
 //!
-//! Counters are unsigned LEB128 varints (the `leb128` crate); the checksum is CRC-32 (IEEE, the
-//! `crc32fast` crate) of every byte before it. Both directions work in chunks of
-//! [`CHUNK_BYTES`], so a file of any size costs a buffer of memory beside the tally.
+//! Counters are fixed-width little-endian words or unsigned LEB128 varints (the `leb128`
+//! crate), whichever is smaller for the file ([`Encoding::choose`]); the checksum is CRC-32
+//! (IEEE, the `crc32fast` crate, which folds with carry-less multiplication where the CPU has
+//! it) of every byte before it. Both directions work in buffers of [`CHUNK_BYTES`]: words are
+//! added into the tally straight from the read buffer, so a file of any size costs a buffer of
+//! memory beside the tally.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use super::header::TallyHeader;
+use super::header::{DealStreamPart, TallyHeader};
 use super::{Counts, FORMAT_VERSION, MAGIC};
+use crate::engine::deal_stream::{
+    DealStreamTally, MAX_COMPOSITION_DECK, MAX_GROUPS, Repeats, RepeatsSkipped,
+};
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial};
 use crate::engine::tally::TallyMode;
 use crate::theory::permutation_statistics::Statistic;
 
 /// Bytes encoded or decoded at a time.
-pub const CHUNK_BYTES: usize = 1 << 20;
+pub const CHUNK_BYTES: usize = 4 << 20;
 
 /// The longest header accepted (a header lists the input files of `check`; 64 MiB is
 /// hundreds of thousands of names).
@@ -28,6 +34,9 @@ const PREFIX_BYTES: u64 = MAGIC.len() as u64 + 2 + 4;
 
 /// The longest LEB128 encoding of a `u64`.
 const MAX_VARINT_BYTES: usize = 10;
+
+/// Bytes of a deal's fingerprint in the body (a little-endian `u128`).
+const FINGERPRINT_BYTES: u64 = 16;
 
 /// Why a tally file cannot be used. Every message starts with the file's name.
 #[derive(Debug, thiserror::Error)]
@@ -53,7 +62,7 @@ pub enum TallyFileError {
     /// Written in a format version this build does not read.
     #[error(
         "{}: tally format version {found}, but this shuffle-bias ({}) reads version {}; merge \
-         it with the shuffle-bias that wrote it",
+         it with the shuffle-bias that wrote it, or save the tally again with this one",
         .path.display(), env!("CARGO_PKG_VERSION"), FORMAT_VERSION
     )]
     FormatVersion {
@@ -62,7 +71,7 @@ pub enum TallyFileError {
         /// Its version.
         found: u16,
     },
-    /// The header is not what format version 1 describes.
+    /// The header is not what the format describes.
     #[error("{}: the tally header is invalid: {problem}", .path.display())]
     BadHeader {
         /// The file.
@@ -137,72 +146,267 @@ pub fn expected_cells(mode: TallyMode, deck: usize) -> Option<u64> {
     }
 }
 
-/// A writer that keeps the CRC-32 of what passes through it.
-struct Checksummed<'a> {
-    out: &'a mut dyn Write,
-    hasher: crc32fast::Hasher,
+/// How a section of counters is written: fixed-width little-endian words of 1, 2, 4 or 8
+/// bytes, or unsigned LEB128 varints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Encoding {
+    /// Words of this many bytes (1, 2, 4 or 8).
+    Fixed(usize),
+    /// Unsigned LEB128 varints: 7 bits a byte, low bits first.
+    Leb128,
 }
 
-impl Checksummed<'_> {
-    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.hasher.update(bytes);
-        self.out.write_all(bytes)
+impl Encoding {
+    /// Its name in a header.
+    pub fn name(self) -> &'static str {
+        match self {
+            Encoding::Fixed(1) => "u8",
+            Encoding::Fixed(2) => "u16",
+            Encoding::Fixed(4) => "u32",
+            Encoding::Fixed(_) => "u64",
+            Encoding::Leb128 => "leb128",
+        }
+    }
+
+    /// The encoding of a header's name.
+    pub fn parse(name: &str) -> Option<Encoding> {
+        Some(match name {
+            "u8" => Encoding::Fixed(1),
+            "u16" => Encoding::Fixed(2),
+            "u32" => Encoding::Fixed(4),
+            "u64" => Encoding::Fixed(8),
+            "leb128" => Encoding::Leb128,
+            _ => return None,
+        })
+    }
+
+    /// The smallest encoding of the counters `parts`, and its bytes: the narrowest word that
+    /// holds the largest counter, unless varints take fewer bytes (they never do when every
+    /// counter fits a byte, so the varints are sized only when some counter does not).
+    pub fn choose(parts: &[&[u64]]) -> (Encoding, u64) {
+        let cells: u64 = parts.iter().map(|p| p.len() as u64).sum();
+        // The OR of all counters has the bit length of the largest (and vectorises).
+        let all = parts
+            .iter()
+            .map(|part| part.iter().fold(0u64, |acc, &v| acc | v))
+            .fold(0u64, |acc, v| acc | v);
+        let width = match all {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            0x1_0000..=0xffff_ffff => 4,
+            _ => 8,
+        };
+        let fixed = Encoding::Fixed(width);
+        if width == 1 {
+            return (fixed, cells);
+        }
+        let varints: u64 = parts
+            .iter()
+            .map(|part| part.iter().map(|&v| varint_bytes(v)).sum::<u64>())
+            .sum();
+        if varints < cells * width as u64 {
+            (Encoding::Leb128, varints)
+        } else {
+            (fixed, cells * width as u64)
+        }
+    }
+
+    /// Whether `bytes` can hold `cells` counters in this encoding.
+    fn fits(self, cells: u64, bytes: u64) -> bool {
+        match self {
+            Encoding::Fixed(width) => cells.checked_mul(width as u64) == Some(bytes),
+            Encoding::Leb128 => bytes >= cells && bytes <= cells.saturating_mul(10),
+        }
     }
 }
 
-/// Write `counts` with `header` (its `cells` and `body_bytes` are filled in here) to `out`.
-pub fn write_tally(header: &TallyHeader, counts: &Counts, out: &mut dyn Write) -> io::Result<()> {
+/// A writer that keeps the CRC-32 of what passes through it, in large buffered writes.
+struct BodyWriter<'a> {
+    out: &'a mut dyn Write,
+    hasher: crc32fast::Hasher,
+    buffer: Vec<u8>,
+}
+
+impl BodyWriter<'_> {
+    /// Hash and write the buffer.
+    fn drain(&mut self) -> io::Result<()> {
+        self.hasher.update(&self.buffer);
+        self.out.write_all(&self.buffer)?;
+        self.buffer.clear();
+        Ok(())
+    }
+
+    /// Append `bytes`.
+    fn put(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.buffer.len() + bytes.len() > CHUNK_BYTES {
+            self.drain()?;
+        }
+        if bytes.len() > CHUNK_BYTES {
+            self.hasher.update(bytes);
+            return self.out.write_all(bytes);
+        }
+        self.buffer.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Append the counters `parts` in `encoding`.
+    fn counters(&mut self, parts: &[&[u64]], encoding: Encoding) -> io::Result<()> {
+        match encoding {
+            Encoding::Fixed(1) => self.fixed::<1>(parts),
+            Encoding::Fixed(2) => self.fixed::<2>(parts),
+            Encoding::Fixed(4) => self.fixed::<4>(parts),
+            Encoding::Fixed(_) => self.fixed::<8>(parts),
+            Encoding::Leb128 => {
+                for part in parts {
+                    for &value in *part {
+                        if self.buffer.len() + MAX_VARINT_BYTES > CHUNK_BYTES {
+                            self.drain()?;
+                        }
+                        if value < 0x80 {
+                            self.buffer.push(value as u8);
+                        } else {
+                            leb128::write::unsigned(&mut self.buffer, value)?;
+                        }
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Counters as words of W bytes, a buffer at a time.
+    fn fixed<const W: usize>(&mut self, parts: &[&[u64]]) -> io::Result<()> {
+        for part in parts {
+            for piece in part.chunks(CHUNK_BYTES / W) {
+                if self.buffer.len() + piece.len() * W > CHUNK_BYTES {
+                    self.drain()?;
+                }
+                let at = self.buffer.len();
+                self.buffer.resize(at + piece.len() * W, 0);
+                encode_fixed::<W>(piece, &mut self.buffer[at..]);
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Write `values` as little-endian words of W bytes into `out` (W bytes each).
+#[inline]
+fn encode_fixed<const W: usize>(values: &[u64], out: &mut [u8]) {
+    if W == 1 {
+        for (byte, &value) in out.iter_mut().zip(values) {
+            *byte = value as u8;
+        }
+        return;
+    }
+    for (word, &value) in out.chunks_exact_mut(W).zip(values) {
+        word.copy_from_slice(&value.to_le_bytes()[..W]);
+    }
+}
+
+/// Add the little-endian words of W bytes of `bytes` into `cells`; their sum.
+#[inline]
+fn add_fixed<const W: usize>(bytes: &[u8], cells: &mut [u64]) -> u128 {
+    if W == 1 {
+        // The common case of a large tally: a loop the compiler vectorises.
+        for (cell, &byte) in cells.iter_mut().zip(bytes) {
+            *cell = cell.wrapping_add(u64::from(byte));
+        }
+        return u128::from(bytes.iter().map(|&b| u64::from(b)).sum::<u64>());
+    }
+    if W == 2 {
+        let mut sum = 0u64;
+        for (cell, word) in cells.iter_mut().zip(bytes.chunks_exact(2)) {
+            let value = u64::from(u16::from_le_bytes([word[0], word[1]]));
+            *cell = cell.wrapping_add(value);
+            sum += value;
+        }
+        return u128::from(sum);
+    }
+    let mut sum = 0u128;
+    for (cell, word) in cells.iter_mut().zip(bytes.chunks_exact(W)) {
+        let mut wide = [0u8; 8];
+        wide[..W].copy_from_slice(word);
+        let value = u64::from_le_bytes(wide);
+        *cell = cell.wrapping_add(value);
+        sum += u128::from(value);
+    }
+    sum
+}
+
+/// The deal stream's counters in file order: matches, slot tables, compositions.
+fn stream_parts(tally: &DealStreamTally) -> Vec<&[u64]> {
+    let mut parts: Vec<&[u64]> = vec![&tally.matches, &tally.slots];
+    if let Some(compositions) = &tally.compositions {
+        parts.push(compositions);
+    }
+    parts
+}
+
+/// Counters of the deal stream a header describes.
+fn stream_cells(deck: usize, part: &DealStreamPart) -> Option<u64> {
+    let slots = (part.dealt as u64).checked_mul((part.groups as u64).checked_pow(2)?)?;
+    let compositions = if part.compositions {
+        (deck <= MAX_COMPOSITION_DECK).then(|| factorial(deck))?
+    } else {
+        0
+    };
+    Some(part.dealt as u64 + 1 + slots + compositions)
+}
+
+/// Write `counts` (and the deal stream `deals`, if kept) with `header` (its sizes and
+/// encodings are filled in here) to `out`.
+pub fn write_tally(
+    header: &TallyHeader,
+    counts: &Counts,
+    deals: Option<&DealStreamTally>,
+    out: &mut dyn Write,
+) -> io::Result<()> {
     let parts = counts.parts();
     let mut header = header.clone();
     header.cells = counts.cells();
-    header.body_bytes = parts
-        .iter()
-        .flat_map(|part| part.iter())
-        .map(|&v| varint_bytes(v))
-        .sum();
+    let (encoding, counts_bytes) = Encoding::choose(&parts);
+    header.encoding = encoding.name().to_string();
+    header.counts_bytes = counts_bytes;
+    let stream = deals.map(|tally| {
+        let stream_parts = stream_parts(tally);
+        let (encoding, bytes) = Encoding::choose(&stream_parts);
+        (
+            stream_parts,
+            encoding,
+            DealStreamPart::of(tally, encoding.name(), bytes),
+        )
+    });
+    header.deal_stream = stream.as_ref().map(|(_, _, part)| part.clone());
+    header.body_bytes = counts_bytes
+        + header.deal_stream.as_ref().map_or(0, |part| {
+            part.counts_bytes + FINGERPRINT_BYTES * part.fingerprints
+        });
     let json = serde_json::to_vec(&header).map_err(io::Error::other)?;
     let length = u32::try_from(json.len())
         .ok()
         .filter(|&l| l <= MAX_HEADER_BYTES)
         .ok_or_else(|| io::Error::other("the tally header is too long"))?;
-    let mut out = Checksummed {
+    let mut out = BodyWriter {
         out,
         hasher: crc32fast::Hasher::new(),
+        buffer: Vec::with_capacity(CHUNK_BYTES),
     };
     out.put(MAGIC)?;
     out.put(&FORMAT_VERSION.to_le_bytes())?;
     out.put(&length.to_le_bytes())?;
     out.put(&json)?;
-    let mut buffer = Vec::with_capacity(CHUNK_BYTES + MAX_VARINT_BYTES);
-    for part in parts {
-        // Eight counters below 128 at once (one byte each), then the rest one by one.
-        let mut words = part.chunks_exact(8);
-        for eight in &mut words {
-            if eight.iter().all(|&v| v < 0x80) {
-                buffer.extend(eight.iter().map(|&v| v as u8));
-            } else {
-                for &value in eight {
-                    leb128::write::unsigned(&mut buffer, value)?;
-                }
-            }
-            if buffer.len() >= CHUNK_BYTES {
-                out.put(&buffer)?;
-                buffer.clear();
-            }
-        }
-        for &value in words.remainder() {
-            if value < 0x80 {
-                buffer.push(value as u8);
-            } else {
-                leb128::write::unsigned(&mut buffer, value)?;
-            }
-            if buffer.len() >= CHUNK_BYTES {
-                out.put(&buffer)?;
-                buffer.clear();
+    out.counters(&parts, encoding)?;
+    if let (Some((stream_parts, encoding, _)), Some(tally)) = (&stream, deals) {
+        out.counters(stream_parts, *encoding)?;
+        for list in &tally.fingerprints {
+            for piece in list.chunks(CHUNK_BYTES / FINGERPRINT_BYTES as usize) {
+                let bytes: Vec<u8> = piece.iter().flat_map(|f| f.to_le_bytes()).collect();
+                out.put(&bytes)?;
             }
         }
     }
-    out.put(&buffer)?;
+    out.drain()?;
     let crc = out.hasher.clone().finalize();
     out.out.write_all(&crc.to_le_bytes())
 }
@@ -273,9 +477,50 @@ pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
             header.cells, header.mode, header.deck
         )));
     }
-    if header.body_bytes < cells || header.body_bytes > cells * MAX_VARINT_BYTES as u64 {
+    let encoding = Encoding::parse(&header.encoding)
+        .ok_or_else(|| bad(format!("unknown encoding '{}'", header.encoding)))?;
+    if !encoding.fits(cells, header.counts_bytes) {
         return Err(bad(format!(
-            "{} bytes cannot hold {cells} counters",
+            "{} bytes cannot hold {cells} counters as {}",
+            header.counts_bytes, header.encoding
+        )));
+    }
+    let mut body = header.counts_bytes;
+    if let Some(stream) = &header.deal_stream {
+        let stream_encoding = Encoding::parse(&stream.encoding).ok_or_else(|| {
+            bad(format!(
+                "unknown encoding '{}' of the deal stream",
+                stream.encoding
+            ))
+        })?;
+        let shape_ok = stream.dealt >= 1
+            && stream.dealt <= header.deck
+            && stream.groups == header.deck.min(MAX_GROUPS)
+            && stream.pairs <= stream.deals
+            && stream.fingerprints <= stream.deals
+            && (stream.fingerprints == 0 || stream.repeats == "fingerprints")
+            && ["from-tally", "fingerprints", "memory", "off"].contains(&stream.repeats.as_str())
+            && stream
+                .ends
+                .iter()
+                .all(|end| end.first.len() == stream.dealt && end.last.len() == stream.dealt);
+        let stream_cells = stream_cells(header.deck, stream).filter(|_| shape_ok);
+        match stream_cells {
+            Some(cells) if stream_encoding.fits(cells, stream.counts_bytes) => {}
+            _ => {
+                return Err(bad(
+                    "its deal stream is not one of deals of this deck".to_string()
+                ));
+            }
+        }
+        body = body
+            .checked_add(stream.counts_bytes)
+            .and_then(|b| b.checked_add(stream.fingerprints.checked_mul(FINGERPRINT_BYTES)?))
+            .ok_or_else(|| bad("its sizes overflow".to_string()))?;
+    }
+    if header.body_bytes != body {
+        return Err(bad(format!(
+            "its body is {} bytes, but its parts take {body}",
             header.body_bytes
         )));
     }
@@ -338,14 +583,137 @@ fn read_up_to(file: &mut impl Read, buffer: &mut [u8]) -> io::Result<usize> {
     Ok(got)
 }
 
+/// Reads a body section by section, exactly the bytes asked for, hashing them on the way.
+struct BodyReader {
+    file: File,
+    hasher: crc32fast::Hasher,
+    buffer: Vec<u8>,
+}
+
+impl BodyReader {
+    /// The next `want` bytes (at most [`CHUNK_BYTES`]).
+    fn next(&mut self, want: usize) -> io::Result<&[u8]> {
+        if self.buffer.len() < want {
+            self.buffer.resize(want, 0);
+        }
+        self.file.read_exact(&mut self.buffer[..want])?;
+        self.hasher.update(&self.buffer[..want]);
+        Ok(&self.buffer[..want])
+    }
+}
+
+/// Why a section of counters does not decode (its file is named by the caller).
+type Problem = String;
+
+/// Add the `bytes` bytes of counters in `encoding` into `parts`; the sum of what was added
+/// to the first part.
+fn add_counters(
+    reader: &mut BodyReader,
+    encoding: Encoding,
+    bytes: u64,
+    parts: Vec<&mut [u64]>,
+) -> Result<Result<u128, Problem>, io::Error> {
+    match encoding {
+        Encoding::Fixed(1) => add_fixed_parts::<1>(reader, parts),
+        Encoding::Fixed(2) => add_fixed_parts::<2>(reader, parts),
+        Encoding::Fixed(4) => add_fixed_parts::<4>(reader, parts),
+        Encoding::Fixed(_) => add_fixed_parts::<8>(reader, parts),
+        Encoding::Leb128 => add_varints(reader, bytes, parts),
+    }
+}
+
+/// [`add_counters`] of words of W bytes: each read straight into the buffer and added from it.
+fn add_fixed_parts<const W: usize>(
+    reader: &mut BodyReader,
+    parts: Vec<&mut [u64]>,
+) -> Result<Result<u128, Problem>, io::Error> {
+    let mut first_sum = 0u128;
+    for (index, part) in parts.into_iter().enumerate() {
+        for cells in part.chunks_mut(CHUNK_BYTES / W) {
+            let bytes = reader.next(cells.len() * W)?;
+            let sum = add_fixed::<W>(bytes, cells);
+            if index == 0 {
+                first_sum += sum;
+            }
+        }
+    }
+    Ok(Ok(first_sum))
+}
+
+/// [`add_counters`] of LEB128 varints, decoded from a buffer refilled as it empties.
+fn add_varints(
+    reader: &mut BodyReader,
+    bytes: u64,
+    parts: Vec<&mut [u64]>,
+) -> Result<Result<u128, Problem>, io::Error> {
+    let mut left = bytes;
+    let mut buffer = vec![0u8; CHUNK_BYTES + MAX_VARINT_BYTES];
+    let (mut start, mut end) = (0usize, 0usize);
+    let mut first_sum = 0u128;
+    for (index, part) in parts.into_iter().enumerate() {
+        let mut at = 0;
+        while at < part.len() {
+            // Decode every varint that surely lies whole in the buffer: all of them once the
+            // section is read, else those starting at least MAX_VARINT_BYTES before its end.
+            if end - start <= MAX_VARINT_BYTES && left > 0 {
+                buffer.copy_within(start..end, 0);
+                end -= start;
+                start = 0;
+                let want = (CHUNK_BYTES as u64).min(left) as usize;
+                buffer[end..end + want].copy_from_slice(reader.next(want)?);
+                end += want;
+                left -= want as u64;
+            }
+            let limit = if left == 0 {
+                end
+            } else {
+                end - MAX_VARINT_BYTES
+            };
+            if start >= limit {
+                return Ok(Err("its bytes end before its counters do".to_string()));
+            }
+            while start < limit && at < part.len() {
+                let first = buffer[start];
+                let value = if first < 0x80 {
+                    start += 1;
+                    u64::from(first)
+                } else {
+                    let mut slice = &buffer[start..end];
+                    match leb128::read::unsigned(&mut slice) {
+                        Ok(value) => {
+                            start = end - slice.len();
+                            value
+                        }
+                        Err(e) => return Ok(Err(format!("a counter does not decode ({e})"))),
+                    }
+                };
+                part[at] = part[at].wrapping_add(value);
+                if index == 0 {
+                    first_sum += u128::from(value);
+                }
+                at += 1;
+            }
+        }
+    }
+    if start != end || left != 0 {
+        return Ok(Err(
+            "its counters end before the bytes its header promises".to_string()
+        ));
+    }
+    Ok(Ok(first_sum))
+}
+
 /// Add the counts of the tally file `path`, whose header [`read_header`] gave, into `counts`
-/// (of the same mode and deck), checking its CRC-32 and that its counters add up to its trials.
-/// On an error `counts` holds part of the file's counts and must be dropped.
+/// (of the same mode and deck), checking its CRC-32 and that its counters add up to its
+/// trials; and hand over its deal stream, if it kept one. Fingerprints beyond
+/// `fingerprint_room` are not kept in memory (the stream then says the repeats were skipped
+/// for memory). On an error `counts` holds part of the file's counts and must be dropped.
 pub fn read_tally_into(
     path: &Path,
     header: &TallyHeader,
     counts: &mut Counts,
-) -> Result<(), TallyFileError> {
+    fingerprint_room: u64,
+) -> Result<Option<DealStreamTally>, TallyFileError> {
     let read = |source| TallyFileError::Read {
         path: path.to_path_buf(),
         source,
@@ -375,85 +743,74 @@ pub fn read_tally_into(
             "the file changed while it was merged".to_string(),
         ));
     }
-
-    let mut body_left = header.body_bytes;
-    let mut buffer = vec![0u8; CHUNK_BYTES + MAX_VARINT_BYTES];
-    let (mut start, mut end) = (0usize, 0usize);
-    // The sum of the orderings' counts (full) or of the position matrix (marginal), to compare
-    // with the trials.
-    let mut first_part_sum: u64 = 0;
-    for (index, part) in counts.parts_mut().into_iter().enumerate() {
-        let mut at = 0;
-        while at < part.len() {
-            // Decode every varint that surely lies whole in the buffer: all of them once the
-            // body is read, else those starting at least MAX_VARINT_BYTES before its end.
-            if end - start <= MAX_VARINT_BYTES && body_left > 0 {
-                buffer.copy_within(start..end, 0);
-                end -= start;
-                start = 0;
-                let want = (CHUNK_BYTES as u64).min(body_left) as usize;
-                file.read_exact(&mut buffer[end..end + want])
-                    .map_err(read)?;
-                hasher.update(&buffer[end..end + want]);
-                end += want;
-                body_left -= want as u64;
-            }
-            let limit = if body_left == 0 {
-                end
-            } else {
-                end - MAX_VARINT_BYTES
-            };
-            if start >= limit {
-                return Err(bad_counts(
-                    "its bytes end before its counters do".to_string(),
-                ));
-            }
-            let mut sum = 0u64;
-            while start < limit && at < part.len() {
-                // Eight counters below 128 (one byte each, high bits clear) at once: the common
-                // case of a large tally.
-                if start + 8 <= limit && at + 8 <= part.len() {
-                    let word = u64::from_le_bytes(buffer[start..start + 8].try_into().unwrap());
-                    if word & 0x8080_8080_8080_8080 == 0 {
-                        for (k, cell) in part[at..at + 8].iter_mut().enumerate() {
-                            let value = (word >> (8 * k)) & 0x7f;
-                            *cell = cell.saturating_add(value);
-                            sum = sum.saturating_add(value);
-                        }
-                        start += 8;
-                        at += 8;
-                        continue;
-                    }
+    let encoding = Encoding::parse(&header.encoding).expect("read_header checked it");
+    let mut reader = BodyReader {
+        file,
+        hasher,
+        buffer: Vec::new(),
+    };
+    let first_sum = add_counters(
+        &mut reader,
+        encoding,
+        header.counts_bytes,
+        counts.parts_mut(),
+    )
+    .map_err(read)?
+    .map_err(bad_counts)?;
+    let deals = match &header.deal_stream {
+        None => None,
+        Some(part) => {
+            let mut tally = part.empty_tally(header.deck);
+            let stream_parts: Vec<&mut [u64]> = {
+                let DealStreamTally {
+                    matches,
+                    slots,
+                    compositions,
+                    ..
+                } = &mut tally;
+                let mut parts: Vec<&mut [u64]> = vec![matches, slots];
+                if let Some(compositions) = compositions {
+                    parts.push(compositions);
                 }
-                let first = buffer[start];
-                let value = if first < 0x80 {
-                    start += 1;
-                    u64::from(first)
-                } else {
-                    let mut slice = &buffer[start..end];
-                    let value = leb128::read::unsigned(&mut slice)
-                        .map_err(|e| bad_counts(format!("a counter does not decode ({e})")))?;
-                    start = end - slice.len();
-                    value
-                };
-                part[at] = part[at].saturating_add(value);
-                sum = sum.saturating_add(value);
-                at += 1;
+                parts
+            };
+            let encoding = Encoding::parse(&part.encoding).expect("read_header checked it");
+            add_counters(&mut reader, encoding, part.counts_bytes, stream_parts)
+                .map_err(read)?
+                .map_err(bad_counts)?;
+            let keep = part.fingerprints <= fingerprint_room;
+            let mut prints = Vec::with_capacity(if keep { part.fingerprints as usize } else { 0 });
+            let mut left = part.fingerprints;
+            let per_chunk = CHUNK_BYTES as u64 / FINGERPRINT_BYTES;
+            while left > 0 {
+                let take = left.min(per_chunk);
+                let bytes = reader
+                    .next((take * FINGERPRINT_BYTES) as usize)
+                    .map_err(read)?;
+                if keep {
+                    prints.extend(
+                        bytes
+                            .chunks_exact(FINGERPRINT_BYTES as usize)
+                            .map(|b| u128::from_le_bytes(b.try_into().unwrap())),
+                    );
+                }
+                left -= take;
             }
-            if index == 0 {
-                first_part_sum = first_part_sum.saturating_add(sum);
+            if keep {
+                tally.fingerprints = vec![prints];
+            } else {
+                tally.repeats = Repeats::Skipped(RepeatsSkipped::Memory {
+                    limit: fingerprint_room,
+                    deals: tally.deals,
+                });
             }
+            Some(tally)
         }
-    }
-    if start != end || body_left != 0 {
-        return Err(bad_counts(
-            "its counters end before the bytes its header promises".to_string(),
-        ));
-    }
+    };
     let mut stored = [0u8; 4];
-    file.read_exact(&mut stored).map_err(read)?;
+    reader.file.read_exact(&mut stored).map_err(read)?;
     let stored = u32::from_le_bytes(stored);
-    let computed = hasher.finalize();
+    let computed = reader.hasher.finalize();
     if stored != computed {
         return Err(TallyFileError::Corrupted {
             path: path.to_path_buf(),
@@ -462,17 +819,25 @@ pub fn read_tally_into(
         });
     }
     let expected_sum = match counts.mode() {
-        TallyMode::Full => Some(header.trials),
-        TallyMode::Marginal => header.trials.checked_mul(header.deck as u64),
+        TallyMode::Full => Some(u128::from(header.trials)),
+        TallyMode::Marginal => Some(u128::from(header.trials) * header.deck as u128),
     };
-    if Some(first_part_sum) != expected_sum {
+    if Some(first_sum) != expected_sum {
         return Err(bad_counts(format!(
-            "its counters add up to {first_part_sum}, not to what {} shuffles give",
+            "its counters add up to {first_sum}, not to what {} shuffles give",
             header.trials
         )));
     }
+    if let Some(tally) = &deals
+        && let Some(compositions) = &tally.compositions
+        && compositions.iter().map(|&c| u128::from(c)).sum::<u128>() > u128::from(tally.pairs)
+    {
+        return Err(bad_counts(
+            "its deal stream counts more compositions than pairs".to_string(),
+        ));
+    }
     *counts.trials_mut() += header.trials;
-    Ok(())
+    Ok(deals)
 }
 
 #[cfg(test)]
@@ -515,6 +880,9 @@ mod tests {
                 model: None,
             }),
             cells: 0,
+            encoding: String::new(),
+            counts_bytes: 0,
+            deal_stream: None,
             body_bytes: 0,
         }
     }
@@ -548,19 +916,106 @@ mod tests {
                 counts.trials(),
             );
             let mut bytes = Vec::new();
-            write_tally(&written, &counts, &mut bytes).unwrap();
+            write_tally(&written, &counts, None, &mut bytes).unwrap();
             std::fs::write(&path, &bytes).unwrap();
             let read = read_header(&path).unwrap();
             assert_eq!(read.cells, counts.cells());
             assert_eq!(read.elapsed_seconds, 1.5);
             let mut total = Counts::empty(counts.mode(), read.deck);
-            read_tally_into(&path, &read, &mut total).unwrap();
-            read_tally_into(&path, &read, &mut total).unwrap();
+            read_tally_into(&path, &read, &mut total, 0).unwrap();
+            read_tally_into(&path, &read, &mut total, 0).unwrap();
             let doubled: Vec<u64> = counts.parts().concat().iter().map(|v| v * 2).collect();
             assert_eq!(total.parts().concat(), doubled);
             assert_eq!(total.trials(), 2 * counts.trials());
             assert!(total.adds_up());
         }
+    }
+
+    #[test]
+    fn each_file_takes_the_narrowest_word_unless_varints_are_smaller() {
+        // 120 counters of 5 cards, all equal to v: the narrowest word that holds v, unless v's
+        // varint is shorter (70,000 takes 3 bytes as a varint, 4 as a u32); a tie keeps the
+        // word (300: 2 bytes either way).
+        for (value, name, bytes) in [
+            (5u64, "u8", 120u64),
+            (300, "u16", 240),
+            (70_000, "leb128", 360),
+            (1 << 31, "u32", 480),
+            (1 << 62, "u64", 960),
+        ] {
+            let (encoding, size) = Encoding::choose(&[&vec![value; 120]]);
+            assert_eq!((encoding.name(), size), (name, bytes), "{value}");
+        }
+        let mut skewed = vec![3u64; 120];
+        skewed[7] = 1 << 40;
+        // 119 + 6 bytes (41 bits in 7-bit groups) against 120 u64 words.
+        assert_eq!(Encoding::choose(&[&skewed]), (Encoding::Leb128, 119 + 6));
+        for name in ["u8", "u16", "u32", "u64", "leb128"] {
+            assert_eq!(Encoding::parse(name).unwrap().name(), name);
+        }
+    }
+
+    #[test]
+    fn tallies_of_every_encoding_and_their_deal_stream_read_back_exactly() {
+        use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.tally");
+        let mut stream = DealStream::new(DealStreamOptions {
+            deck: 4,
+            dealt: 4,
+            repeats: RepeatSource::Fingerprints { limit: 100 },
+            compositions: true,
+        });
+        stream.start_block(3);
+        for deal in [[0, 1, 2, 3], [1, 0, 2, 3], [0, 1, 2, 3]] {
+            stream.add(&deal);
+        }
+        stream.end_block(true);
+        let deals = stream.finish();
+        // u8, u16, leb128, u32 and u64 in turn (as the test above), the sums within a u64.
+        let mut seen = Vec::new();
+        for value in [1u64, 300, 70_000, 1 << 31, 1 << 58] {
+            let mut counts = Counts::empty(TallyMode::Full, 4);
+            if let Counts::Full(tally) = &mut counts {
+                for (i, cell) in tally.counts.iter_mut().enumerate() {
+                    *cell = value + i as u64 % 2;
+                }
+                tally.trials = tally.counts.iter().sum();
+            }
+            let mut bytes = Vec::new();
+            write_tally(
+                &header(TallyMode::Full, 4, counts.trials()),
+                &counts,
+                Some(&deals),
+                &mut bytes,
+            )
+            .unwrap();
+            std::fs::write(&path, &bytes).unwrap();
+            let read = read_header(&path).unwrap();
+            let mut total = Counts::empty(TallyMode::Full, 4);
+            let back = read_tally_into(&path, &read, &mut total, 100)
+                .unwrap()
+                .unwrap();
+            assert_eq!(total, counts, "{}", read.encoding);
+            seen.push(read.encoding.clone());
+            assert_eq!(back.matches, deals.matches);
+            assert_eq!(back.slots, deals.slots);
+            assert_eq!(back.compositions, deals.compositions);
+            assert_eq!(back.ends, deals.ends);
+            assert_eq!(back.fingerprints.concat(), deals.fingerprints.concat());
+            assert_eq!((back.deals, back.pairs), (3, 2));
+            // No room for the fingerprints: the repeats are skipped for memory, not kept.
+            let mut total = Counts::empty(TallyMode::Full, 4);
+            let tight = read_tally_into(&path, &read, &mut total, 2)
+                .unwrap()
+                .unwrap();
+            assert!(tight.fingerprints.is_empty());
+            assert!(matches!(
+                tight.repeats,
+                Repeats::Skipped(RepeatsSkipped::Memory { .. })
+            ));
+        }
+        assert_eq!(seen, ["u8", "u16", "leb128", "u32", "u64"]);
     }
 
     #[test]

@@ -8,14 +8,16 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::deal_stream::{DealStreamTally, Repeats, RepeatsSkipped, StreamEnd};
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
 use crate::engine::mapping::Mapping;
+use crate::engine::permutation::factorial;
 use crate::engine::random_source::RngKind;
 use crate::engine::shard::BlockCoverage;
 use crate::engine::tally::TallyMode;
 
-/// What a tally file says of itself (format version 1).
+/// What a tally file says of itself (format version 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TallyHeader {
     /// Always `shuffle-bias`.
@@ -44,10 +46,64 @@ pub struct TallyHeader {
     pub run: Option<RunPart>,
     /// What `check` read (absent for `run`).
     pub check: Option<CheckPart>,
-    /// Counters in the body.
+    /// Counters of the tally (the first section of the body).
     pub cells: u64,
-    /// Bytes of the body (the varints).
+    /// How the tally's counters are written: `u8`, `u16`, `u32`, `u64` (fixed-width
+    /// little-endian words) or `leb128` (varints), whichever is smallest for this file.
+    pub encoding: String,
+    /// Bytes of the tally's counters.
+    pub counts_bytes: u64,
+    /// The deal-stream tests' accumulator, when the run or check kept it (else null: saved with
+    /// `--no-deal-tests`, or an `--until-decided` run).
+    pub deal_stream: Option<DealStreamPart>,
+    /// Bytes of the whole body: the tally's counters, then the deal stream's counters and
+    /// fingerprints.
     pub body_bytes: u64,
+}
+
+/// What a tally file keeps of the stream of deals (the unfinished state of the deal-stream
+/// tests): its counts are in the body after the tally's, its seams here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DealStreamPart {
+    /// K, cards per deal.
+    pub dealt: usize,
+    /// G, the card groups of the slot tables.
+    pub groups: usize,
+    /// Deals seen.
+    pub deals: u64,
+    /// Consecutive pairs counted.
+    pub pairs: u64,
+    /// How the repeated deals are counted: `from-tally` (full mode: from the counts),
+    /// `fingerprints` (16 bytes a deal in the body), `memory` (skipped: the fingerprints would
+    /// pass `repeats_limit` deals) or `off`.
+    pub repeats: String,
+    /// The fingerprint limit, for `memory`.
+    pub repeats_limit: Option<u64>,
+    /// Whether the compositions σ_{t+1}∘σ_t⁻¹ are counted (n! counters in the body).
+    pub compositions: bool,
+    /// The runs of consecutive blocks (a run's file), for pairing the seams between shards.
+    pub ends: Vec<EndPart>,
+    /// Fingerprints in the body (16 bytes each).
+    pub fingerprints: u64,
+    /// How the deal stream's counters are written (as `encoding`).
+    pub encoding: String,
+    /// Bytes of the deal stream's counters.
+    pub counts_bytes: u64,
+}
+
+/// The ends of a run of consecutive blocks: see [`crate::engine::deal_stream::StreamEnd`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EndPart {
+    /// The first block of the run.
+    pub first_block: u64,
+    /// Its first deal (0-based cards).
+    pub first: Vec<u16>,
+    /// The last block of the run.
+    pub last_block: u64,
+    /// Its last deal.
+    pub last: Vec<u16>,
+    /// Whether the last block was made whole.
+    pub complete: bool,
 }
 
 /// What `run` simulated, and which of its blocks this file covers.
@@ -227,6 +283,83 @@ pub fn mode_name(mode: TallyMode) -> &'static str {
     match mode {
         TallyMode::Full => "full",
         TallyMode::Marginal => "marginal",
+    }
+}
+
+impl DealStreamPart {
+    /// The header's part of the deal stream `tally`, whose counters take `counts_bytes` bytes
+    /// in `encoding`.
+    pub fn of(tally: &DealStreamTally, encoding: &str, counts_bytes: u64) -> DealStreamPart {
+        let (repeats, repeats_limit) = match tally.repeats {
+            Repeats::FromTally => ("from-tally", None),
+            Repeats::Counted { .. } => ("fingerprints", None),
+            Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }) => ("memory", Some(limit)),
+            Repeats::Skipped(RepeatsSkipped::Off) => ("off", None),
+        };
+        DealStreamPart {
+            dealt: tally.dealt,
+            groups: tally.groups,
+            deals: tally.deals,
+            pairs: tally.pairs,
+            repeats: repeats.to_string(),
+            repeats_limit,
+            compositions: tally.compositions.is_some(),
+            ends: tally
+                .ends
+                .iter()
+                .map(|end| EndPart {
+                    first_block: end.first_block,
+                    first: end.first.clone(),
+                    last_block: end.last_block,
+                    last: end.last.clone(),
+                    complete: end.complete,
+                })
+                .collect(),
+            fingerprints: tally.fingerprints.iter().map(|l| l.len() as u64).sum(),
+            encoding: encoding.to_string(),
+            counts_bytes,
+        }
+    }
+
+    /// A tally of this shape with every counter zero and no fingerprints (the body's are read
+    /// into it).
+    pub fn empty_tally(&self, deck: usize) -> DealStreamTally {
+        let repeats = match (self.repeats.as_str(), self.repeats_limit) {
+            ("from-tally", _) => Repeats::FromTally,
+            // The counts are recounted from the fingerprints when the parts are merged.
+            ("fingerprints", _) => Repeats::Counted {
+                distinct: 0,
+                repeated_pairs: 0,
+            },
+            ("memory", limit) => Repeats::Skipped(RepeatsSkipped::Memory {
+                limit: limit.unwrap_or(0),
+                deals: self.deals,
+            }),
+            _ => Repeats::Skipped(RepeatsSkipped::Off),
+        };
+        DealStreamTally {
+            deck,
+            dealt: self.dealt,
+            deals: self.deals,
+            pairs: self.pairs,
+            repeats,
+            matches: vec![0; self.dealt + 1],
+            groups: self.groups,
+            slots: vec![0; self.dealt * self.groups * self.groups],
+            compositions: self.compositions.then(|| vec![0; factorial(deck) as usize]),
+            ends: self
+                .ends
+                .iter()
+                .map(|end| StreamEnd {
+                    first_block: end.first_block,
+                    first: end.first.clone(),
+                    last_block: end.last_block,
+                    last: end.last.clone(),
+                    complete: end.complete,
+                })
+                .collect(),
+            fingerprints: Vec::new(),
+        }
     }
 }
 

@@ -411,6 +411,8 @@ mod tests {
             groups: 52,
             slots: vec![0; 52 * 52 * 52],
             compositions: None,
+            ends: Vec::new(),
+            fingerprints: Vec::new(),
         };
         let (report, drafts) = deal_stream_part(&facts(), tally, None, None);
         assert!(drafts.iter().all(|d| d.name != "repeated decks"));
