@@ -8,7 +8,8 @@
 //!   derived once at the end, from each pair of orderings that occurred and its count;
 //! - from 6 cards it counts per pair, on a deck of a size fixed at compile time: the slot table
 //!   in `u32` (n³ counters, 4 KiB at n = 10), the matches, and the composition's rank into n!
-//!   `u32` counters, prefetched in batches like the main tally when they outgrow the cache.
+//!   byte counters with a carry, prefetched in batches like the main tally when they outgrow
+//!   the cache.
 //!
 //! `u32` counters are added into `u64` ones before any could overflow (checked per block, as the
 //! main tally does). Each block's first and last rank are kept, and
@@ -18,7 +19,7 @@
 //! (tested below).
 
 use crate::engine::algorithms::Card;
-use crate::engine::counters::{count, prefetch};
+use crate::engine::counters::ByteTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
 use crate::engine::permutation::{FACTORIALS, rank, rank_array, unrank};
 
@@ -55,9 +56,9 @@ pub struct FullStream<const N: usize> {
     slots_wide: Vec<u64>,
     /// `matches[m]`: pairs with m matching slots (decks from 6 cards).
     matches: [u64; 16],
-    /// `compositions[rank]` (decks from 6 to 10 cards).
-    compositions: Vec<u32>,
-    compositions_wide: Vec<u64>,
+    /// `compositions[rank]` (decks from 6 to 10 cards), in bytes with a carry: n! cells of
+    /// about trials/n! each, so a byte holds most, and the 10! cells take 3.6 MB, not 14.5.
+    compositions: Option<ByteTally>,
     pending: [usize; PREFETCH_BATCH],
     pending_len: usize,
     previous: [Card; N],
@@ -98,15 +99,7 @@ impl<const N: usize> FullStream<N> {
             slots: vec![[[0; N]; N]; if by_pairs { 0 } else { N }],
             slots_wide: Vec::new(),
             matches: [0; 16],
-            compositions: vec![
-                0;
-                if compositions_on && !by_pairs {
-                    cells
-                } else {
-                    0
-                }
-            ],
-            compositions_wide: Vec::new(),
+            compositions: (compositions_on && !by_pairs).then(|| ByteTally::new(cells)),
             pending: [0; PREFETCH_BATCH],
             pending_len: 0,
             previous: [0; N],
@@ -193,15 +186,17 @@ impl<const N: usize> FullStream<N> {
                 let composition: [Card; N] =
                     std::array::from_fn(|c| deck[usize::from(self.slot_of[c]).min(N - 1)]);
                 let rank = rank_array(&composition);
-                if FACTORIALS[N] > PREFETCH_FROM_CELLS {
-                    prefetch(&self.compositions, rank);
-                    self.pending[self.pending_len] = rank;
-                    self.pending_len += 1;
-                    if self.pending_len == PREFETCH_BATCH {
-                        self.count_pending();
+                if let Some(compositions) = &mut self.compositions {
+                    if FACTORIALS[N] > PREFETCH_FROM_CELLS {
+                        compositions.prefetch(rank);
+                        self.pending[self.pending_len] = rank;
+                        self.pending_len += 1;
+                        if self.pending_len == PREFETCH_BATCH {
+                            self.count_pending();
+                        }
+                    } else {
+                        compositions.add(rank);
                     }
-                } else {
-                    count::<N>(&mut self.compositions, rank);
                 }
             }
         } else {
@@ -219,8 +214,10 @@ impl<const N: usize> FullStream<N> {
     /// Count the compositions ranked and prefetched so far.
     #[inline(always)]
     fn count_pending(&mut self) {
-        for &rank in &self.pending[..self.pending_len] {
-            count::<N>(&mut self.compositions, rank);
+        if let Some(compositions) = &mut self.compositions {
+            for &rank in &self.pending[..self.pending_len] {
+                compositions.add(rank);
+            }
         }
         self.pending_len = 0;
     }
@@ -239,7 +236,6 @@ impl<const N: usize> FullStream<N> {
             &mut self.slots_wide,
             self.slots.as_flattened_mut().as_flattened_mut(),
         );
-        add(&mut self.compositions_wide, &mut self.compositions);
         self.in_narrow = 0;
     }
 
@@ -280,8 +276,8 @@ impl<const N: usize> FullStream<N> {
             slots
         } else {
             matches.copy_from_slice(&self.matches[..=n]);
-            if let Some(counts) = &mut compositions {
-                counts.copy_from_slice(&self.compositions_wide);
+            if let (Some(counts), Some(tally)) = (&mut compositions, self.compositions.take()) {
+                counts.copy_from_slice(&tally.into_counts());
             }
             std::mem::take(&mut self.slots_wide)
         };

@@ -15,11 +15,11 @@ use std::time::Duration;
 
 use crate::engine::algorithms::{Algorithm, Card, Shuffle};
 use crate::engine::choice_table::{ChoiceTable, draw_entry, entry_deck, entry_rank};
-use crate::engine::counters::{count, prefetch};
+use crate::engine::counters::{ByteTally, count, prefetch};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
-use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, factorial, rank_array};
+use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank_array};
 use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 use crate::engine::shard::{BlockCoverage, block_count};
 
@@ -261,7 +261,7 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    let partial_tallies: Vec<PartialTally> =
+    let partial_tallies: Vec<PartialTally<N>> =
         run_reporting(spec.threads, queue, progress, &|| match table {
             Some(table) => tally_blocks_table::<B, N>(spec, sources, deals, queue, stop, table),
             None => tally_blocks::<B, S, N>(spec, sources, deals, queue, stop, &shuffle),
@@ -277,14 +277,7 @@ where
                 None => stream = Some(part),
             }
         }
-        if let Some(wide) = partial.wide {
-            for (total, count) in counts.iter_mut().zip(wide) {
-                *total += count;
-            }
-        }
-        for (total, count) in counts.iter_mut().zip(partial.narrow) {
-            *total += u64::from(count);
-        }
+        partial.tally.add_into(&mut counts);
         trials += partial.trials;
     }
     let tally = Tally {
@@ -395,15 +388,95 @@ pub(crate) fn run_reporting<T: Send>(
     })
 }
 
-/// One worker's tally. Each cell is `narrow[rank] + wide[rank]`: the worker counts in `u32`
-/// (half the memory traffic of `u64`, which matters once n! cells outgrow the caches) and adds
-/// its narrow counters into `wide` before any could overflow.
-struct PartialTally {
-    narrow: Vec<u32>,
-    wide: Option<Vec<u64>>,
+/// One worker's result: its tally of the orderings, the shuffles done and its deal-stream
+/// accumulator.
+struct PartialTally<const N: usize> {
+    tally: WorkerTally<N>,
     trials: u64,
     /// The worker's deal-stream accumulator, when asked for.
     stream: Option<DealStream>,
+}
+
+/// Decks from this size are tallied in bytes with a carry ([`ByteTally`]): 9! and 10! cells of
+/// `u32` (1.4 and 14.5 MB a worker) outgrow the L2 cache and, at 10 cards with two workers and
+/// the compositions beside them, the L3 cache; bytes take a quarter of that.
+const BYTE_TALLY_FROM_DECK: usize = 9;
+
+/// One worker's tally of the orderings of N cards: `u32` counters added into `u64` ones before
+/// any could overflow (the worker counts in `u32`, half the memory traffic of `u64`), or, from
+/// [`BYTE_TALLY_FROM_DECK`] cards, bytes with a carry.
+struct WorkerTally<const N: usize> {
+    narrow: Vec<u32>,
+    wide: Option<Vec<u64>>,
+    /// Shuffles tallied in `narrow` since it was last emptied: no counter can exceed this.
+    in_narrow: u64,
+    bytes: ByteTally,
+}
+
+impl<const N: usize> WorkerTally<N> {
+    fn new() -> Self {
+        let cells = factorial(N) as usize;
+        let in_bytes = N >= BYTE_TALLY_FROM_DECK;
+        WorkerTally {
+            narrow: vec![0; if in_bytes { 0 } else { cells }],
+            wide: None,
+            in_narrow: 0,
+            bytes: ByteTally::new(if in_bytes { cells } else { 0 }),
+        }
+    }
+
+    /// Make room for `length` more shuffles: widen the `u32` counters if they could overflow.
+    fn before_block(&mut self, length: u64) {
+        if self.in_narrow + length > u64::from(u32::MAX) {
+            let cells = self.narrow.len();
+            let wide = self.wide.get_or_insert_with(|| vec![0u64; cells]);
+            for (total, count) in wide.iter_mut().zip(self.narrow.iter_mut()) {
+                *total += u64::from(std::mem::take(count));
+            }
+            self.in_narrow = 0;
+        }
+    }
+
+    /// `length` shuffles were tallied.
+    fn after_block(&mut self, length: u64) {
+        self.in_narrow += length;
+    }
+
+    /// Count the ordering of rank `rank` (below N!).
+    #[inline(always)]
+    fn add(&mut self, rank: usize) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.add(rank);
+        } else {
+            count::<N>(&mut self.narrow, rank);
+        }
+    }
+
+    /// Prefetch the counter of `rank`.
+    #[inline(always)]
+    fn prefetch(&self, rank: usize) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.prefetch(rank);
+        } else {
+            prefetch(&self.narrow, rank);
+        }
+    }
+
+    /// Add the counts into `totals` (N! cells).
+    fn add_into(self, totals: &mut [u64]) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.add_into(totals);
+            return;
+        }
+        if let Some(wide) = self.wide {
+            for (total, count) in totals.iter_mut().zip(wide) {
+                *total += count;
+            }
+        }
+        for (total, count) in totals.iter_mut().zip(self.narrow) {
+            *total += u64::from(count);
+        }
+    }
 }
 
 /// Decks with more orderings than this have their counters prefetched: a tally of 8! `u32`
@@ -428,7 +501,7 @@ fn tally_blocks<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -456,7 +529,7 @@ unsafe fn tally_blocks_with_popcnt<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -472,7 +545,7 @@ fn tally_blocks_portable<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -511,7 +584,7 @@ fn tally_blocks_table<B, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     table: &ChoiceTable,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
 {
@@ -523,28 +596,25 @@ where
         deals,
         queue,
         stop,
-        |counts, part, source, stream| {
-            assert_eq!(counts.len() as u64, FACTORIALS[N]);
-            match stream {
-                Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
-                    for _ in 0..part {
-                        let rank = entry_rank(draw_entry(entries, paths, source));
-                        count::<N>(counts, rank);
-                        stream.push_rank(rank);
-                    }
+        |counts, part, source, stream| match stream {
+            Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
+                for _ in 0..part {
+                    let rank = entry_rank(draw_entry(entries, paths, source));
+                    counts.add(rank);
+                    stream.push_rank(rank);
                 }
-                Some(stream) => {
-                    for _ in 0..part {
-                        let entry = draw_entry(entries, paths, source);
-                        let rank = entry_rank(entry);
-                        count::<N>(counts, rank);
-                        stream.push(&entry_deck::<N>(entry), rank);
-                    }
+            }
+            Some(stream) => {
+                for _ in 0..part {
+                    let entry = draw_entry(entries, paths, source);
+                    let rank = entry_rank(entry);
+                    counts.add(rank);
+                    stream.push(&entry_deck::<N>(entry), rank);
                 }
-                None => {
-                    for _ in 0..part {
-                        count::<N>(counts, entry_rank(draw_entry(entries, paths, source)));
-                    }
+            }
+            None => {
+                for _ in 0..part {
+                    counts.add(entry_rank(draw_entry(entries, paths, source)));
                 }
             }
         },
@@ -561,16 +631,12 @@ fn work_blocks<B, const N: usize>(
     deals: Option<DealStreamOptions>,
     queue: &BlockQueue,
     stop: &AtomicBool,
-    mut tally_part: impl FnMut(&mut [u32], u64, &mut B::Source, &mut Option<FullStream<N>>),
-) -> PartialTally
+    mut tally_part: impl FnMut(&mut WorkerTally<N>, u64, &mut B::Source, &mut Option<FullStream<N>>),
+) -> PartialTally<N>
 where
     B: BlockSources,
 {
-    let cells = factorial(N) as usize;
-    let mut narrow = vec![0u32; cells];
-    let mut wide: Option<Vec<u64>> = None;
-    // Shuffles tallied in `narrow` since it was last emptied: no counter can exceed this.
-    let mut in_narrow: u64 = 0;
+    let mut tally = WorkerTally::<N>::new();
     let mut tallied = 0;
     let chunk = spec.chunk_trials();
     let mut stream = deals.map(FullStream::<N>::new);
@@ -578,24 +644,18 @@ where
         if let Some(stream) = &mut stream {
             stream.start_block(block, length);
         }
-        if in_narrow + length > u64::from(u32::MAX) {
-            let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
-            for (total, count) in wide.iter_mut().zip(narrow.iter_mut()) {
-                *total += u64::from(std::mem::take(count));
-            }
-            in_narrow = 0;
-        }
+        tally.before_block(length);
         let mut source = sources.for_block(spec.seed, block);
         let mut done = 0;
         while done < length {
             let part = chunk.min(length - done);
-            tally_part(&mut narrow, part, &mut source, &mut stream);
+            tally_part(&mut tally, part, &mut source, &mut stream);
             done += part;
             if done < length && stop.load(Ordering::Relaxed) {
                 break;
             }
         }
-        in_narrow += done;
+        tally.after_block(done);
         tallied += done;
         if let Some(stream) = &mut stream {
             stream.end_block(done, done == length);
@@ -603,8 +663,7 @@ where
         queue.finished(block, length, done);
     }
     PartialTally {
-        narrow,
-        wide,
+        tally,
         trials: tallied,
         stream: stream.map(FullStream::into_deal_stream),
     }
@@ -613,7 +672,7 @@ where
 /// Shuffle a fresh deck `length` times and count each ordering.
 #[inline(always)]
 fn tally_block<B, S, const N: usize>(
-    counts: &mut [u32],
+    counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
@@ -624,7 +683,6 @@ fn tally_block<B, S, const N: usize>(
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
         if B::Source::STARTS_SHUFFLES {
@@ -632,7 +690,7 @@ fn tally_block<B, S, const N: usize>(
         }
         shuffle(&mut deck, scratch, source);
         let rank = rank_array(&deck);
-        count::<N>(counts, rank);
+        counts.add(rank);
         if let Some(stream) = stream {
             stream.push(&deck, rank);
         }
@@ -644,7 +702,7 @@ fn tally_block<B, S, const N: usize>(
 /// counts are the same (addition commutes).
 #[inline(always)]
 fn tally_block_prefetched<B, S, const N: usize>(
-    counts: &mut [u32],
+    counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
@@ -655,7 +713,6 @@ fn tally_block_prefetched<B, S, const N: usize>(
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     let mut ranks = [0usize; PREFETCH_BATCH];
     let mut remaining = length as usize;
     while remaining > 0 {
@@ -667,14 +724,14 @@ fn tally_block_prefetched<B, S, const N: usize>(
             }
             shuffle(&mut deck, scratch, source);
             let rank = rank_array(&deck);
-            prefetch(counts, rank);
+            counts.prefetch(rank);
             if let Some(stream) = stream.as_mut() {
                 stream.push(&deck, rank);
             }
             *slot = rank;
         }
         for &rank in &ranks[..batch] {
-            count::<N>(counts, rank);
+            counts.add(rank);
         }
         remaining -= batch;
     }
