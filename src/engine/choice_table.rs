@@ -32,9 +32,14 @@ use crate::engine::permutation::rank;
 use crate::engine::random_source::{BlockRng, BlockSources, FastSource, RandomSource, RngKind};
 
 /// The largest number of paths a table is derived for: 2^16 entries of 8 bytes (512 KiB), half
-/// the per-core L2 cache of the machine measured (BENCHMARKS.md, "One draw per shuffle"). It
-/// covers Fisher–Yates up to 8 cards (40,320 paths), the naive shuffle up to 6 (46,656) and
-/// Sattolo's up to 9 (40,320).
+/// the per-core L2 cache of the machine measured. It covers Fisher–Yates up to 8 cards (40,320
+/// paths), the naive shuffle up to 6 (46,656) and Sattolo's up to 9 (40,320).
+///
+/// Measured (BENCHMARKS.md, "One draw per shuffle"): up to this bound the table beats drawing
+/// choice by choice with the deal-stream tests on or off (Fisher–Yates on 8 cards: 14.5 → 19
+/// M/s with them, 30 → 170–215 without); at 2^19 (Fisher–Yates on 9 cards, a 2.9 MB table in
+/// the L3 cache) it still wins without them (16 → 45–112) but loses with them (9.3 → 5.2), the
+/// default, so the bound stays at 2^16 (it must not depend on the flags: it decides the counts).
 pub const MAX_TABLE_PATHS: u64 = 1 << 16;
 
 /// The most choices a tabled shuffle may make.

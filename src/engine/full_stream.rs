@@ -3,8 +3,8 @@
 //! σ_{t+1}∘σ_t⁻¹), counted from each deck's rank at the pace of the simulation's hot loop.
 //!
 //! Every one of those counts is a function of the pair (rank_t, rank_{t+1}). So:
-//! - up to [`PAIR_TALLY_MAX_DECK`] cards the worker only tallies the pairs of ranks (n!² `u32`
-//!   counters: 2.3 KiB for 4 cards, 56 KiB for 5), and the matches, slots and compositions are
+//! - up to [`PAIR_TALLY_MAX_DECK`] cards the worker only tallies the pairs of ranks (n!² byte
+//!   counters with a carry: 576 bytes for 4 cards, 506 KiB for 6), and the matches, slots and compositions are
 //!   derived once at the end, from each pair of orderings that occurred and its count;
 //! - from 6 cards it counts per pair, on a deck of a size fixed at compile time: the slot table
 //!   in `u32` (n³ counters, 4 KiB at n = 10), the matches, and the composition's rank into n!
@@ -23,9 +23,9 @@ use crate::engine::counters::ByteTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
 use crate::engine::permutation::{FACTORIALS, rank, rank_array, unrank};
 
-/// The largest deck whose pairs of ranks are tallied whole (5!² = 14,400 `u32` counters, 56 KiB:
-/// within the L2 cache; 6!² would take 2 MiB).
-pub const PAIR_TALLY_MAX_DECK: usize = 5;
+/// The largest deck whose pairs of ranks are tallied whole, in bytes with a carry: 6!² = 518,400
+/// bytes, within the L2 cache (7!² would take 25 MB).
+pub const PAIR_TALLY_MAX_DECK: usize = 6;
 
 /// Composition tallies with more cells than this are prefetched (as the main tally's are).
 const PREFETCH_FROM_CELLS: u64 = 1 << 14;
@@ -49,8 +49,7 @@ pub struct FullStream<const N: usize> {
     stream: DealStream,
     compositions_on: bool,
     /// `pairs[a · N! + b]`: pairs of ranks (a, b) (decks up to [`PAIR_TALLY_MAX_DECK`]).
-    pairs: Vec<u32>,
-    pairs_wide: Vec<u64>,
+    pairs: ByteTally,
     /// `slots[s][a][b]` (decks from 6 cards).
     slots: Vec<[[u32; N]; N]>,
     slots_wide: Vec<u64>,
@@ -94,8 +93,7 @@ impl<const N: usize> FullStream<N> {
         FullStream {
             stream,
             compositions_on,
-            pairs: vec![0; if by_pairs { cells * cells } else { 0 }],
-            pairs_wide: Vec::new(),
+            pairs: ByteTally::new(if by_pairs { cells * cells } else { 0 }),
             slots: vec![[[0; N]; N]; if by_pairs { 0 } else { N }],
             slots_wide: Vec::new(),
             matches: [0; 16],
@@ -157,7 +155,8 @@ impl<const N: usize> FullStream<N> {
     pub fn push_rank(&mut self, rank: usize) {
         debug_assert!(N <= PAIR_TALLY_MAX_DECK && rank < FACTORIALS[N] as usize);
         if self.has_previous {
-            self.pairs[self.previous_rank * FACTORIALS[N] as usize + rank] += 1;
+            self.pairs
+                .add(self.previous_rank * FACTORIALS[N] as usize + rank);
         } else {
             self.first(rank);
         }
@@ -231,7 +230,6 @@ impl<const N: usize> FullStream<N> {
             }
         }
         self.count_pending();
-        add(&mut self.pairs_wide, &mut self.pairs);
         add(
             &mut self.slots_wide,
             self.slots.as_flattened_mut().as_flattened_mut(),
@@ -254,7 +252,8 @@ impl<const N: usize> FullStream<N> {
             let mut slots = vec![0u64; n * n * n];
             let mut slot_of = vec![0usize; n];
             let mut composition: Vec<Card> = vec![0; n];
-            for (cell, &pairs) in self.pairs_wide.iter().enumerate() {
+            let pair_counts = std::mem::replace(&mut self.pairs, ByteTally::new(0)).into_counts();
+            for (cell, &pairs) in pair_counts.iter().enumerate() {
                 if pairs == 0 {
                     continue;
                 }
@@ -396,8 +395,8 @@ mod tests {
 
     #[test]
     fn counters_pass_the_32_bit_range_by_widening() {
-        let mut fast = FullStream::<6>::new(options(6));
-        let deck: [Card; 6] = [1, 0, 2, 3, 5, 4];
+        let mut fast = FullStream::<7>::new(options(7));
+        let deck: [Card; 7] = [1, 0, 2, 3, 5, 4, 6];
         fast.start_block(0, 10);
         for _ in 0..10 {
             fast.push(&deck, rank_array(&deck));
@@ -411,7 +410,7 @@ mod tests {
         fast.end_block(1, true);
         let tally = fast.into_deal_stream().finish();
         assert_eq!(tally.pairs, 10);
-        assert_eq!(tally.matches[6], 10);
+        assert_eq!(tally.matches[7], 10);
         assert_eq!(tally.compositions.unwrap()[0], 10);
     }
 }
