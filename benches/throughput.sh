@@ -14,6 +14,8 @@
 # Usage: benches/throughput.sh            (from the repository root)
 #        RUNS=5 benches/throughput.sh
 #        SECTIONS=reference benches/throughput.sh   (only the side-by-side section)
+#        BASE_BIN=/path/to/older/shuffle-bias SECTIONS=reference benches/throughput.sh
+#            (adds that binary, default flags, to the side-by-side section: before and after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -39,11 +41,12 @@ median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) f
 echo "side by side (issue #16): run fisher-yates (default flags, deal-stream tests on) vs the"
 echo "reference loop (ChaCha8, random_range, byte array, Lehmer rank, u64 tally), 2 threads,"
 echo "alternating, median of $RUNS each"
-printf '%-6s %-8s %-16s %-16s %-16s %s\n' deck trials "tool M/s" "no-deal M/s" "reference M/s" "ratio tool/ref"
+BASE_BIN=${BASE_BIN:-}
+printf '%-6s %-8s %-12s %-12s %-12s %-14s %s\n' deck trials "tool M/s" "no-deal M/s" "base M/s" "reference M/s" "ratio tool/ref"
 declare -A SIDE_TRIALS=([4]=400M [10]=40M)
 declare -A SIDE_COUNT=([4]=400000000 [10]=40000000)
 for n in 4 10; do
-    tool=() plain=() ref=()
+    tool=() plain=() ref=() base=(0)
     for _ in $(seq "$RUNS"); do
         tool+=("$("$BIN" run fisher-yates -n "$n" -t "${SIDE_TRIALS[$n]}" --threads 2 --seed 1 \
             --quiet --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
@@ -51,11 +54,18 @@ for n in 4 10; do
             --quiet --no-deal-tests --format json |
             python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
         ref+=("$("$REFERENCE" "$n" "${SIDE_COUNT[$n]}" 2 | awk '/^shuffles_per_second/ {print $2}')")
+        if [ -n "$BASE_BIN" ]; then
+            base+=("$("$BASE_BIN" run fisher-yates -n "$n" -t "${SIDE_TRIALS[$n]}" --threads 2 \
+                --seed 1 --quiet --format json |
+                python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
+        fi
     done
     t=$(median "${tool[@]}") p=$(median "${plain[@]}") r=$(median "${ref[@]}")
-    printf '%-6s %-8s %-16.1f %-16.1f %-16.1f %.2f\n' "$n" "${SIDE_TRIALS[$n]}" \
+    b=$( [ -n "$BASE_BIN" ] && median "${base[@]:1}" || echo 0)
+    printf '%-6s %-8s %-12.1f %-12.1f %-12.1f %-14.1f %.2f\n' "$n" "${SIDE_TRIALS[$n]}" \
         "$(python3 -c "print($t / 1e6)")" "$(python3 -c "print($p / 1e6)")" \
-        "$(python3 -c "print($r / 1e6)")" "$(python3 -c "print($t / $r)")"
+        "$(python3 -c "print($b / 1e6)")" "$(python3 -c "print($r / 1e6)")" \
+        "$(python3 -c "print($t / $r)")"
 done
 echo "load average after the side-by-side section: $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$SECTIONS" = reference ]; then
