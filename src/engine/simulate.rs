@@ -6,6 +6,11 @@
 //! identical whatever the number of threads. The hot loop is monomorphised per algorithm and per
 //! generator and allocates nothing. The engine never prints: it reports progress through a
 //! callback and can be stopped between blocks through a flag.
+//!
+//! On the default source, a shuffle with a choice table ([`crate::engine::choice_table`]) is one
+//! bounded draw and a look-up instead of the algorithm's choices one by one; and with the
+//! deal-stream tests on, each worker counts the consecutive pairs from the ranks
+//! ([`crate::engine::full_stream`]).
 
 use std::ops::Range;
 use std::sync::Mutex;
