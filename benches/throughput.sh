@@ -7,17 +7,70 @@
 # parsing, the exact law, the statistics); each figure is the best of RUNS runs (default 3).
 # hyperfine, if installed, additionally times whole runs (start-up included).
 #
+# The first section sets the tool (whole `run`, default flags: deal-stream tests on) beside the
+# hand-written reference loop of issue #16 (benches/reference_small.rs), one after the other in
+# the same run, for n = 4 and n = 10 on 2 threads, and prints the ratio of the medians.
+#
 # Usage: benches/throughput.sh            (from the repository root)
 #        RUNS=5 benches/throughput.sh
+#        SECTIONS=reference benches/throughput.sh   (only the side-by-side section)
+#        BASE_BIN=/path/to/older/shuffle-bias SECTIONS=reference benches/throughput.sh
+#            (adds that binary, default flags, to the side-by-side section: before and after)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
 BIN=./target/release/shuffle-bias
 
+SECTIONS=${SECTIONS:-all}
+
 cargo build --release --quiet
+cargo bench --bench reference_small --no-run --quiet 2>/dev/null
+REFERENCE=$(cargo bench --bench reference_small --no-run --message-format=json 2>/dev/null |
+    python3 -c 'import json,sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("executable") and m.get("target", {}).get("name") == "reference_small":
+        print(m["executable"])')
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+median() { python3 -c 'import statistics,sys; print(statistics.median(float(x) for x in sys.argv[1:]))' "$@"; }
+
+echo "side by side (issue #16): run fisher-yates (default flags, deal-stream tests on) vs the"
+echo "reference loop (ChaCha8, random_range, byte array, Lehmer rank, u64 tally), 2 threads,"
+echo "alternating, median of $RUNS each"
+BASE_BIN=${BASE_BIN:-}
+printf '%-6s %-8s %-12s %-12s %-12s %-14s %s\n' deck trials "tool M/s" "no-deal M/s" "base M/s" "reference M/s" "ratio tool/ref"
+declare -A SIDE_TRIALS=([4]=400M [10]=40M)
+declare -A SIDE_COUNT=([4]=400000000 [10]=40000000)
+for n in 4 10; do
+    tool=() plain=() ref=() base=(0)
+    for _ in $(seq "$RUNS"); do
+        tool+=("$("$BIN" run fisher-yates -n "$n" -t "${SIDE_TRIALS[$n]}" --threads 2 --seed 1 \
+            --quiet --format json | python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
+        plain+=("$("$BIN" run fisher-yates -n "$n" -t "${SIDE_TRIALS[$n]}" --threads 2 --seed 1 \
+            --quiet --no-deal-tests --format json |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
+        ref+=("$("$REFERENCE" "$n" "${SIDE_COUNT[$n]}" 2 | awk '/^shuffles_per_second/ {print $2}')")
+        if [ -n "$BASE_BIN" ]; then
+            base+=("$("$BASE_BIN" run fisher-yates -n "$n" -t "${SIDE_TRIALS[$n]}" --threads 2 \
+                --seed 1 --quiet --format json |
+                python3 -c 'import json,sys; print(json.load(sys.stdin)["shuffles_per_second"])')")
+        fi
+    done
+    t=$(median "${tool[@]}") p=$(median "${plain[@]}") r=$(median "${ref[@]}")
+    b=$( [ -n "$BASE_BIN" ] && median "${base[@]:1}" || echo 0)
+    printf '%-6s %-8s %-12.1f %-12.1f %-12.1f %-14.1f %.2f\n' "$n" "${SIDE_TRIALS[$n]}" \
+        "$(python3 -c "print($t / 1e6)")" "$(python3 -c "print($p / 1e6)")" \
+        "$(python3 -c "print($b / 1e6)")" "$(python3 -c "print($r / 1e6)")" \
+        "$(python3 -c "print($t / $r)")"
+done
+echo "load average after the side-by-side section: $(cut -d' ' -f1-3 /proc/loadavg)"
+if [ "$SECTIONS" = reference ]; then
+    exit 0
+fi
 echo
 
 # trials per deck size: long enough that start-up is a small part of the wall time

@@ -559,6 +559,74 @@ fn sort_fingerprints(list: &mut [u128]) {
     list.sort_unstable();
 }
 
+/// Counts made elsewhere: full mode counts its pairs from the ranks of the decks
+/// ([`crate::engine::full_stream`]) and hands them over here, with each block's first and last
+/// deal so that [`DealStream::finish`] pairs the seams as for deals fed one by one.
+impl DealStream {
+    /// Add `pairs` consecutive pairs counted elsewhere: `matches[m]` pairs with m matching slots,
+    /// the slot table `slots` (laid out as [`DealStreamTally::slots`]) and, when this stream counts
+    /// them, the compositions by rank.
+    pub fn add_counted_pairs(
+        &mut self,
+        pairs: u64,
+        matches: &[u64],
+        slots: &[u64],
+        compositions: Option<&[u64]>,
+    ) {
+        assert_eq!(
+            matches.len(),
+            self.matches.len(),
+            "matches of another deal size"
+        );
+        assert_eq!(slots.len(), self.slots.len(), "slot table of another shape");
+        self.pairs += pairs;
+        for (total, count) in self.matches.iter_mut().zip(matches) {
+            *total += count;
+        }
+        for (total, count) in self.slots.iter_mut().zip(slots) {
+            *total += count;
+        }
+        if let (Some(totals), Some(counts)) = (&mut self.compositions, compositions) {
+            assert_eq!(
+                totals.len(),
+                counts.len(),
+                "compositions of another deck size"
+            );
+            for (total, count) in totals.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+    }
+
+    /// Record block `block` whose `deals` deals were counted elsewhere (its pairs through
+    /// [`DealStream::add_counted_pairs`]): its first and last deal, for the seams, and whether it
+    /// was complete. Nothing is recorded for an empty block.
+    pub fn add_counted_block(
+        &mut self,
+        block: u64,
+        first: &[Card],
+        last: &[Card],
+        deals: u64,
+        complete: bool,
+    ) {
+        if deals == 0 {
+            return;
+        }
+        self.deals += deals;
+        self.seams.push(Seam {
+            block,
+            first: first.to_vec(),
+            last: last.to_vec(),
+            complete,
+        });
+    }
+
+    /// Whether this stream counts the compositions σ_{t+1}∘σ_t⁻¹.
+    pub fn counts_compositions(&self) -> bool {
+        self.compositions.is_some()
+    }
+}
+
 /// A 64-bit multiply–xorshift step.
 #[inline(always)]
 fn mix(x: u64, multiplier: u64) -> u64 {

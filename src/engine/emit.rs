@@ -10,7 +10,8 @@ use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
-use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
+use crate::engine::choice_table::dispatch_run;
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor};
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 
@@ -69,7 +70,9 @@ pub fn emit_permutations_from(
         }
     }
     let mut writer = io::BufWriter::with_capacity(1 << 20, out);
-    let complete = dispatch(
+    let complete = dispatch_run(
+        spec.shuffle,
+        spec.deck,
         source,
         Emit {
             spec,

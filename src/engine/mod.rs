@@ -2,9 +2,12 @@
 //! and the simulations that fill them. It never sees the command line and never prints.
 
 pub mod algorithms;
+pub mod choice_table;
+pub mod counters;
 pub mod deal;
 pub mod deal_stream;
 pub mod emit;
+pub mod full_stream;
 pub mod generators;
 pub mod mapped_source;
 pub mod mapping;

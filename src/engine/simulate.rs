@@ -6,6 +6,11 @@
 //! identical whatever the number of threads. The hot loop is monomorphised per algorithm and per
 //! generator and allocates nothing. The engine never prints: it reports progress through a
 //! callback and can be stopped between blocks through a flag.
+//!
+//! On the default source, a shuffle with a choice table ([`crate::engine::choice_table`]) is one
+//! bounded draw and a look-up instead of the algorithm's choices one by one; and with the
+//! deal-stream tests on, each worker counts the consecutive pairs from the ranks
+//! ([`crate::engine::full_stream`]).
 
 use std::ops::Range;
 use std::sync::Mutex;
@@ -14,11 +19,12 @@ use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 use crate::engine::algorithms::{Algorithm, Card, Shuffle};
+use crate::engine::choice_table::{ChoiceTable, draw_entry, entry_deck, entry_rank};
+use crate::engine::counters::{ByteTally, count, prefetch};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
+use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
-use crate::engine::permutation::{
-    FACTORIALS, MAX_FULL_DECK, TABLE_RANK_MAX_DECK, factorial, rank_array,
-};
+use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank_array};
 use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 use crate::engine::shard::{BlockCoverage, block_count};
 
@@ -123,6 +129,7 @@ pub fn simulate_blocks_deals_from(
 ) -> (Tally, BlockCoverage, Option<DealStreamTally>) {
     struct Full<'a> {
         spec: &'a SimulationSpec,
+        table: Option<&'a ChoiceTable>,
         queue: &'a BlockQueue,
         deals: Option<DealStreamOptions>,
         stop: &'a AtomicBool,
@@ -134,6 +141,7 @@ pub fn simulate_blocks_deals_from(
             simulate_with(
                 self.spec,
                 sources,
+                self.table,
                 self.queue,
                 self.deals,
                 self.stop,
@@ -142,10 +150,12 @@ pub fn simulate_blocks_deals_from(
         }
     }
     let queue = BlockQueue::range(spec.trials, blocks);
+    let table = ChoiceTable::for_run(spec.shuffle, spec.deck, source);
     let (tally, deals) = dispatch(
         source,
         Full {
             spec,
+            table: table.as_ref(),
             queue: &queue,
             deals,
             stop,
@@ -165,16 +175,19 @@ pub fn simulate_blocks_deals_from(
 fn simulate_with<B: BlockSources>(
     spec: &SimulationSpec,
     sources: &B,
+    table: Option<&ChoiceTable>,
     queue: &BlockQueue,
     deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> (Tally, Option<DealStreamTally>) {
     let shuffle = spec.shuffle;
-    if shuffle.passes != 1 {
+    if shuffle.passes != 1 || table.is_some() {
+        // The one-draw path never calls the shuffle (its table came from it): one loop serves.
         return run_workers::<B, _>(
             spec,
             sources,
+            table,
             queue,
             deals,
             stop,
@@ -187,7 +200,7 @@ fn simulate_with<B: BlockSources>(
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
                     let cut = shuffle.cut_probability;
-                    run_workers::<B, _>(spec, sources, queue, deals, stop, progress, move |deck, scratch, source| {
+                    run_workers::<B, _>(spec, sources, None, queue, deals, stop, progress, move |deck, scratch, source| {
                         Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
                     })
                 })*
@@ -210,9 +223,13 @@ fn simulate_with<B: BlockSources>(
 
 /// Dispatch once on the deck size, so that each worker loop works on a fixed-size array: the
 /// compiler then unrolls the shuffle, the rank and the deck reset completely.
+// The arguments are the run's pieces, passed down unchanged; bundling them is left for the
+// single options struct the simulation's entry points are meant to get.
+#[allow(clippy::too_many_arguments)]
 fn run_workers<B, S>(
     spec: &SimulationSpec,
     sources: &B,
+    table: Option<&ChoiceTable>,
     queue: &BlockQueue,
     deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
@@ -224,23 +241,27 @@ where
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
     match spec.deck {
-        2 => run_sized::<B, S, 2>(spec, sources, queue, deals, stop, progress, shuffle),
-        3 => run_sized::<B, S, 3>(spec, sources, queue, deals, stop, progress, shuffle),
-        4 => run_sized::<B, S, 4>(spec, sources, queue, deals, stop, progress, shuffle),
-        5 => run_sized::<B, S, 5>(spec, sources, queue, deals, stop, progress, shuffle),
-        6 => run_sized::<B, S, 6>(spec, sources, queue, deals, stop, progress, shuffle),
-        7 => run_sized::<B, S, 7>(spec, sources, queue, deals, stop, progress, shuffle),
-        8 => run_sized::<B, S, 8>(spec, sources, queue, deals, stop, progress, shuffle),
-        9 => run_sized::<B, S, 9>(spec, sources, queue, deals, stop, progress, shuffle),
-        10 => run_sized::<B, S, 10>(spec, sources, queue, deals, stop, progress, shuffle),
-        11 => run_sized::<B, S, 11>(spec, sources, queue, deals, stop, progress, shuffle),
+        2 => run_sized::<B, S, 2>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        3 => run_sized::<B, S, 3>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        4 => run_sized::<B, S, 4>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        5 => run_sized::<B, S, 5>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        6 => run_sized::<B, S, 6>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        7 => run_sized::<B, S, 7>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        8 => run_sized::<B, S, 8>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        9 => run_sized::<B, S, 9>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        10 => run_sized::<B, S, 10>(spec, sources, table, queue, deals, stop, progress, shuffle),
+        11 => run_sized::<B, S, 11>(spec, sources, table, queue, deals, stop, progress, shuffle),
         n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
     }
 }
 
+// The arguments are the run's pieces, passed down unchanged; bundling them is left for the
+// single options struct the simulation's entry points are meant to get.
+#[allow(clippy::too_many_arguments)]
 fn run_sized<B, S, const N: usize>(
     spec: &SimulationSpec,
     sources: &B,
+    table: Option<&ChoiceTable>,
     queue: &BlockQueue,
     deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
@@ -251,9 +272,11 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    let partial_tallies: Vec<PartialTally> = run_reporting(spec.threads, queue, progress, &|| {
-        tally_blocks::<B, S, N>(spec, sources, deals, queue, stop, &shuffle)
-    });
+    let partial_tallies: Vec<PartialTally<N>> =
+        run_reporting(spec.threads, queue, progress, &|| match table {
+            Some(table) => tally_blocks_table::<B, N>(spec, sources, deals, queue, stop, table),
+            None => tally_blocks::<B, S, N>(spec, sources, deals, queue, stop, &shuffle),
+        });
 
     let mut counts = vec![0u64; factorial(N) as usize];
     let mut trials = 0;
@@ -265,14 +288,7 @@ where
                 None => stream = Some(part),
             }
         }
-        if let Some(wide) = partial.wide {
-            for (total, count) in counts.iter_mut().zip(wide) {
-                *total += count;
-            }
-        }
-        for (total, count) in counts.iter_mut().zip(partial.narrow) {
-            *total += u64::from(count);
-        }
+        partial.tally.add_into(&mut counts);
         trials += partial.trials;
     }
     let tally = Tally {
@@ -383,15 +399,95 @@ pub(crate) fn run_reporting<T: Send>(
     })
 }
 
-/// One worker's tally. Each cell is `narrow[rank] + wide[rank]`: the worker counts in `u32`
-/// (half the memory traffic of `u64`, which matters once n! cells outgrow the caches) and adds
-/// its narrow counters into `wide` before any could overflow.
-struct PartialTally {
-    narrow: Vec<u32>,
-    wide: Option<Vec<u64>>,
+/// One worker's result: its tally of the orderings, the shuffles done and its deal-stream
+/// accumulator.
+struct PartialTally<const N: usize> {
+    tally: WorkerTally<N>,
     trials: u64,
     /// The worker's deal-stream accumulator, when asked for.
     stream: Option<DealStream>,
+}
+
+/// Decks from this size are tallied in bytes with a carry ([`ByteTally`]): 9! and 10! cells of
+/// `u32` (1.4 and 14.5 MB a worker) outgrow the L2 cache and, at 10 cards with two workers and
+/// the compositions beside them, the L3 cache; bytes take a quarter of that.
+const BYTE_TALLY_FROM_DECK: usize = 9;
+
+/// One worker's tally of the orderings of N cards: `u32` counters added into `u64` ones before
+/// any could overflow (the worker counts in `u32`, half the memory traffic of `u64`), or, from
+/// [`BYTE_TALLY_FROM_DECK`] cards, bytes with a carry.
+struct WorkerTally<const N: usize> {
+    narrow: Vec<u32>,
+    wide: Option<Vec<u64>>,
+    /// Shuffles tallied in `narrow` since it was last emptied: no counter can exceed this.
+    in_narrow: u64,
+    bytes: ByteTally,
+}
+
+impl<const N: usize> WorkerTally<N> {
+    fn new() -> Self {
+        let cells = factorial(N) as usize;
+        let in_bytes = N >= BYTE_TALLY_FROM_DECK;
+        WorkerTally {
+            narrow: vec![0; if in_bytes { 0 } else { cells }],
+            wide: None,
+            in_narrow: 0,
+            bytes: ByteTally::new(if in_bytes { cells } else { 0 }),
+        }
+    }
+
+    /// Make room for `length` more shuffles: widen the `u32` counters if they could overflow.
+    fn before_block(&mut self, length: u64) {
+        if self.in_narrow + length > u64::from(u32::MAX) {
+            let cells = self.narrow.len();
+            let wide = self.wide.get_or_insert_with(|| vec![0u64; cells]);
+            for (total, count) in wide.iter_mut().zip(self.narrow.iter_mut()) {
+                *total += u64::from(std::mem::take(count));
+            }
+            self.in_narrow = 0;
+        }
+    }
+
+    /// `length` shuffles were tallied.
+    fn after_block(&mut self, length: u64) {
+        self.in_narrow += length;
+    }
+
+    /// Count the ordering of rank `rank` (below N!).
+    #[inline(always)]
+    fn add(&mut self, rank: usize) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.add(rank);
+        } else {
+            count::<N>(&mut self.narrow, rank);
+        }
+    }
+
+    /// Prefetch the counter of `rank`.
+    #[inline(always)]
+    fn prefetch(&self, rank: usize) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.prefetch(rank);
+        } else {
+            prefetch(&self.narrow, rank);
+        }
+    }
+
+    /// Add the counts into `totals` (N! cells).
+    fn add_into(self, totals: &mut [u64]) {
+        if N >= BYTE_TALLY_FROM_DECK {
+            self.bytes.add_into(totals);
+            return;
+        }
+        if let Some(wide) = self.wide {
+            for (total, count) in totals.iter_mut().zip(wide) {
+                *total += count;
+            }
+        }
+        for (total, count) in totals.iter_mut().zip(self.narrow) {
+            *total += u64::from(count);
+        }
+    }
 }
 
 /// Decks with more orderings than this have their counters prefetched: a tally of 8! `u32`
@@ -416,7 +512,7 @@ fn tally_blocks<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -444,7 +540,7 @@ unsafe fn tally_blocks_with_popcnt<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -460,116 +556,155 @@ fn tally_blocks_portable<B, S, const N: usize>(
     queue: &BlockQueue,
     stop: &AtomicBool,
     shuffle: &S,
-) -> PartialTally
+) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    let cells = factorial(N) as usize;
-    let mut narrow = vec![0u32; cells];
-    let mut wide: Option<Vec<u64>> = None;
-    // Shuffles tallied in `narrow` since it was last emptied: no counter can exceed this.
-    let mut in_narrow: u64 = 0;
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
-    let mut tallied = 0;
     let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
-    let chunk = spec.chunk_trials();
-    let mut stream = deals.map(DealStream::new);
-    while let Some((block, length)) = queue.take(stop) {
-        if let Some(stream) = &mut stream {
-            stream.start_block(block);
-        }
-        if in_narrow + length > u64::from(u32::MAX) {
-            let wide = wide.get_or_insert_with(|| vec![0u64; cells]);
-            for (total, count) in wide.iter_mut().zip(narrow.iter_mut()) {
-                *total += u64::from(std::mem::take(count));
-            }
-            in_narrow = 0;
-        }
-        let mut source = sources.for_block(spec.seed, block);
-        // A block is done in chunks with a look at `stop` between them; after a stop the
-        // shuffles of the chunks done are kept.
-        let mut done = 0;
-        while done < length {
-            let part = chunk.min(length - done);
+    work_blocks::<B, N>(
+        spec,
+        sources,
+        deals,
+        queue,
+        stop,
+        |counts, part, source, stream| {
             if prefetch {
                 tally_block_prefetched::<B, S, N>(
-                    &mut narrow,
+                    counts,
                     part,
-                    &mut source,
+                    source,
                     &mut scratch,
-                    &mut stream,
+                    stream,
                     shuffle,
                 );
             } else {
-                tally_block::<B, S, N>(
-                    &mut narrow,
-                    part,
-                    &mut source,
-                    &mut scratch,
-                    &mut stream,
-                    shuffle,
-                );
+                tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
             }
+        },
+    )
+}
+
+/// One worker of the one-draw path ([`crate::engine::choice_table`]): each shuffle is one draw
+/// below P and a look-up in the table.
+fn tally_blocks_table<B, const N: usize>(
+    spec: &SimulationSpec,
+    sources: &B,
+    deals: Option<DealStreamOptions>,
+    queue: &BlockQueue,
+    stop: &AtomicBool,
+    table: &ChoiceTable,
+) -> PartialTally<N>
+where
+    B: BlockSources,
+{
+    assert_eq!(table.deck(), N);
+    let (entries, paths) = (table.entries(), table.paths());
+    work_blocks::<B, N>(
+        spec,
+        sources,
+        deals,
+        queue,
+        stop,
+        |counts, part, source, stream| match stream {
+            Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
+                for _ in 0..part {
+                    let rank = entry_rank(draw_entry(entries, paths, source));
+                    counts.add(rank);
+                    stream.push_rank(rank);
+                }
+            }
+            Some(stream) => {
+                for _ in 0..part {
+                    let entry = draw_entry(entries, paths, source);
+                    let rank = entry_rank(entry);
+                    counts.add(rank);
+                    stream.push(&entry_deck::<N>(entry), rank);
+                }
+            }
+            None => {
+                for _ in 0..part {
+                    counts.add(entry_rank(draw_entry(entries, paths, source)));
+                }
+            }
+        },
+    )
+}
+
+/// The block loop of a worker: take blocks until none are left (or `stop` is set), and have
+/// `tally_part(counts, shuffles, source, stream)` tally each block in chunks, with a look at
+/// `stop` between them (after a stop the shuffles of the chunks done are kept).
+#[inline(always)]
+fn work_blocks<B, const N: usize>(
+    spec: &SimulationSpec,
+    sources: &B,
+    deals: Option<DealStreamOptions>,
+    queue: &BlockQueue,
+    stop: &AtomicBool,
+    mut tally_part: impl FnMut(&mut WorkerTally<N>, u64, &mut B::Source, &mut Option<FullStream<N>>),
+) -> PartialTally<N>
+where
+    B: BlockSources,
+{
+    let mut tally = WorkerTally::<N>::new();
+    let mut tallied = 0;
+    let chunk = spec.chunk_trials();
+    let mut stream = deals.map(FullStream::<N>::new);
+    while let Some((block, length)) = queue.take(stop) {
+        if let Some(stream) = &mut stream {
+            stream.start_block(block, length);
+        }
+        tally.before_block(length);
+        let mut source = sources.for_block(spec.seed, block);
+        let mut done = 0;
+        while done < length {
+            let part = chunk.min(length - done);
+            tally_part(&mut tally, part, &mut source, &mut stream);
             done += part;
             if done < length && stop.load(Ordering::Relaxed) {
                 break;
             }
         }
-        in_narrow += done;
+        tally.after_block(done);
         tallied += done;
         if let Some(stream) = &mut stream {
-            stream.end_block(done == length);
+            stream.end_block(done, done == length);
         }
         queue.finished(block, length, done);
     }
     PartialTally {
-        narrow,
-        wide,
+        tally,
         trials: tallied,
-        stream,
+        stream: stream.map(FullStream::into_deal_stream),
     }
 }
 
 /// Shuffle a fresh deck `length` times and count each ordering.
 #[inline(always)]
 fn tally_block<B, S, const N: usize>(
-    counts: &mut [u32],
+    counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
-    stream: &mut Option<DealStream>,
+    stream: &mut Option<FullStream<N>>,
     shuffle: &S,
 ) where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     for _ in 0..length {
         let mut deck = identity;
         if B::Source::STARTS_SHUFFLES {
             source.start_shuffle();
         }
         shuffle(&mut deck, scratch, source);
-        count::<N>(counts, rank_array(&deck));
+        let rank = rank_array(&deck);
+        counts.add(rank);
         if let Some(stream) = stream {
-            stream.add(&deck);
+            stream.push(&deck, rank);
         }
-    }
-}
-
-/// Add one to `counts[rank]`, where `counts` has N! cells (checked once per block by the caller)
-/// and `rank` comes from [`rank_array`] for the same N.
-#[inline(always)]
-fn count<const N: usize>(counts: &mut [u32], rank: usize) {
-    debug_assert!(counts.len() as u64 == FACTORIALS[N] && rank < counts.len());
-    if N <= TABLE_RANK_MAX_DECK {
-        // SAFETY: `counts` has N! cells, and up to TABLE_RANK_MAX_DECK cards `rank_array` is below
-        // N! for every deck, a permutation or not (its tables are bounded; a unit test checks it).
-        unsafe { *counts.get_unchecked_mut(rank) += 1 };
-    } else {
-        counts[rank] += 1;
     }
 }
 
@@ -578,18 +713,17 @@ fn count<const N: usize>(counts: &mut [u32], rank: usize) {
 /// counts are the same (addition commutes).
 #[inline(always)]
 fn tally_block_prefetched<B, S, const N: usize>(
-    counts: &mut [u32],
+    counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
     scratch: &mut [Card; N],
-    stream: &mut Option<DealStream>,
+    stream: &mut Option<FullStream<N>>,
     shuffle: &S,
 ) where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    assert_eq!(counts.len() as u64, FACTORIALS[N]);
     let mut ranks = [0usize; PREFETCH_BATCH];
     let mut remaining = length as usize;
     while remaining > 0 {
@@ -600,32 +734,18 @@ fn tally_block_prefetched<B, S, const N: usize>(
                 source.start_shuffle();
             }
             shuffle(&mut deck, scratch, source);
-            if let Some(stream) = stream.as_mut() {
-                stream.add(&deck);
-            }
             let rank = rank_array(&deck);
-            prefetch(counts, rank);
+            counts.prefetch(rank);
+            if let Some(stream) = stream.as_mut() {
+                stream.push(&deck, rank);
+            }
             *slot = rank;
         }
         for &rank in &ranks[..batch] {
-            count::<N>(counts, rank);
+            counts.add(rank);
         }
         remaining -= batch;
     }
-}
-
-/// Ask the CPU to bring `counts[index]` into the cache (a hint: no effect on the result).
-#[inline(always)]
-fn prefetch(counts: &[u32], index: usize) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        // SAFETY: every x86-64 CPU has SSE, the feature `_mm_prefetch` needs; a prefetch never
-        // faults, even on an address outside `counts` (which `wrapping_add` may produce).
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(counts.as_ptr().wrapping_add(index).cast::<i8>()) };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (counts, index);
 }
 
 #[cfg(test)]
@@ -647,17 +767,52 @@ mod tests {
     fn the_assembled_source_for_chacha8_and_lemire_tallies_what_the_fast_path_tallies() {
         // The fast path and MappedSource draw the same integers from ChaCha8 by Lemire's method
         // (coins differ: the fast path spends one bit per coin), so algorithms that only draw
-        // integers give identical counts either way.
+        // integers give identical counts either way — on 10 cards, where none of these has a
+        // choice table (with one, the run makes one draw per shuffle instead).
         let stop = AtomicBool::new(false);
         let source = SourceSpec::chacha(RngKind::Chacha8);
         for algorithm in [Algorithm::FisherYates, Algorithm::Naive, Algorithm::Sattolo] {
             let spec = SimulationSpec {
                 shuffle: algorithm.into(),
+                deck: 10,
                 ..spec(2)
             };
             let fast = simulate(&spec, &stop, &mut |_| {});
             let assembled = simulate_from(&spec, &source, &stop, &mut |_| {});
             assert_eq!(fast, assembled, "{}", algorithm.name());
+        }
+    }
+
+    #[test]
+    fn the_one_draw_path_tallies_the_decks_the_algorithm_makes_from_the_same_draws() {
+        // The table path and the algorithm's own code driven by the one-draw source (which the
+        // plain loops use) must make the same decks from the same words.
+        use crate::engine::choice_table::ChoiceTable;
+        let stop = AtomicBool::new(false);
+        for (algorithm, deck) in [
+            (Algorithm::FisherYates, 4),
+            (Algorithm::Naive, 5),
+            (Algorithm::Sattolo, 8),
+            (Algorithm::FisherYatesForward, 6),
+        ] {
+            let spec = SimulationSpec {
+                shuffle: algorithm.into(),
+                deck,
+                ..spec(2)
+            };
+            let table = ChoiceTable::derive(spec.shuffle, deck).unwrap();
+            let fast = simulate(&spec, &stop, &mut |_| {});
+            let queue = BlockQueue::range(spec.trials, 0..block_count(spec.trials));
+            let (plain, _) = simulate_with(
+                &spec,
+                &table.sources(),
+                None,
+                &queue,
+                None,
+                &stop,
+                &mut |_| {},
+            );
+            assert_eq!(fast, plain, "{} on {deck}", algorithm.name());
         }
     }
 

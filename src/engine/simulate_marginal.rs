@@ -14,8 +14,9 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
+use crate::engine::choice_table::dispatch_run;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
-use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor};
 use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::shard::{BlockCoverage, block_count};
@@ -106,7 +107,9 @@ pub fn simulate_marginal_blocks_deals_from(
         }
     }
     let queue = BlockQueue::range(spec.trials, blocks);
-    let (tally, deals) = dispatch(
+    let (tally, deals) = dispatch_run(
+        spec.shuffle,
+        spec.deck,
         source,
         Marginal {
             spec,

@@ -3,7 +3,8 @@
 //!
 //! The shuffles are exactly those [`crate::engine::simulate::simulate_from`] tallies and
 //! [`crate::engine::emit::emit_permutations_from`] writes: the same algorithm code, the same
-//! per-block sources from [`dispatch`]. Worker threads shuffle whole blocks (worker w takes
+//! per-block sources from [`dispatch_run`] (the one-draw sources of
+//! [`crate::engine::choice_table`] when the run takes that path). Worker threads shuffle whole blocks (worker w takes
 //! blocks w, w + T, w + 2T, … of T workers) and hand them over in chunks through one bounded
 //! channel each; the calling thread reads block b from worker b mod T, so the visitor sees the
 //! shuffles in trial order whatever the number of threads, and memory stays a few chunks per
@@ -15,7 +16,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::engine::algorithms::Card;
-use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
+use crate::engine::choice_table::dispatch_run;
+use crate::engine::mapped_source::{SourceSpec, SourcesVisitor};
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::simulate::{BLOCK_TRIALS, SimulationSpec};
 
@@ -62,7 +64,9 @@ pub fn visit_in_trial_order(
             }
         }
     }
-    dispatch(
+    dispatch_run(
+        spec.shuffle,
+        spec.deck,
         source,
         InOrder {
             spec,
@@ -304,6 +308,55 @@ mod tests {
             assert_eq!(visited.trials, spec.trials, "{threads} threads");
             assert!(!visited.broke);
             assert!(text == body, "{threads} threads: another order");
+        }
+    }
+
+    #[test]
+    fn the_deal_stream_of_a_full_run_counts_what_deals_fed_one_by_one_in_trial_order_give() {
+        use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
+        use crate::engine::simulate::simulate_deals_from;
+        // Both the one-draw path (Fisher–Yates, naive, Sattolo on small decks) and the
+        // choice-by-choice loop (larger decks, another algorithm), with blocks taken by several
+        // workers in any order: the counts must equal DealStream::add on the decks of the run in
+        // trial order, so the seams between blocks pair exactly the consecutive shuffles.
+        let stop = AtomicBool::new(false);
+        for (algorithm, deck) in [
+            (Algorithm::FisherYates, 4),
+            (Algorithm::Naive, 5),
+            (Algorithm::Sattolo, 6),
+            (Algorithm::FisherYates, 7),
+            (Algorithm::FisherYates, 9),
+            (Algorithm::ComparatorMerge, 4),
+        ] {
+            let spec = SimulationSpec {
+                shuffle: algorithm.into(),
+                deck,
+                trials: 3 * BLOCK_TRIALS + 777,
+                seed: 5,
+                rng: RngKind::Chacha8,
+                threads: 3,
+            };
+            let options = DealStreamOptions {
+                deck,
+                dealt: deck,
+                repeats: RepeatSource::FullTally,
+                compositions: true,
+            };
+            let source = SourceSpec::chacha(spec.rng);
+            let (_, fast) = simulate_deals_from(&spec, &source, Some(options), &stop, &mut |_| {});
+            let mut plain = DealStream::new(options);
+            visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |cards| {
+                plain.add(cards);
+                ControlFlow::Continue(())
+            });
+            let fast = fast.unwrap();
+            assert_eq!(
+                fast.pairs,
+                spec.trials - 1,
+                "{} on {deck}",
+                algorithm.name()
+            );
+            assert_eq!(fast, plain.finish(), "{} on {deck}", algorithm.name());
         }
     }
 

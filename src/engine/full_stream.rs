@@ -1,0 +1,416 @@
+//! The deal-stream counters of a full-mode run: what [`crate::engine::deal_stream::DealStream`]
+//! counts per consecutive pair of decks (matching slots, the per-slot table, the composition
+//! σ_{t+1}∘σ_t⁻¹), counted from each deck's rank at the pace of the simulation's hot loop.
+//!
+//! Every one of those counts is a function of the pair (rank_t, rank_{t+1}). So:
+//! - up to [`PAIR_TALLY_MAX_DECK`] cards the worker only tallies the pairs of ranks (n!² byte
+//!   counters with a carry: 576 bytes for 4 cards, 506 KiB for 6), and the matches, slots and compositions are
+//!   derived once at the end, from each pair of orderings that occurred and its count;
+//! - from 6 cards it counts per pair, on a deck of a size fixed at compile time: the slot table
+//!   in `u32` (n³ counters, 4 KiB at n = 10), the matches, and the composition's rank into n!
+//!   byte counters with a carry, prefetched in batches like the main tally when they outgrow
+//!   the cache.
+//!
+//! `u32` counters are added into `u64` ones before any could overflow (checked per block, as the
+//! main tally does). Each block's first and last rank are kept, and
+//! [`FullStream::into_deal_stream`] hands the counts and the blocks' ends to a `DealStream`,
+//! whose `finish` pairs the seams between blocks: so the pairs are exactly the consecutive pairs
+//! of trial order, and every count equals what `DealStream::add` gives on the same decks
+//! (tested below).
+
+use crate::engine::algorithms::Card;
+use crate::engine::counters::ByteTally;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
+use crate::engine::permutation::{FACTORIALS, rank, rank_array, unrank};
+
+/// The largest deck whose pairs of ranks are tallied whole, in bytes with a carry: 6!² = 518,400
+/// bytes, within the L2 cache (7!² would take 25 MB).
+pub const PAIR_TALLY_MAX_DECK: usize = 6;
+
+/// Composition tallies with more cells than this are prefetched (as the main tally's are).
+const PREFETCH_FROM_CELLS: u64 = 1 << 14;
+
+/// Compositions ranked (and prefetched) before they are counted.
+const PREFETCH_BATCH: usize = 16;
+
+/// A block's ends: its number, first and last rank, deals, and whether it was completed.
+#[derive(Debug, Clone, Copy)]
+struct BlockEnds {
+    block: u64,
+    first: usize,
+    last: usize,
+    deals: u64,
+    complete: bool,
+}
+
+/// One worker's deal-stream counters for decks of N cards (see the module documentation).
+pub struct FullStream<const N: usize> {
+    /// Receives the counts at the end; also says whether compositions are counted.
+    stream: DealStream,
+    compositions_on: bool,
+    /// `pairs[a · N! + b]`: pairs of ranks (a, b) (decks up to [`PAIR_TALLY_MAX_DECK`]).
+    pairs: ByteTally,
+    /// `slots[s][a][b]` (decks from 6 cards).
+    slots: Vec<[[u32; N]; N]>,
+    slots_wide: Vec<u64>,
+    /// `matches[m]`: pairs with m matching slots (decks from 6 cards).
+    matches: [u64; 16],
+    /// `compositions[rank]` (decks from 6 to 10 cards), in bytes with a carry: n! cells of
+    /// about trials/n! each, so a byte holds most, and the 10! cells take 3.6 MB, not 14.5.
+    compositions: Option<ByteTally>,
+    pending: [usize; PREFETCH_BATCH],
+    pending_len: usize,
+    previous: [Card; N],
+    /// Where each card sits in the previous deck.
+    slot_of: [u8; N],
+    previous_rank: usize,
+    has_previous: bool,
+    /// Pairs counted in the `u32` counters since they were last emptied.
+    in_narrow: u64,
+    current: Option<BlockEnds>,
+    blocks: Vec<BlockEnds>,
+}
+
+impl<const N: usize> FullStream<N> {
+    /// Empty counters for the stream `options` describes (whole decks of N cards). The repeated
+    /// decks of a full-mode run come from its tally, so nothing is kept per deal.
+    pub fn new(options: DealStreamOptions) -> Self {
+        assert!(
+            options.deck == N && options.dealt == N,
+            "whole decks of {N} cards"
+        );
+        let options = DealStreamOptions {
+            repeats: match options.repeats {
+                RepeatSource::Off => RepeatSource::Off,
+                _ => RepeatSource::FullTally,
+            },
+            ..options
+        };
+        let stream = DealStream::new(options);
+        let compositions_on = stream.counts_compositions();
+        let cells = FACTORIALS[N] as usize;
+        let by_pairs = N <= PAIR_TALLY_MAX_DECK;
+        FullStream {
+            stream,
+            compositions_on,
+            pairs: ByteTally::new(if by_pairs { cells * cells } else { 0 }),
+            slots: vec![[[0; N]; N]; if by_pairs { 0 } else { N }],
+            slots_wide: Vec::new(),
+            matches: [0; 16],
+            compositions: (compositions_on && !by_pairs).then(|| ByteTally::new(cells)),
+            pending: [0; PREFETCH_BATCH],
+            pending_len: 0,
+            previous: [0; N],
+            slot_of: [0; N],
+            previous_rank: 0,
+            has_previous: false,
+            in_narrow: 0,
+            current: None,
+            blocks: Vec::new(),
+        }
+    }
+
+    /// Start block `block` of `length` deals: its first deal is not paired here (the seam is
+    /// paired at the end).
+    pub fn start_block(&mut self, block: u64, length: u64) {
+        if self.in_narrow + length > u64::from(u32::MAX) {
+            self.widen();
+        }
+        self.has_previous = false;
+        self.current = Some(BlockEnds {
+            block,
+            first: 0,
+            last: 0,
+            deals: 0,
+            complete: false,
+        });
+    }
+
+    /// End the current block after `deals` deals; `complete` when all its deals were made.
+    pub fn end_block(&mut self, deals: u64, complete: bool) {
+        self.count_pending();
+        self.in_narrow += deals;
+        if let Some(mut ends) = self.current.take()
+            && deals > 0
+        {
+            ends.last = self.previous_rank;
+            ends.deals = deals;
+            ends.complete = complete;
+            self.blocks.push(ends);
+        }
+        self.has_previous = false;
+    }
+
+    /// The first deal of a block.
+    #[inline(always)]
+    fn first(&mut self, rank: usize) {
+        if let Some(ends) = &mut self.current {
+            ends.first = rank;
+        }
+        self.has_previous = true;
+    }
+
+    /// Count the next deck, known by its rank only (decks up to [`PAIR_TALLY_MAX_DECK`]).
+    #[inline(always)]
+    pub fn push_rank(&mut self, rank: usize) {
+        debug_assert!(N <= PAIR_TALLY_MAX_DECK && rank < FACTORIALS[N] as usize);
+        if self.has_previous {
+            self.pairs
+                .add(self.previous_rank * FACTORIALS[N] as usize + rank);
+        } else {
+            self.first(rank);
+        }
+        self.previous_rank = rank;
+    }
+
+    /// Count the next deck, `deck` of rank `rank`.
+    #[inline(always)]
+    pub fn push(&mut self, deck: &[Card; N], rank: usize) {
+        if N <= PAIR_TALLY_MAX_DECK {
+            return self.push_rank(rank);
+        }
+        if self.has_previous {
+            let mut same = 0;
+            for (s, table) in self.slots.iter_mut().enumerate().take(N) {
+                // Cards are below N (a permutation of the identity); `min` only lets the
+                // compiler drop the bounds checks.
+                let a = usize::from(self.previous[s]).min(N - 1);
+                let b = usize::from(deck[s]).min(N - 1);
+                same += usize::from(a == b);
+                table[a][b] += 1;
+            }
+            self.matches[same.min(15)] += 1;
+            if self.compositions_on {
+                // π(c) = the card that took c's slot: its fixed points are the matching slots.
+                let composition: [Card; N] =
+                    std::array::from_fn(|c| deck[usize::from(self.slot_of[c]).min(N - 1)]);
+                let rank = rank_array(&composition);
+                if let Some(compositions) = &mut self.compositions {
+                    if FACTORIALS[N] > PREFETCH_FROM_CELLS {
+                        compositions.prefetch(rank);
+                        self.pending[self.pending_len] = rank;
+                        self.pending_len += 1;
+                        if self.pending_len == PREFETCH_BATCH {
+                            self.count_pending();
+                        }
+                    } else {
+                        compositions.add(rank);
+                    }
+                }
+            }
+        } else {
+            self.first(rank);
+        }
+        self.previous = *deck;
+        if self.compositions_on {
+            for (s, &card) in deck.iter().enumerate() {
+                self.slot_of[usize::from(card).min(N - 1)] = s as u8;
+            }
+        }
+        self.previous_rank = rank;
+    }
+
+    /// Count the compositions ranked and prefetched so far.
+    #[inline(always)]
+    fn count_pending(&mut self) {
+        if let Some(compositions) = &mut self.compositions {
+            for &rank in &self.pending[..self.pending_len] {
+                compositions.add(rank);
+            }
+        }
+        self.pending_len = 0;
+    }
+
+    /// Add the `u32` counters into the `u64` ones.
+    fn widen(&mut self) {
+        fn add(wide: &mut Vec<u64>, narrow: &mut [u32]) {
+            wide.resize(narrow.len(), 0);
+            for (total, count) in wide.iter_mut().zip(narrow) {
+                *total += u64::from(std::mem::take(count));
+            }
+        }
+        self.count_pending();
+        add(
+            &mut self.slots_wide,
+            self.slots.as_flattened_mut().as_flattened_mut(),
+        );
+        self.in_narrow = 0;
+    }
+
+    /// Hand the counts and the blocks' ends to a `DealStream` (to be merged with the other
+    /// workers' and finished).
+    pub fn into_deal_stream(mut self) -> DealStream {
+        self.widen();
+        let n = N;
+        let mut matches = vec![0u64; n + 1];
+        let mut compositions = self
+            .compositions_on
+            .then(|| vec![0u64; FACTORIALS[n] as usize]);
+        let slots = if N <= PAIR_TALLY_MAX_DECK {
+            let cells = FACTORIALS[n] as usize;
+            let decks: Vec<Vec<Card>> = (0..cells).map(|r| unrank(r, n)).collect();
+            let mut slots = vec![0u64; n * n * n];
+            let mut slot_of = vec![0usize; n];
+            let mut composition: Vec<Card> = vec![0; n];
+            let pair_counts = std::mem::replace(&mut self.pairs, ByteTally::new(0)).into_counts();
+            for (cell, &pairs) in pair_counts.iter().enumerate() {
+                if pairs == 0 {
+                    continue;
+                }
+                let (previous, next) = (&decks[cell / cells], &decks[cell % cells]);
+                let mut same = 0;
+                for (s, (&a, &b)) in previous.iter().zip(next).enumerate() {
+                    same += usize::from(a == b);
+                    slots[(s * n + usize::from(a)) * n + usize::from(b)] += pairs;
+                    slot_of[usize::from(a)] = s;
+                }
+                matches[same] += pairs;
+                if let Some(counts) = &mut compositions {
+                    for (card, target) in composition.iter_mut().enumerate() {
+                        *target = next[slot_of[card]];
+                    }
+                    counts[rank(&composition)] += pairs;
+                }
+            }
+            slots
+        } else {
+            matches.copy_from_slice(&self.matches[..=n]);
+            if let (Some(counts), Some(tally)) = (&mut compositions, self.compositions.take()) {
+                counts.copy_from_slice(&tally.into_counts());
+            }
+            std::mem::take(&mut self.slots_wide)
+        };
+        let pairs = matches.iter().sum();
+        self.stream
+            .add_counted_pairs(pairs, &matches, &slots, compositions.as_deref());
+        for ends in &self.blocks {
+            self.stream.add_counted_block(
+                ends.block,
+                &unrank(ends.first, n),
+                &unrank(ends.last, n),
+                ends.deals,
+                ends.complete,
+            );
+        }
+        self.stream
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::permutation::rank_array;
+
+    fn options(n: usize) -> DealStreamOptions {
+        DealStreamOptions {
+            deck: n,
+            dealt: n,
+            repeats: RepeatSource::FullTally,
+            compositions: true,
+        }
+    }
+
+    /// Decks from a small linear congruential walk (any sequence will do, repeats included).
+    fn decks<const N: usize>(count: usize, seed: u64) -> Vec<[Card; N]> {
+        let mut state = seed;
+        (0..count)
+            .map(|_| {
+                let mut deck: [Card; N] = std::array::from_fn(|i| i as Card);
+                for i in (1..N).rev() {
+                    state = state
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    deck.swap(i, ((state >> 33) % (i as u64 + 1)) as usize);
+                }
+                deck
+            })
+            .collect()
+    }
+
+    /// Feed `decks` in blocks of `block` (taken by two workers, in the order given) to the fast
+    /// counters, and all of them one by one to `DealStream::add`: the tallies must be equal.
+    fn same_as_plain<const N: usize>(decks: &[[Card; N]], block: usize, order: &[u64]) {
+        let mut plain = DealStream::new(options(N));
+        for deck in decks {
+            plain.add(deck);
+        }
+        let mut workers = [
+            FullStream::<N>::new(options(N)),
+            FullStream::<N>::new(options(N)),
+        ];
+        for (i, &b) in order.iter().enumerate() {
+            let worker = &mut workers[i % 2];
+            let part = &decks[b as usize * block..((b as usize + 1) * block).min(decks.len())];
+            worker.start_block(b, part.len() as u64);
+            for deck in part {
+                worker.push(deck, rank_array(deck));
+            }
+            worker.end_block(part.len() as u64, true);
+        }
+        let [first, second] = workers;
+        let mut fast = first.into_deal_stream();
+        fast.merge(second.into_deal_stream());
+        let (fast, plain) = (fast.finish(), plain.finish());
+        assert_eq!(fast, plain, "{N} cards");
+        assert_eq!(fast.pairs, decks.len() as u64 - 1);
+    }
+
+    #[test]
+    fn the_pair_counts_equal_those_of_deals_fed_one_by_one_across_blocks_and_workers() {
+        same_as_plain::<3>(
+            &decks::<3>(1000, 1),
+            64,
+            &[2, 0, 1, 3, 15, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14],
+        );
+        same_as_plain::<4>(
+            &decks::<4>(5000, 2),
+            300,
+            &(0..17).rev().collect::<Vec<_>>(),
+        );
+        same_as_plain::<5>(&decks::<5>(5000, 3), 1000, &[4, 3, 2, 1, 0]);
+        same_as_plain::<6>(&decks::<6>(5000, 4), 700, &[0, 2, 4, 6, 1, 3, 5, 7]);
+        same_as_plain::<8>(&decks::<8>(3000, 5), 1000, &[1, 0, 2]);
+        same_as_plain::<10>(&decks::<10>(3000, 6), 128, &(0..24).collect::<Vec<_>>());
+        same_as_plain::<11>(&decks::<11>(500, 7), 100, &[0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn a_block_cut_short_leaves_its_seam_out_as_the_plain_stream_does() {
+        let decks = decks::<4>(300, 9);
+        let mut expected = DealStream::new(options(4));
+        let mut fast = FullStream::<4>::new(options(4));
+        for (b, range) in [(0u64, 0..100), (1, 100..150), (2, 200..300)] {
+            let complete = b != 1;
+            expected.start_block(b);
+            fast.start_block(b, 100);
+            for deck in &decks[range.clone()] {
+                expected.add(deck);
+                fast.push(deck, rank_array(deck));
+            }
+            expected.end_block(complete);
+            fast.end_block(range.len() as u64, complete);
+        }
+        assert_eq!(fast.into_deal_stream().finish(), expected.finish());
+    }
+
+    #[test]
+    fn counters_pass_the_32_bit_range_by_widening() {
+        let mut fast = FullStream::<7>::new(options(7));
+        let deck: [Card; 7] = [1, 0, 2, 3, 5, 4, 6];
+        fast.start_block(0, 10);
+        for _ in 0..10 {
+            fast.push(&deck, rank_array(&deck));
+        }
+        fast.end_block(10, true);
+        // Pretend the narrow counters are full: the next block widens them first.
+        fast.in_narrow = u64::from(u32::MAX) - 5;
+        fast.start_block(1, 10);
+        assert_eq!(fast.in_narrow, 0);
+        fast.push(&deck, rank_array(&deck));
+        fast.end_block(1, true);
+        let tally = fast.into_deal_stream().finish();
+        assert_eq!(tally.pairs, 10);
+        assert_eq!(tally.matches[7], 10);
+        assert_eq!(tally.compositions.unwrap()[0], 10);
+    }
+}
