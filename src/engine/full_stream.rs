@@ -350,7 +350,13 @@ mod tests {
         let [first, second] = workers;
         let mut fast = first.into_deal_stream();
         fast.merge(second.into_deal_stream());
-        let (fast, plain) = (fast.finish(), plain.finish());
+        let (mut fast, mut plain) = (fast.finish(), plain.finish());
+        // The counts must agree; the ends of the runs of blocks (kept for merging saved
+        // tallies) exist only for the stream fed in blocks.
+        for tally in [&mut fast, &mut plain] {
+            tally.ends.clear();
+            tally.fingerprints.clear();
+        }
         assert_eq!(fast, plain, "{N} cards");
         assert_eq!(fast.pairs, decks.len() as u64 - 1);
     }

@@ -349,14 +349,21 @@ mod tests {
                 plain.add(cards);
                 ControlFlow::Continue(())
             });
-            let fast = fast.unwrap();
+            let mut fast = fast.unwrap();
+            let mut plain = plain.finish();
+            // The counts must agree; the ends of the runs of blocks (kept for merging saved
+            // tallies) exist only for the run, which is fed in blocks.
+            for tally in [&mut fast, &mut plain] {
+                tally.ends.clear();
+                tally.fingerprints.clear();
+            }
             assert_eq!(
                 fast.pairs,
                 spec.trials - 1,
                 "{} on {deck}",
                 algorithm.name()
             );
-            assert_eq!(fast, plain.finish(), "{} on {deck}", algorithm.name());
+            assert_eq!(fast, plain, "{} on {deck}", algorithm.name());
         }
     }
 
