@@ -22,7 +22,7 @@ use crate::report::run::{
     Against, DealPart, DealStreamReport, FullPart, ModePart, PermutationRow, PokerPart, RunReport,
     StatisticResult,
 };
-use crate::report::run::{MergedFrom, SequentialOutcome, format_e_value};
+use crate::report::run::{Identity, MergedFrom, Positions, SequentialOutcome, format_e_value};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
 use crate::theory::poker::{Category, card_name};
@@ -73,6 +73,33 @@ impl TableExporter {
 
 fn new_table(header: &[&str]) -> TableBlock {
     TableBlock::new(header)
+}
+
+/// The figures table's identity row: observed (count), theory, uniform.
+fn identity_row(label: String, identity: &Identity) -> Vec<String> {
+    vec![
+        label,
+        format!(
+            "{} ({})",
+            percent(identity.frequency),
+            group(identity.count)
+        ),
+        identity.theory_frequency.map_or("n/a".to_string(), percent),
+        percent(identity.expected_frequency),
+    ]
+}
+
+/// The figures table's row of the cell furthest from uniform: observed, theory, uniform.
+fn deviation_row(label: String, positions: &Positions) -> Vec<String> {
+    let deviation = &positions.largest_deviation;
+    vec![
+        label,
+        percent(deviation.frequency),
+        positions.theory.as_ref().map_or("n/a".to_string(), |t| {
+            percent(t[deviation.card][deviation.position])
+        }),
+        percent(positions.expected_frequency),
+    ]
 }
 
 fn align_right_from(table: &mut TableBlock, first: usize) {
@@ -1018,33 +1045,18 @@ fn deal_sections(run: &RunReport, deal: &DealPart, doc: &mut Document) {
     let mut figures = new_table(&header);
     let deviation = &run.positions.largest_deviation;
     let rows = vec![
-        vec![
+        identity_row(
             format!("top {} cards in order", deal.cards_per_deal),
-            format!(
-                "{} ({})",
-                percent(run.identity.frequency),
-                group(run.identity.count)
-            ),
-            run.identity
-                .theory_frequency
-                .map_or("n/a".to_string(), percent),
-            percent(run.identity.expected_frequency),
-        ],
-        vec![
+            &run.identity,
+        ),
+        deviation_row(
             format!(
                 "card {} in slot {}",
                 card(deviation.card),
                 deviation.position
             ),
-            percent(deviation.frequency),
-            run.positions
-                .theory
-                .as_ref()
-                .map_or("n/a".to_string(), |t| {
-                    percent(t[deviation.card][deviation.position])
-                }),
-            percent(run.positions.expected_frequency),
-        ],
+            &run.positions,
+        ),
     ];
     for mut row in rows {
         if !with_theory {
@@ -1259,29 +1271,11 @@ fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Document) {
     let mut figures = new_table(&header);
     let deviation = &run.positions.largest_deviation;
     let mut rows = vec![
-        vec![
-            "identity frequency".to_string(),
-            format!(
-                "{} ({})",
-                percent(run.identity.frequency),
-                group(run.identity.count)
-            ),
-            run.identity
-                .theory_frequency
-                .map_or("n/a".to_string(), percent),
-            percent(run.identity.expected_frequency),
-        ],
-        vec![
+        identity_row("identity frequency".to_string(), &run.identity),
+        deviation_row(
             format!("card {} at position {}", deviation.card, deviation.position),
-            percent(deviation.frequency),
-            run.positions
-                .theory
-                .as_ref()
-                .map_or("n/a".to_string(), |t| {
-                    percent(t[deviation.card][deviation.position])
-                }),
-            percent(run.positions.expected_frequency),
-        ],
+            &run.positions,
+        ),
     ];
     for statistic in run.statistics() {
         let theory_mean = statistic
