@@ -88,21 +88,6 @@ pub fn simulate_from(
     simulate_deals_from(spec, source, None, stop, progress).0
 }
 
-/// [`simulate_from`] restricted to the blocks `blocks` of the run (a shard: see
-/// [`crate::engine::shard`]): the tally of exactly those blocks, each drawing from its own
-/// stream as in the whole run, and what was done of them (all, unless `stop` was set).
-pub fn simulate_blocks_from(
-    spec: &SimulationSpec,
-    source: &SourceSpec,
-    blocks: Range<u64>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> (Tally, BlockCoverage) {
-    let (tally, coverage, _) =
-        simulate_blocks_deals_from(spec, source, blocks, None, stop, progress);
-    (tally, coverage)
-}
-
 /// [`simulate_from`] that also feeds the shuffles, in trial order, to a deal-stream
 /// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
 pub fn simulate_deals_from(
@@ -906,8 +891,14 @@ mod tests {
         let mut trials = 0;
         for index in 0..3 {
             let blocks = shard_blocks(spec.trials, index, 3);
-            let (tally, coverage) =
-                simulate_blocks_from(&spec, &source, blocks.clone(), &stop, &mut |_| {});
+            let (tally, coverage, _) = simulate_blocks_deals_from(
+                &spec,
+                &source,
+                blocks.clone(),
+                None,
+                &stop,
+                &mut |_| {},
+            );
             assert_eq!(coverage, BlockCoverage::whole(blocks));
             for (total, count) in sum.iter_mut().zip(&tally.counts) {
                 *total += count;
@@ -921,10 +912,11 @@ mod tests {
     #[test]
     fn a_stop_before_the_start_tallies_nothing() {
         let stop = AtomicBool::new(true);
-        let (tally, coverage) = simulate_blocks_from(
+        let (tally, coverage, _) = simulate_blocks_deals_from(
             &spec(2),
             &SourceSpec::chacha(RngKind::Chacha8),
             1..3,
+            None,
             &stop,
             &mut |_| {},
         );

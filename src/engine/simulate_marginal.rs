@@ -43,20 +43,6 @@ pub fn simulate_marginal_from(
     simulate_marginal_deals_from(spec, source, None, stop, progress).0
 }
 
-/// [`simulate_marginal_from`] restricted to the blocks `blocks` of the run (a shard: see
-/// [`crate::engine::shard`]), with what was done of them.
-pub fn simulate_marginal_blocks_from(
-    spec: &SimulationSpec,
-    source: &SourceSpec,
-    blocks: Range<u64>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> (MarginalTally, BlockCoverage) {
-    let (tally, coverage, _) =
-        simulate_marginal_blocks_deals_from(spec, source, blocks, None, stop, progress);
-    (tally, coverage)
-}
-
 /// [`simulate_marginal_from`] that also feeds the shuffles, in trial order, to a deal-stream
 /// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
 pub fn simulate_marginal_deals_from(
