@@ -8,8 +8,14 @@
 # `dd` writes as many bytes from /dev/zero to a file beside it and `cat` copies the tally (both
 # into the page cache, as the save: none of them syncs). The merge time is the one `merge`
 # prints ("N bytes read in S s"): reading, checksum and adding into the total, before the
-# report; beside it, `cat` and `dd` read the same files to /dev/null. Times of dd and cat are
-# bash's `time` (wall clock, milliseconds).
+# report; beside it, `cat` and `dd` read the same files to /dev/null from the page cache, and
+# `dd iflag=direct` reads them from the disk itself (O_DIRECT: the page cache bypassed), the
+# disk-speed mark. Then the whole `merge` command (report included) is timed, with
+# `--threads 1` too. Times of dd, cat and whole commands are bash's `time` (wall clock).
+#
+# BASELINE=/path/to/an/older/shuffle-bias runs each merge and the `run -n 11 -t 100M` line with
+# that binary too, side by side in the same run (copy target/release/shuffle-bias aside before
+# building the change).
 #
 # The shards run with --no-deal-tests to keep the benchmark short: for n = 11 the deal stream
 # adds 1,343 counters to the file (no compositions past 10 cards), nothing to measure.
@@ -17,11 +23,13 @@
 # Usage: benches/tally_file.sh            (from the repository root)
 #        TRIALS=2G benches/tally_file.sh  (more shuffles: larger counts, same layout)
 #        REPEATS=5 benches/tally_file.sh  (more merges of the same files)
+#        BASELINE=/tmp/old-shuffle-bias benches/tally_file.sh  (before/after, side by side)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TRIALS=${TRIALS:-400M}
 REPEATS=${REPEATS:-3}
+BASELINE=${BASELINE:-}
 BIN=$PWD/target/release/shuffle-bias
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
@@ -49,18 +57,36 @@ save_beside_dd() {
     rm -f "$DIR/dd.bin" "$DIR/cat.bin"
 }
 
-# Merge NAME.*.tally REPEATS times, each beside cat and dd of the same files.
+# Merge NAME.*.tally REPEATS times, each beside cat and dd of the same files, and time the
+# whole command (with --threads 1, and with the BASELINE binary when given).
 merge_beside_cat() {
     local name=$1
     for run in $(seq "$REPEATS"); do
         "$BIN" merge "$DIR/$name".*.tally -o "$DIR/report.txt" 2>&1 \
             | grep -o 'merged .*' || true
+        if [ -n "$BASELINE" ]; then
+            echo -n "  baseline: "
+            "$BASELINE" merge "$DIR/$name".*.tally -o "$DIR/report.txt" 2>&1 \
+                | grep -o 'merged .*' || true
+        fi
         echo -n "  cat of the same files to /dev/null: "
         { time cat "$DIR/$name".*.tally > /dev/null; } 2>&1
         echo -n "  dd (bs=4M) of the same files to /dev/null: "
         { time for f in "$DIR/$name".*.tally; do
             dd if="$f" of=/dev/null bs=4M status=none
         done; } 2>&1
+        echo -n "  dd (bs=4M, iflag=direct: from the disk) of the same files: "
+        { time for f in "$DIR/$name".*.tally; do
+            dd if="$f" of=/dev/null bs=4M iflag=direct status=none
+        done; } 2>&1
+        echo -n "  whole merge command (report included): "
+        { time "$BIN" merge -q "$DIR/$name".*.tally -o "$DIR/report.txt"; } 2>&1
+        echo -n "  whole merge command, --threads 1: "
+        { time "$BIN" merge -q --threads 1 "$DIR/$name".*.tally -o "$DIR/report.txt"; } 2>&1
+        if [ -n "$BASELINE" ]; then
+            echo -n "  whole merge command, baseline: "
+            { time "$BASELINE" merge -q "$DIR/$name".*.tally -o "$DIR/report.txt"; } 2>&1
+        fi
     done
 }
 
@@ -79,6 +105,19 @@ for i in 0 1; do
 done
 ls -l "$DIR"/m52.*.tally | awk '{print "  " $5, $NF}' | sed "s|$DIR/||"
 merge_beside_cat m52
+
+echo
+echo "== whole run with its full report: run fisher-yates -n 11 -t 100M --seed 1 --threads 2"
+for run in $(seq "$REPEATS"); do
+    echo -n "  this build: "
+    { time "$BIN" run fisher-yates -n 11 -t 100M --seed 1 --threads 2 -q \
+        -o "$DIR/run.txt"; } 2>&1
+    if [ -n "$BASELINE" ]; then
+        echo -n "  baseline: "
+        { time "$BASELINE" run fisher-yates -n 11 -t 100M --seed 1 --threads 2 -q \
+            -o "$DIR/run.txt"; } 2>&1
+    fi
+done
 
 echo
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -125,6 +125,10 @@ pub struct MergeArgs {
     /// the deck.
     #[arg(long)]
     pub all_orderings: bool,
+    /// Threads that read the counts of large full tallies, each its own range of counters in
+    /// every file. Default: the number of CPUs.
+    #[arg(long, value_parser = parse_threads)]
+    pub threads: Option<usize>,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,

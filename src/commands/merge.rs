@@ -35,7 +35,14 @@ use crate::report::run::{
     Against, InputSummary, MergedFile, MergedFrom, Origin, RunFacts,
     build_marginal_report_with_deals, build_run_report_with_deals,
 };
-use crate::tally_file::{TallyFileError, TallyHeader, read_header, read_tally_into};
+use crate::tally_file::{
+    TallyFileError, TallyHeader, add_counts_split, open_tally, read_header, read_tally_into,
+    splittable,
+};
+
+/// Tally files a merge holds open at once (their counts are read together, each thread its own
+/// range of cells in every file); more are merged a group at a time.
+const OPEN_FILES: usize = 64;
 
 /// Tally files that are not the parts of one experiment, or not all of them.
 #[derive(Debug, thiserror::Error)]
@@ -274,26 +281,73 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
 
     // The merge's own time: the total's allocation (and first touch) too.
     let reading = Instant::now();
-    let mut counts = Counted::empty(mode, deck);
+    // Large full tallies of fixed-width words are read by every thread at once, each thread
+    // its own range of cells in every file (`add_counts_split`), a group of files at a time so
+    // that the open files stay few; the others (varints, marginal tallies) one file at a time.
+    let split = headers.iter().any(splittable);
+    let mut counts = if split {
+        Counted::empty_unpopulated(mode, deck)
+    } else {
+        Counted::empty(mode, deck)
+    };
     let progress = Progress::new(files.len() as u64, "tally files", config.quiet);
-    for (done, (path, header)) in files.iter().zip(&headers).enumerate() {
+    let interrupted = |progress: &Progress| {
+        progress.finish();
+        Err(Failure::Interrupted(Interruption::Merge))
+    };
+    let entries: Vec<(&PathBuf, &TallyHeader)> = files.iter().zip(&headers).collect();
+    let mut done = 0u64;
+    for (index, group) in entries.chunks(OPEN_FILES).enumerate() {
         if interrupt::requested() {
-            progress.finish();
-            return Err(Failure::Interrupted(Interruption::Merge));
+            return interrupted(&progress);
         }
-        let room = merger
-            .as_ref()
-            .map_or(0, DealStreamMerger::fingerprint_room);
-        let deals = read_tally_into(path, header, &mut counts, room)?;
-        if let (Some(merger), Some(deals)) = (&mut merger, deals) {
-            merger
-                .add(deals)
-                .map_err(|problem| TallyFileError::BadCounts {
-                    path: path.clone(),
-                    problem,
-                })?;
+        let mut opened = group
+            .iter()
+            .filter(|(_, header)| splittable(header))
+            .map(|(path, header)| open_tally(path, header))
+            .collect::<Result<Vec<_>, _>>()?;
+        let sums = if opened.is_empty() {
+            Vec::new()
+        } else {
+            let total = counts
+                .full_counters_mut()
+                .expect("split files are full tallies");
+            match add_counts_split(
+                &mut opened,
+                total,
+                index == 0,
+                config.threads,
+                interrupt::flag(),
+            )? {
+                Some(sums) => sums,
+                None => return interrupted(&progress),
+            }
+        };
+        let mut split_files = opened.into_iter().zip(sums);
+        for &(path, header) in group {
+            if interrupt::requested() {
+                return interrupted(&progress);
+            }
+            let room = merger
+                .as_ref()
+                .map_or(0, DealStreamMerger::fingerprint_room);
+            let deals = if splittable(header) {
+                let (open, sum) = split_files.next().expect("one per split file");
+                open.finish(sum, &mut counts, room)?
+            } else {
+                read_tally_into(path, header, &mut counts, room)?
+            };
+            if let (Some(merger), Some(deals)) = (&mut merger, deals) {
+                merger
+                    .add(deals)
+                    .map_err(|problem| TallyFileError::BadCounts {
+                        path: path.clone(),
+                        problem,
+                    })?;
+            }
+            done += 1;
+            progress.set(done);
         }
-        progress.set(done as u64 + 1);
     }
     progress.finish();
     let merge_seconds = reading.elapsed().as_secs_f64();

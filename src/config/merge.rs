@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{OutputConfig, UsageError, check_alpha, check_max_paths, output_config};
+use super::{MAX_THREADS, OutputConfig, UsageError, check_alpha, check_max_paths, output_config};
 use crate::cli::MergeArgs;
 use crate::output::files::{check_inputs, check_outputs};
 
@@ -20,10 +20,26 @@ pub struct MergeConfig {
     pub max_paths: Option<u64>,
     /// List every ordering in JSON and CSV whatever the deck.
     pub all_orderings: bool,
+    /// Threads that read the counts of large full tallies (`--threads`, default every CPU).
+    pub threads: usize,
     /// No progress display.
     pub quiet: bool,
     /// Output.
     pub output: OutputConfig,
+}
+
+/// `--threads`, given or the number of CPUs, from 1 to [`MAX_THREADS`].
+fn check_threads(threads: Option<usize>) -> Result<usize, UsageError> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 || threads > MAX_THREADS {
+        return Err(UsageError::out_of_range(
+            "--threads",
+            threads,
+            format!("use 1 to {MAX_THREADS} threads to read the tallies"),
+        ));
+    }
+    Ok(threads)
 }
 
 impl MergeConfig {
@@ -48,6 +64,7 @@ impl MergeConfig {
                 .map(|p| check_max_paths(Some(p)))
                 .transpose()?,
             all_orderings: args.all_orderings,
+            threads: check_threads(args.threads)?,
             quiet: args.quiet,
             output,
         })

@@ -9,8 +9,9 @@
 //! memory beside the tally.
 
 use std::fs::File;
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::header::{DealStreamPart, TallyHeader};
 use super::{Counts, FORMAT_VERSION, MAGIC};
@@ -714,18 +715,37 @@ pub fn read_tally_into(
     counts: &mut Counts,
     fingerprint_room: u64,
 ) -> Result<Option<DealStreamTally>, TallyFileError> {
+    let mut open = open_tally(path, header)?;
+    let first_sum = open.add_counts(counts)?;
+    open.finish(first_sum, counts, fingerprint_room)
+}
+
+/// A tally file opened to be added: its prefix and header read again (and hashed), the file
+/// positioned at its first counter. [`read_tally_into`] is [`open_tally`], then
+/// [`OpenTally::add_counts`] (or [`add_counts_split`] for several files at once), then
+/// [`OpenTally::finish`].
+pub struct OpenTally<'a> {
+    path: &'a Path,
+    header: &'a TallyHeader,
+    reader: BodyReader,
+    /// Offset of the first counter in the file.
+    counts_at: u64,
+}
+
+/// Open the tally file `path`, whose header [`read_header`] gave, to add its counts: its
+/// prefix and header are read again and must not have changed.
+pub fn open_tally<'a>(
+    path: &'a Path,
+    header: &'a TallyHeader,
+) -> Result<OpenTally<'a>, TallyFileError> {
     let read = |source| TallyFileError::Read {
         path: path.to_path_buf(),
         source,
     };
-    let bad_counts = |problem: String| TallyFileError::BadCounts {
-        path: path.to_path_buf(),
-        problem,
-    };
     let mut file = File::open(path).map_err(read)?;
     let mut hasher = crc32fast::Hasher::new();
     // The prefix and the header again (the file is read twice rather than kept open, so that
-    // any number of files can be merged one at a time).
+    // any number of files can be merged a few at a time).
     let mut prefix = [0u8; PREFIX_BYTES as usize];
     file.read_exact(&mut prefix).map_err(read)?;
     hasher.update(&prefix);
@@ -739,105 +759,351 @@ pub fn read_tally_into(
             problem: e.to_string(),
         })?;
     if on_disk != *header {
-        return Err(bad_counts(
-            "the file changed while it was merged".to_string(),
-        ));
-    }
-    let encoding = Encoding::parse(&header.encoding).expect("read_header checked it");
-    let mut reader = BodyReader {
-        file,
-        hasher,
-        buffer: Vec::new(),
-    };
-    let first_sum = add_counters(
-        &mut reader,
-        encoding,
-        header.counts_bytes,
-        counts.parts_mut(),
-    )
-    .map_err(read)?
-    .map_err(bad_counts)?;
-    let deals = match &header.deal_stream {
-        None => None,
-        Some(part) => {
-            let mut tally = part.empty_tally(header.deck);
-            let stream_parts: Vec<&mut [u64]> = {
-                let DealStreamTally {
-                    matches,
-                    slots,
-                    compositions,
-                    ..
-                } = &mut tally;
-                let mut parts: Vec<&mut [u64]> = vec![matches, slots];
-                if let Some(compositions) = compositions {
-                    parts.push(compositions);
-                }
-                parts
-            };
-            let encoding = Encoding::parse(&part.encoding).expect("read_header checked it");
-            add_counters(&mut reader, encoding, part.counts_bytes, stream_parts)
-                .map_err(read)?
-                .map_err(bad_counts)?;
-            let keep = part.fingerprints <= fingerprint_room;
-            let mut prints = Vec::with_capacity(if keep { part.fingerprints as usize } else { 0 });
-            let mut left = part.fingerprints;
-            let per_chunk = CHUNK_BYTES as u64 / FINGERPRINT_BYTES;
-            while left > 0 {
-                let take = left.min(per_chunk);
-                let bytes = reader
-                    .next((take * FINGERPRINT_BYTES) as usize)
-                    .map_err(read)?;
-                if keep {
-                    prints.extend(
-                        bytes
-                            .chunks_exact(FINGERPRINT_BYTES as usize)
-                            .map(|b| u128::from_le_bytes(b.try_into().unwrap())),
-                    );
-                }
-                left -= take;
-            }
-            if keep {
-                tally.fingerprints = vec![prints];
-            } else {
-                tally.repeats = Repeats::Skipped(RepeatsSkipped::Memory {
-                    limit: fingerprint_room,
-                    deals: tally.deals,
-                });
-            }
-            Some(tally)
-        }
-    };
-    let mut stored = [0u8; 4];
-    reader.file.read_exact(&mut stored).map_err(read)?;
-    let stored = u32::from_le_bytes(stored);
-    let computed = reader.hasher.finalize();
-    if stored != computed {
-        return Err(TallyFileError::Corrupted {
+        return Err(TallyFileError::BadCounts {
             path: path.to_path_buf(),
-            stored,
-            computed,
+            problem: "the file changed while it was merged".to_string(),
         });
     }
-    let expected_sum = match counts.mode() {
-        TallyMode::Full => Some(u128::from(header.trials)),
-        TallyMode::Marginal => Some(u128::from(header.trials) * header.deck as u128),
-    };
-    if Some(first_sum) != expected_sum {
-        return Err(bad_counts(format!(
-            "its counters add up to {first_sum}, not to what {} shuffles give",
-            header.trials
-        )));
+    Ok(OpenTally {
+        path,
+        header,
+        reader: BodyReader {
+            file,
+            hasher,
+            buffer: Vec::new(),
+        },
+        counts_at: PREFIX_BYTES + u64::from(length),
+    })
+}
+
+impl OpenTally<'_> {
+    fn read_error(&self, source: io::Error) -> TallyFileError {
+        TallyFileError::Read {
+            path: self.path.to_path_buf(),
+            source,
+        }
     }
-    if let Some(tally) = &deals
-        && let Some(compositions) = &tally.compositions
-        && compositions.iter().map(|&c| u128::from(c)).sum::<u128>() > u128::from(tally.pairs)
-    {
-        return Err(bad_counts(
-            "its deal stream counts more compositions than pairs".to_string(),
-        ));
+
+    fn bad_counts(&self, problem: String) -> TallyFileError {
+        TallyFileError::BadCounts {
+            path: self.path.to_path_buf(),
+            problem,
+        }
     }
-    *counts.trials_mut() += header.trials;
-    Ok(deals)
+
+    /// Add the file's counters into `counts`, reading them in order; their sum (of the
+    /// orderings' counts, or of the position matrix in marginal mode), for [`Self::finish`].
+    pub fn add_counts(&mut self, counts: &mut Counts) -> Result<u128, TallyFileError> {
+        let encoding = Encoding::parse(&self.header.encoding).expect("read_header checked it");
+        match add_counters(
+            &mut self.reader,
+            encoding,
+            self.header.counts_bytes,
+            counts.parts_mut(),
+        ) {
+            Err(e) => Err(self.read_error(e)),
+            Ok(Err(problem)) => Err(self.bad_counts(problem)),
+            Ok(Ok(sum)) => Ok(sum),
+        }
+    }
+
+    /// Read the rest of the file once its counters were added (`first_sum` is what
+    /// [`Self::add_counts`] or [`add_counts_split`] gave): the deal stream (fingerprints
+    /// beyond `fingerprint_room` not kept), the CRC-32, and that the counters add up to the
+    /// file's trials, which are then added to `counts`.
+    pub fn finish(
+        mut self,
+        first_sum: u128,
+        counts: &mut Counts,
+        fingerprint_room: u64,
+    ) -> Result<Option<DealStreamTally>, TallyFileError> {
+        let path = self.path;
+        let header = self.header;
+        let read = |source| TallyFileError::Read {
+            path: path.to_path_buf(),
+            source,
+        };
+        let bad_counts = |problem: String| TallyFileError::BadCounts {
+            path: path.to_path_buf(),
+            problem,
+        };
+        let reader = &mut self.reader;
+        let deals = match &header.deal_stream {
+            None => None,
+            Some(part) => {
+                let mut tally = part.empty_tally(header.deck);
+                let stream_parts: Vec<&mut [u64]> = {
+                    let DealStreamTally {
+                        matches,
+                        slots,
+                        compositions,
+                        ..
+                    } = &mut tally;
+                    let mut parts: Vec<&mut [u64]> = vec![matches, slots];
+                    if let Some(compositions) = compositions {
+                        parts.push(compositions);
+                    }
+                    parts
+                };
+                let encoding = Encoding::parse(&part.encoding).expect("read_header checked it");
+                add_counters(reader, encoding, part.counts_bytes, stream_parts)
+                    .map_err(read)?
+                    .map_err(bad_counts)?;
+                let keep = part.fingerprints <= fingerprint_room;
+                let mut prints =
+                    Vec::with_capacity(if keep { part.fingerprints as usize } else { 0 });
+                let mut left = part.fingerprints;
+                let per_chunk = CHUNK_BYTES as u64 / FINGERPRINT_BYTES;
+                while left > 0 {
+                    let take = left.min(per_chunk);
+                    let bytes = reader
+                        .next((take * FINGERPRINT_BYTES) as usize)
+                        .map_err(read)?;
+                    if keep {
+                        prints.extend(
+                            bytes
+                                .chunks_exact(FINGERPRINT_BYTES as usize)
+                                .map(|b| u128::from_le_bytes(b.try_into().unwrap())),
+                        );
+                    }
+                    left -= take;
+                }
+                if keep {
+                    tally.fingerprints = vec![prints];
+                } else {
+                    tally.repeats = Repeats::Skipped(RepeatsSkipped::Memory {
+                        limit: fingerprint_room,
+                        deals: tally.deals,
+                    });
+                }
+                Some(tally)
+            }
+        };
+        let mut stored = [0u8; 4];
+        reader.file.read_exact(&mut stored).map_err(read)?;
+        let stored = u32::from_le_bytes(stored);
+        let computed = reader.hasher.clone().finalize();
+        if stored != computed {
+            return Err(TallyFileError::Corrupted {
+                path: path.to_path_buf(),
+                stored,
+                computed,
+            });
+        }
+        let expected_sum = match counts.mode() {
+            TallyMode::Full => u128::from(header.trials),
+            TallyMode::Marginal => u128::from(header.trials) * header.deck as u128,
+        };
+        if first_sum != expected_sum {
+            return Err(bad_counts(format!(
+                "its counters add up to {first_sum}, not to what {} shuffles give",
+                header.trials
+            )));
+        }
+        if let Some(tally) = &deals
+            && let Some(compositions) = &tally.compositions
+            && compositions.iter().map(|&c| u128::from(c)).sum::<u128>() > u128::from(tally.pairs)
+        {
+            return Err(bad_counts(
+                "its deal stream counts more compositions than pairs".to_string(),
+            ));
+        }
+        *counts.trials_mut() += header.trials;
+        Ok(deals)
+    }
+}
+
+/// Counters of a full tally from which [`add_counts_split`] reads a file (below, one read of
+/// the whole file is quicker than starting threads).
+pub const SPLIT_MIN_CELLS: u64 = 1 << 16;
+
+/// Cells a thread of [`add_counts_split`] takes from every file in turn: 256 KiB of the total,
+/// which stays in the cache while each file's slice is added into it, so that the total is
+/// written to memory once whatever the number of files.
+const SPLIT_CHUNK_CELLS: usize = 1 << 15;
+
+/// Whether [`add_counts_split`] reads the file of `header`: a full tally of at least
+/// [`SPLIT_MIN_CELLS`] counters written as fixed-width words, so that the counters of cells
+/// [a, b) sit at a known offset. (Varints must be decoded in order; marginal tallies are small.)
+pub fn splittable(header: &TallyHeader) -> bool {
+    header.tally_mode() == Some(TallyMode::Full)
+        && header.cells >= SPLIT_MIN_CELLS
+        && matches!(Encoding::parse(&header.encoding), Some(Encoding::Fixed(_)))
+}
+
+/// One file as a thread of [`add_counts_split`] sees it.
+struct SplitFile<'a> {
+    file: &'a File,
+    counts_at: u64,
+    width: usize,
+}
+
+/// What one thread of [`add_counts_split`] computed for each file: the CRC-32 of its slice of
+/// the counters, and their sum; None when stopped; the file's index with a read error.
+type SplitPart = Result<Option<Vec<(crc32fast::Hasher, u128)>>, (usize, io::Error)>;
+
+/// Add the counters of `files` (each [`splittable`], opened by [`open_tally`] on the total's
+/// deck) into `total`, the range of cells split into `threads` parts, one per thread: each
+/// thread reads its slice of every file at the slice's offset (`pread`), a chunk of cells at
+/// a time, and adds it into its own part of the total. Each file's CRC-32 is the CRC of the
+/// parts combined in order (`crc32fast::Hasher::combine`), so [`OpenTally::finish`] checks
+/// the same value as a sequential read. With `fresh` (`total` all zeros, never written), each
+/// thread first faults in its own part of the total, and the first file's counters are
+/// stored rather than added.
+///
+/// Returns each file's counter sum, for [`OpenTally::finish`]; None when `stop` was set
+/// (checked between chunks). On an error `total` holds part of the counts and must be dropped.
+pub fn add_counts_split(
+    files: &mut [OpenTally],
+    total: &mut [u64],
+    fresh: bool,
+    threads: usize,
+    stop: &AtomicBool,
+) -> Result<Option<Vec<u128>>, TallyFileError> {
+    let views: Vec<SplitFile> = files
+        .iter()
+        .map(|open| {
+            debug_assert!(splittable(open.header) && open.header.cells == total.len() as u64);
+            let Some(Encoding::Fixed(width)) = Encoding::parse(&open.header.encoding) else {
+                unreachable!("add_counts_split takes fixed-width files only")
+            };
+            SplitFile {
+                file: &open.reader.file,
+                counts_at: open.counts_at,
+                width,
+            }
+        })
+        .collect();
+    // Parts of whole pages of the total (512 counters), so that no two threads share a page.
+    let part_cells = total
+        .len()
+        .div_ceil(threads.max(1))
+        .next_multiple_of(512)
+        .max(1);
+    let parts: Vec<SplitPart> = std::thread::scope(|scope| {
+        let workers: Vec<_> = total
+            .chunks_mut(part_cells)
+            .enumerate()
+            .map(|(index, part)| {
+                let views = &views;
+                scope.spawn(move || add_part(views, part, index * part_cells, fresh, stop))
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("a merge thread panicked"))
+            .collect()
+    });
+    let mut sums = vec![0u128; files.len()];
+    for part in parts {
+        match part {
+            Err((index, source)) => return Err(files[index].read_error(source)),
+            Ok(None) => return Ok(None),
+            Ok(Some(results)) => {
+                for ((open, sum), (hasher, part_sum)) in
+                    files.iter_mut().zip(&mut sums).zip(results)
+                {
+                    open.reader.hasher.combine(&hasher);
+                    *sum += part_sum;
+                }
+            }
+        }
+    }
+    for open in files.iter_mut() {
+        let end = open.counts_at + open.header.counts_bytes;
+        if let Err(source) = open.reader.file.seek(SeekFrom::Start(end)) {
+            return Err(open.read_error(source));
+        }
+    }
+    Ok(Some(sums))
+}
+
+/// One thread of [`add_counts_split`]: the cells of `part`, the first of which is cell
+/// `first_cell` of the tally.
+fn add_part(
+    files: &[SplitFile],
+    part: &mut [u64],
+    first_cell: usize,
+    fresh: bool,
+    stop: &AtomicBool,
+) -> SplitPart {
+    if fresh {
+        super::populate(part);
+    }
+    let widest = files.iter().map(|f| f.width).max().unwrap_or(1);
+    let mut buffer = vec![0u8; SPLIT_CHUNK_CELLS.min(part.len()) * widest];
+    let mut results: Vec<(crc32fast::Hasher, u128)> = files
+        .iter()
+        .map(|_| (crc32fast::Hasher::new(), 0))
+        .collect();
+    for (chunk, cells) in part.chunks_mut(SPLIT_CHUNK_CELLS).enumerate() {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(None);
+        }
+        let first = (first_cell + chunk * SPLIT_CHUNK_CELLS) as u64;
+        for (index, (view, (hasher, sum))) in files.iter().zip(&mut results).enumerate() {
+            let bytes = &mut buffer[..cells.len() * view.width];
+            read_exact_at(view.file, bytes, view.counts_at + first * view.width as u64)
+                .map_err(|e| (index, e))?;
+            hasher.update(bytes);
+            let store = fresh && index == 0;
+            *sum += match (view.width, store) {
+                (1, false) => add_fixed::<1>(bytes, cells),
+                (2, false) => add_fixed::<2>(bytes, cells),
+                (4, false) => add_fixed::<4>(bytes, cells),
+                (_, false) => add_fixed::<8>(bytes, cells),
+                (1, true) => store_fixed::<1>(bytes, cells),
+                (2, true) => store_fixed::<2>(bytes, cells),
+                (4, true) => store_fixed::<4>(bytes, cells),
+                (_, true) => store_fixed::<8>(bytes, cells),
+            };
+        }
+    }
+    Ok(Some(results))
+}
+
+/// Fill `buffer` from `file` at `offset`, leaving the file's own position alone (`pread`).
+#[cfg(unix)]
+fn read_exact_at(file: &File, buffer: &mut [u8], offset: u64) -> io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buffer, offset)
+}
+
+/// Fill `buffer` from `file` at `offset` (the file's position moves; [`add_counts_split`]
+/// seeks afterwards).
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buffer: &mut [u8], mut offset: u64) -> io::Result<()> {
+    while !buffer.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buffer, offset) {
+            Ok(0) => return Err(io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buffer = &mut buffer[n..];
+                offset += n as u64;
+            }
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// Store the little-endian words of W bytes of `bytes` into `cells`; their sum.
+#[inline]
+fn store_fixed<const W: usize>(bytes: &[u8], cells: &mut [u64]) -> u128 {
+    if W == 1 {
+        for (cell, &byte) in cells.iter_mut().zip(bytes) {
+            *cell = u64::from(byte);
+        }
+        return u128::from(bytes.iter().map(|&b| u64::from(b)).sum::<u64>());
+    }
+    let mut sum = 0u128;
+    for (cell, word) in cells.iter_mut().zip(bytes.chunks_exact(W)) {
+        let mut wide = [0u8; 8];
+        wide[..W].copy_from_slice(word);
+        let value = u64::from_le_bytes(wide);
+        *cell = value;
+        sum += u128::from(value);
+    }
+    sum
 }
 
 #[cfg(test)]
@@ -1016,6 +1282,184 @@ mod tests {
             ));
         }
         assert_eq!(seen, ["u8", "u16", "leb128", "u32", "u64"]);
+    }
+
+    /// A full tally of 9 cards (above [`SPLIT_MIN_CELLS`]) whose counts are `base` plus a
+    /// pattern of 0..=36, written to `dir/name`; its path and header.
+    fn nine_card_file(dir: &Path, name: &str, base: u64) -> (PathBuf, TallyHeader, Counts) {
+        let mut counts = Counts::empty(TallyMode::Full, 9);
+        if let Counts::Full(tally) = &mut counts {
+            for (i, cell) in tally.counts.iter_mut().enumerate() {
+                *cell = base + (i as u64 * 7919) % 37;
+            }
+            tally.trials = tally.counts.iter().sum();
+        }
+        let path = dir.join(name);
+        let mut bytes = Vec::new();
+        write_tally(
+            &header(TallyMode::Full, 9, counts.trials()),
+            &counts,
+            None,
+            &mut bytes,
+        )
+        .unwrap();
+        std::fs::write(&path, &bytes).unwrap();
+        let read = read_header(&path).unwrap();
+        (path, read, counts)
+    }
+
+    /// Merge `files` as `merge` does: the splittable ones by [`add_counts_split`] on
+    /// `threads`, the others one at a time, then each finished in order.
+    fn merge_split(
+        files: &[(PathBuf, TallyHeader)],
+        threads: usize,
+    ) -> Result<Counts, TallyFileError> {
+        let mut total = Counts::empty_unpopulated(TallyMode::Full, 9);
+        let mut opened = files
+            .iter()
+            .filter(|(_, h)| splittable(h))
+            .map(|(p, h)| open_tally(p, h))
+            .collect::<Result<Vec<_>, _>>()?;
+        let sums = add_counts_split(
+            &mut opened,
+            total.full_counters_mut().unwrap(),
+            true,
+            threads,
+            &AtomicBool::new(false),
+        )?
+        .expect("not stopped");
+        let mut split = opened.into_iter().zip(sums);
+        for (path, header) in files {
+            if splittable(header) {
+                let (open, sum) = split.next().unwrap();
+                open.finish(sum, &mut total, 0)?;
+            } else {
+                read_tally_into(path, header, &mut total, 0)?;
+            }
+        }
+        Ok(total)
+    }
+
+    #[test]
+    fn tallies_read_by_several_threads_add_up_to_the_same_total_as_read_in_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        // u8, u16 and u32 words (2^24 takes 4 bytes as a varint too: the word wins the tie),
+        // and varints (70,000 + 36 < 2^21: three bytes against a u32's four), which are read in
+        // turn.
+        let made: Vec<_> = [
+            (1u64, "u8"),
+            (300, "u16"),
+            (1 << 24, "u32"),
+            (70_000, "leb128"),
+        ]
+        .iter()
+        .map(|&(base, encoding)| {
+            let (path, header, counts) = nine_card_file(dir.path(), encoding, base);
+            assert_eq!(header.encoding, encoding);
+            assert_eq!(splittable(&header), encoding != "leb128");
+            (path, header, counts)
+        })
+        .collect();
+        let files: Vec<_> = made
+            .iter()
+            .map(|(p, h, _)| (p.clone(), h.clone()))
+            .collect();
+        let mut sequential = Counts::empty(TallyMode::Full, 9);
+        for (path, header) in &files {
+            read_tally_into(path, header, &mut sequential, 0).unwrap();
+        }
+        let mut expected = vec![0u64; 362_880];
+        for (_, _, counts) in &made {
+            for (e, c) in expected.iter_mut().zip(counts.parts()[0]) {
+                *e += c;
+            }
+        }
+        assert_eq!(sequential.parts()[0], &expected[..]);
+        // One thread, two, a number that does not divide the cells, more threads than pages.
+        for threads in [1, 2, 3, 7, 200] {
+            assert_eq!(
+                merge_split(&files, threads).unwrap(),
+                sequential,
+                "{threads}"
+            );
+        }
+        // In another order (the varints first, so the total is no longer fresh for them).
+        let reversed: Vec<_> = files.iter().rev().cloned().collect();
+        assert_eq!(merge_split(&reversed, 2).unwrap(), sequential);
+    }
+
+    #[test]
+    fn the_crc_of_the_threads_parts_combined_is_the_crc_of_the_whole_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, header, _) = nine_card_file(dir.path(), "t.tally", 1);
+        let bytes = std::fs::read(&path).unwrap();
+        let whole = crc32fast::hash(&bytes[..header_end(&bytes) + header.counts_bytes as usize]);
+        for threads in [1, 2, 5] {
+            let mut opened = vec![open_tally(&path, &header).unwrap()];
+            let mut total = vec![0u64; 362_880];
+            add_counts_split(
+                &mut opened,
+                &mut total,
+                true,
+                threads,
+                &AtomicBool::new(false),
+            )
+            .unwrap()
+            .unwrap();
+            assert_eq!(
+                opened[0].reader.hasher.clone().finalize(),
+                whole,
+                "{threads}"
+            );
+        }
+    }
+
+    /// Bytes before the counters of a tally file's `bytes`.
+    fn header_end(bytes: &[u8]) -> usize {
+        let at = PREFIX_BYTES as usize;
+        at + u32::from_le_bytes(bytes[at - 4..at].try_into().unwrap()) as usize
+    }
+
+    #[test]
+    fn a_corrupted_counter_read_by_threads_is_refused_as_the_sequential_reading_refuses_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (good, good_header, _) = nine_card_file(dir.path(), "good.tally", 1);
+        let (path, header, _) = nine_card_file(dir.path(), "bad.tally", 3);
+        let mut bytes = std::fs::read(&path).unwrap();
+        // A counter in the second thread's half, one more.
+        let at = header_end(&bytes) + 300_000;
+        bytes[at] = bytes[at].wrapping_add(1);
+        std::fs::write(&path, &bytes).unwrap();
+        let sequential =
+            read_tally_into(&path, &header, &mut Counts::empty(TallyMode::Full, 9), 0).unwrap_err();
+        let files = vec![(good, good_header), (path.clone(), header)];
+        let split = merge_split(&files, 2).unwrap_err();
+        assert_eq!(split.to_string(), sequential.to_string());
+        assert!(
+            matches!(split, TallyFileError::Corrupted { path: ref p, .. } if *p == path),
+            "{split}"
+        );
+    }
+
+    #[test]
+    fn a_file_cut_short_after_its_header_was_checked_is_a_read_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, header, _) = nine_card_file(dir.path(), "t.tally", 1);
+        let bytes = std::fs::read(&path).unwrap();
+        std::fs::write(&path, &bytes[..bytes.len() / 2]).unwrap();
+        let error = merge_split(&[(path.clone(), header)], 2).unwrap_err();
+        assert!(matches!(error, TallyFileError::Read { path: ref p, .. } if *p == path));
+    }
+
+    #[test]
+    fn a_stop_request_ends_the_threads_without_a_total() {
+        let dir = tempfile::tempdir().unwrap();
+        let (path, header, _) = nine_card_file(dir.path(), "t.tally", 1);
+        let mut opened = vec![open_tally(&path, &header).unwrap()];
+        let mut total = vec![0u64; 362_880];
+        let stopped =
+            add_counts_split(&mut opened, &mut total, true, 2, &AtomicBool::new(true)).unwrap();
+        assert!(stopped.is_none());
     }
 
     #[test]

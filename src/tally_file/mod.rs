@@ -28,7 +28,10 @@
 pub mod codec;
 pub mod header;
 
-pub use codec::{TallyFileError, read_header, read_tally_into, write_tally};
+pub use codec::{
+    OpenTally, SPLIT_MIN_CELLS, TallyFileError, add_counts_split, open_tally, read_header,
+    read_tally_into, splittable, write_tally,
+};
 pub use header::{CheckPart, DealStreamPart, EndPart, Mismatch, ModelPart, RunPart, TallyHeader};
 
 use crate::engine::marginal::MarginalTally;
@@ -62,6 +65,28 @@ impl Counts {
                 trials: 0,
             }),
             TallyMode::Marginal => Counts::Marginal(MarginalTally::new(deck)),
+        }
+    }
+
+    /// An empty tally like [`Counts::empty`], but a full one's counters are not faulted in:
+    /// the total of a merge that [`add_counts_split`] fills (`fresh`), each thread faulting in
+    /// its own part.
+    pub fn empty_unpopulated(mode: TallyMode, deck: usize) -> Counts {
+        match mode {
+            TallyMode::Full => Counts::Full(Tally {
+                deck,
+                counts: vec![0u64; factorial(deck) as usize],
+                trials: 0,
+            }),
+            TallyMode::Marginal => Counts::Marginal(MarginalTally::new(deck)),
+        }
+    }
+
+    /// The full tally's counters, if this is one.
+    pub fn full_counters_mut(&mut self) -> Option<&mut [u64]> {
+        match self {
+            Counts::Full(tally) => Some(&mut tally.counts),
+            Counts::Marginal(_) => None,
         }
     }
 
