@@ -764,3 +764,82 @@ fn a_check_cut_short_saves_what_it_read_marked_partial() {
     assert_eq!(json["interrupted"], true);
     assert_eq!(json["input"]["sources"][0], "<stdin>");
 }
+
+/// The counts of a JSON report: `permutations[].count` in rank order.
+fn permutation_counts(json: &Value) -> Vec<u64> {
+    json["permutations"]
+        .as_array()
+        .expect("permutations listed")
+        .iter()
+        .map(|row| row["count"].as_u64().unwrap())
+        .collect()
+}
+
+#[test]
+fn shards_of_nine_cards_read_by_several_threads_merge_into_the_single_run() {
+    // 9! = 362,880 counters of one-byte words: the tallies every thread reads at once, each its
+    // own range of counters in every file.
+    let dir = tempfile::tempdir().unwrap();
+    let run = ["fisher-yates", "-n", "9", "-t", "500000", "--seed", "3"];
+    let save = |i: u64| {
+        let path = dir.path().join(format!("s{i}.tally"));
+        let output = shuffle_bias()
+            .arg("run")
+            .args(run)
+            .args(["--shard", &format!("{i}/3"), "--save-tally"])
+            .arg(&path)
+            .arg("-q")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        path
+    };
+    let shards: Vec<PathBuf> = (0..3).map(save).collect();
+    let single = shuffle_bias()
+        .arg("run")
+        .args(run)
+        .args(["--all-orderings", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let single: Value = serde_json::from_slice(&single.stdout).unwrap();
+    let expected = permutation_counts(&single);
+    assert_eq!(expected.len(), 362_880);
+    for threads in ["1", "2", "3", "5"] {
+        let output = shuffle_bias()
+            .arg("merge")
+            .args(&shards)
+            .args([
+                "--threads",
+                threads,
+                "--all-orderings",
+                "--format",
+                "json",
+                "-q",
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "--threads {threads}");
+        let merged: Value = serde_json::from_slice(&output.stdout).unwrap();
+        assert_eq!(permutation_counts(&merged), expected, "--threads {threads}");
+        assert_eq!(merged["positions"], single["positions"]);
+        assert_eq!(merged["verdict"], single["verdict"]);
+    }
+
+    // A counter changed in the middle of the last shard, read by the second thread: refused
+    // by its CRC-32, naming the file.
+    let mut bytes = std::fs::read(&shards[2]).unwrap();
+    let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+    bytes[25 + length + 300_000] ^= 0x01;
+    let corrupted = dir.path().join("corrupted.tally");
+    std::fs::write(&corrupted, &bytes).unwrap();
+    assert_refused(
+        &[&shards[0], &shards[1], &corrupted],
+        &["--threads", "2"],
+        &["corrupted.tally: corrupted", "CRC-32"],
+    );
+    assert_refused(
+        &[&shards[0]],
+        &["--threads", "0"],
+        &["--threads", "1 to 256"],
+    );
+}

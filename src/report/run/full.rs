@@ -8,7 +8,7 @@ use super::{
     Against, Common, FullPart, Identity, ModePart, PermutationTable, RunFacts, RunReport,
     position_drafts, positions,
 };
-use crate::analysis::figures::{extreme_ranks, max_min_ratio, position_counts, tv_distance};
+use crate::analysis::figures::{count_figures, position_counts};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::identity::identity_test;
 use crate::analysis::power::power_summary;
@@ -118,15 +118,15 @@ fn full_part(
         law: model.cloned(),
         listed: facts.all_orderings || n <= MAX_LISTED_DECK,
     };
-    let (most, least) = extreme_ranks(counts);
+    let figures = count_figures(counts, trials);
     FullPart {
-        max_min_ratio: max_min_ratio(counts),
+        max_min_ratio: figures.max_min_ratio,
         max_min_ratio_theory: model.map(|l| l.max_min_ratio()).filter(|r| r.is_finite()),
-        never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
-        tv_distance: tv_distance(counts, trials),
+        never_seen: figures.never_seen,
+        tv_distance: figures.tv_distance,
         tv_distance_theory: model.map(|l| l.tv_distance_from_uniform()),
-        most_frequent: most.into_iter().map(|r| table.row(r)).collect(),
-        least_frequent: least.into_iter().map(|r| table.row(r)).collect(),
+        most_frequent: figures.most.into_iter().map(|r| table.row(r)).collect(),
+        least_frequent: figures.least.into_iter().map(|r| table.row(r)).collect(),
         permutations: table,
     }
 }
