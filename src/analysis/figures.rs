@@ -40,8 +40,8 @@ pub fn position_counts(n: usize, counts: &[u64]) -> Vec<Vec<u64>> {
         "a full tally of {n} cards"
     );
     let mut flat = vec![0u64; n * n];
-    let mut remaining: Vec<usize> = (0..n).collect();
-    block_positions(n, 0, counts, &mut remaining, &mut flat);
+    let remaining: Vec<usize> = (0..n).collect();
+    block_positions(n, 0, counts, &remaining, &mut flat);
     flat.chunks(n.max(1)).map(<[u64]>::to_vec).collect()
 }
 
@@ -52,7 +52,7 @@ fn block_positions(
     n: usize,
     depth: usize,
     block: &[u64],
-    remaining: &mut Vec<usize>,
+    remaining: &[usize],
     flat: &mut [u64],
 ) -> u64 {
     match remaining.len() {
@@ -93,10 +93,16 @@ fn block_positions(
         left => {
             let size = block.len() / left;
             let mut total = 0;
+            // The remaining cards but the i-th, on the stack (a full tally has at most 20
+            // cards: 21! counters exceed any memory).
+            let mut rest = [0usize; 20];
+            rest[..left - 1].copy_from_slice(&remaining[1..]);
             for (i, sub) in block.chunks_exact(size).enumerate() {
-                let card = remaining.remove(i);
-                let sum = block_positions(n, depth + 1, sub, remaining, flat);
-                remaining.insert(i, card);
+                let card = remaining[i];
+                if i > 0 {
+                    rest[i - 1] = remaining[i - 1];
+                }
+                let sum = block_positions(n, depth + 1, sub, &rest[..left - 1], flat);
                 flat[card * n + depth] += sum;
                 total += sum;
             }

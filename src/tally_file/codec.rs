@@ -1027,9 +1027,6 @@ fn add_part(
     fresh: bool,
     stop: &AtomicBool,
 ) -> SplitPart {
-    if fresh {
-        super::populate(part);
-    }
     let widest = files.iter().map(|f| f.width).max().unwrap_or(1);
     let mut buffer = vec![0u8; SPLIT_CHUNK_CELLS.min(part.len()) * widest];
     let mut results: Vec<(crc32fast::Hasher, u128)> = files
@@ -1039,6 +1036,9 @@ fn add_part(
     for (chunk, cells) in part.chunks_mut(SPLIT_CHUNK_CELLS).enumerate() {
         if stop.load(Ordering::Relaxed) {
             return Ok(None);
+        }
+        if fresh {
+            super::populate_pages(cells);
         }
         let first = (first_cell + chunk * SPLIT_CHUNK_CELLS) as u64;
         for (index, (view, (hasher, sum))) in files.iter().zip(&mut results).enumerate() {
