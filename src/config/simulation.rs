@@ -90,7 +90,6 @@ pub struct SimulationSettings {
 
 impl SimulationSettings {
     /// Check the deck, trials, threads and level, and that the tallies fit in memory.
-    #[allow(clippy::too_many_arguments)]
     pub fn validate(
         mode: ModeChoice,
         deck: usize,

@@ -113,40 +113,25 @@ pub fn simulate_blocks_deals_from(
     progress: &mut dyn FnMut(u64),
 ) -> (Tally, BlockCoverage, Option<DealStreamTally>) {
     struct Full<'a> {
-        spec: &'a SimulationSpec,
-        table: Option<&'a ChoiceTable>,
-        queue: &'a BlockQueue,
-        deals: Option<DealStreamOptions>,
-        stop: &'a AtomicBool,
+        job: Job<'a>,
         progress: &'a mut dyn FnMut(u64),
     }
     impl SourcesVisitor for Full<'_> {
         type Output = (Tally, Option<DealStreamTally>);
         fn visit<B: BlockSources>(self, sources: &B) -> Self::Output {
-            simulate_with(
-                self.spec,
-                sources,
-                self.table,
-                self.queue,
-                self.deals,
-                self.stop,
-                self.progress,
-            )
+            simulate_with(self.job, sources, self.progress)
         }
     }
     let queue = BlockQueue::range(spec.trials, blocks);
     let table = ChoiceTable::for_run(spec.shuffle, spec.deck, source);
-    let (tally, deals) = dispatch(
-        source,
-        Full {
-            spec,
-            table: table.as_ref(),
-            queue: &queue,
-            deals,
-            stop,
-            progress,
-        },
-    );
+    let job = Job {
+        spec,
+        table: table.as_ref(),
+        queue: &queue,
+        deals,
+        stop,
+    };
+    let (tally, deals) = dispatch(source, Full { job, progress });
     (tally, queue.coverage(), deals)
 }
 
@@ -158,34 +143,23 @@ pub fn simulate_blocks_deals_from(
 /// pass: a match per pass costs nothing beside a pass, and it keeps the number of compiled loops
 /// (algorithms × deck sizes × generators) from doubling.
 fn simulate_with<B: BlockSources>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    table: Option<&ChoiceTable>,
-    queue: &BlockQueue,
-    deals: Option<DealStreamOptions>,
-    stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> (Tally, Option<DealStreamTally>) {
-    let shuffle = spec.shuffle;
-    if shuffle.passes != 1 || table.is_some() {
+    let shuffle = job.spec.shuffle;
+    if shuffle.passes != 1 || job.table.is_some() {
         // The one-draw path never calls the shuffle (its table came from it): one loop serves.
-        return run_workers::<B, _>(
-            spec,
-            sources,
-            table,
-            queue,
-            deals,
-            stop,
-            progress,
-            move |deck, scratch, source| shuffle.apply(deck, scratch, source),
-        );
+        return run_workers::<B, _>(job, sources, progress, move |deck, scratch, source| {
+            shuffle.apply(deck, scratch, source)
+        });
     }
     macro_rules! run_as {
         ($($variant:ident),*) => {
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
                     let cut = shuffle.cut_probability;
-                    run_workers::<B, _>(spec, sources, None, queue, deals, stop, progress, move |deck, scratch, source| {
+                    run_workers::<B, _>(job, sources, progress, move |deck, scratch, source| {
                         Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
                     })
                 })*
@@ -206,18 +180,22 @@ fn simulate_with<B: BlockSources>(
     )
 }
 
+/// What every worker of a full-mode run shares: the run, its one-draw table if any, the queue
+/// of blocks, the deal-stream options and the stop flag.
+#[derive(Clone, Copy)]
+struct Job<'a> {
+    spec: &'a SimulationSpec,
+    table: Option<&'a ChoiceTable>,
+    queue: &'a BlockQueue,
+    deals: Option<DealStreamOptions>,
+    stop: &'a AtomicBool,
+}
+
 /// Dispatch once on the deck size, so that each worker loop works on a fixed-size array: the
 /// compiler then unrolls the shuffle, the rank and the deck reset completely.
-// The arguments are the run's pieces, passed down unchanged; bundling them is left for the
-// single options struct the simulation's entry points are meant to get.
-#[allow(clippy::too_many_arguments)]
 fn run_workers<B, S>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    table: Option<&ChoiceTable>,
-    queue: &BlockQueue,
-    deals: Option<DealStreamOptions>,
-    stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
 ) -> (Tally, Option<DealStreamTally>)
@@ -225,31 +203,24 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    match spec.deck {
-        2 => run_sized::<B, S, 2>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        3 => run_sized::<B, S, 3>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        4 => run_sized::<B, S, 4>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        5 => run_sized::<B, S, 5>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        6 => run_sized::<B, S, 6>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        7 => run_sized::<B, S, 7>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        8 => run_sized::<B, S, 8>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        9 => run_sized::<B, S, 9>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        10 => run_sized::<B, S, 10>(spec, sources, table, queue, deals, stop, progress, shuffle),
-        11 => run_sized::<B, S, 11>(spec, sources, table, queue, deals, stop, progress, shuffle),
+    match job.spec.deck {
+        2 => run_sized::<B, S, 2>(job, sources, progress, shuffle),
+        3 => run_sized::<B, S, 3>(job, sources, progress, shuffle),
+        4 => run_sized::<B, S, 4>(job, sources, progress, shuffle),
+        5 => run_sized::<B, S, 5>(job, sources, progress, shuffle),
+        6 => run_sized::<B, S, 6>(job, sources, progress, shuffle),
+        7 => run_sized::<B, S, 7>(job, sources, progress, shuffle),
+        8 => run_sized::<B, S, 8>(job, sources, progress, shuffle),
+        9 => run_sized::<B, S, 9>(job, sources, progress, shuffle),
+        10 => run_sized::<B, S, 10>(job, sources, progress, shuffle),
+        11 => run_sized::<B, S, 11>(job, sources, progress, shuffle),
         n => panic!("deck size {n} is outside 2..={MAX_FULL_DECK}; the config must refuse it"),
     }
 }
 
-// The arguments are the run's pieces, passed down unchanged; bundling them is left for the
-// single options struct the simulation's entry points are meant to get.
-#[allow(clippy::too_many_arguments)]
 fn run_sized<B, S, const N: usize>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    table: Option<&ChoiceTable>,
-    queue: &BlockQueue,
-    deals: Option<DealStreamOptions>,
-    stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     shuffle: S,
 ) -> (Tally, Option<DealStreamTally>)
@@ -257,6 +228,13 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
+    let Job {
+        spec,
+        table,
+        queue,
+        deals,
+        stop,
+    } = job;
     let partial_tallies: Vec<PartialTally<N>> =
         run_reporting(spec.threads, queue, progress, &|| match table {
             Some(table) => tally_blocks_table::<B, N>(spec, sources, deals, queue, stop, table),
@@ -788,15 +766,14 @@ mod tests {
             let table = ChoiceTable::derive(spec.shuffle, deck).unwrap();
             let fast = simulate(&spec, &stop, &mut |_| {});
             let queue = BlockQueue::range(spec.trials, 0..block_count(spec.trials));
-            let (plain, _) = simulate_with(
-                &spec,
-                &table.sources(),
-                None,
-                &queue,
-                None,
-                &stop,
-                &mut |_| {},
-            );
+            let job = Job {
+                spec: &spec,
+                table: None,
+                queue: &queue,
+                deals: None,
+                stop: &stop,
+            };
+            let (plain, _) = simulate_with(job, &table.sources(), &mut |_| {});
             assert_eq!(fast, plain, "{} on {deck}", algorithm.name());
         }
     }

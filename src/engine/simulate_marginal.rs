@@ -134,9 +134,7 @@ where
         let mut tally_decks = |decks: &[Card], stream: &mut Option<DealStream>| {
             tally.add_decks(decks);
             if let Some(stream) = stream {
-                for deck in decks.chunks_exact(n.max(1)) {
-                    stream.add(deck);
-                }
+                stream.add_deals(decks);
             }
         };
         while let Some((block, length)) = queue.take(stop) {

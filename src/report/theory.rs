@@ -184,16 +184,27 @@ pub fn build_theory_report(
             deck: n,
         });
     }
-    // Rank by probability; the exact numerators break float ties consistently.
-    let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
-    ranks.sort_by(|&a, &b| {
+    // Rank by probability, ties broken by rank (a total order, so the first k are the same
+    // whether the whole list is sorted or only the k smallest are selected, then sorted).
+    let k = EXTREMES.min(probabilities.len());
+    let first_k = |order: &dyn Fn(&usize, &usize) -> std::cmp::Ordering| {
+        let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
+        if k < ranks.len() {
+            ranks.select_nth_unstable_by(k, order);
+        }
+        let mut first = ranks[..k].to_vec();
+        first.sort_by(order);
+        first
+    };
+    let most_likely: Vec<LawRow> = first_k(&|&a, &b| {
         probabilities[b]
             .total_cmp(&probabilities[a])
             .then(a.cmp(&b))
-    });
-    let k = EXTREMES.min(ranks.len());
-    let most_likely: Vec<LawRow> = ranks[..k].iter().map(|&r| table.row(r)).collect();
-    ranks.sort_by(|&a, &b| {
+    })
+    .iter()
+    .map(|&r| table.row(r))
+    .collect();
+    let ranks = first_k(&|&a, &b| {
         probabilities[a]
             .total_cmp(&probabilities[b])
             .then(a.cmp(&b))

@@ -451,11 +451,40 @@ fn walk_paths_under(
             budget: max_paths,
         });
     }
+    // First in exact fractions alone; if their common denominator overflows, walked again in
+    // compensated floats alone (the very sums a walk keeping both would give), so that the
+    // common case touches one n!-cell array per path, not two.
+    if let Some(law) = walk_once(shuffle, n, max_paths, estimated, law, Arithmetic::Exact)? {
+        return Ok(law);
+    }
+    let law = walk_once(shuffle, n, max_paths, estimated, law, Arithmetic::Float)?;
+    Ok(law.expect("a walk in floats always ends with a law"))
+}
+
+/// How [`walk_once`] adds up the paths' weights.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Arithmetic {
+    /// Exact fractions over a common denominator (None if it overflows).
+    Exact,
+    /// Neumaier-compensated f64 sums.
+    Float,
+}
+
+/// One walk of every choice path (see [`walk_paths_under`]); `Ok(None)` when the exact
+/// fractions overflow.
+fn walk_once(
+    shuffle: Shuffle,
+    n: usize,
+    max_paths: u64,
+    estimated: f64,
+    law: Option<ChoiceLaw>,
+    arithmetic: Arithmetic,
+) -> Result<Option<Law>, ExactError> {
     let cells = factorial(n) as usize;
-    let mut numerators = vec![0u128; cells];
-    let mut denominator: Option<u128> = Some(1);
-    // Neumaier-compensated f64 sums, used if the common denominator overflows.
-    let mut sums = vec![CompensatedSum::default(); cells];
+    let exact_only = arithmetic == Arithmetic::Exact;
+    let mut numerators = vec![0u128; if exact_only { cells } else { 0 }];
+    let mut denominator: u128 = 1;
+    let mut sums = vec![CompensatedSum::default(); if exact_only { 0 } else { cells }];
 
     let mut walker = PathWalker::with_law(law);
     let identity: Vec<Card> = (0..n as Card).collect();
@@ -477,37 +506,42 @@ fn walk_paths_under(
         }
         let cell = rank(&deck);
         let (exact_weight, float_weight) = walker.weight();
-        sums[cell].add(float_weight);
-        denominator = match (denominator, exact_weight) {
-            (Some(common), Some((weight, path))) => {
-                add_fraction(&mut numerators, common, cell, weight, path)
+        if exact_only {
+            let Some((weight, path)) = exact_weight else {
+                return Ok(None);
+            };
+            match add_fraction(&mut numerators, denominator, cell, weight, path) {
+                Some(common) => denominator = common,
+                None => return Ok(None),
             }
-            _ => None,
-        };
+        } else {
+            sums[cell].add(float_weight);
+        }
         if !walker.advance() {
             break;
         }
     }
 
-    let exact = denominator.map(|denominator| ExactFractions {
-        numerators,
-        denominator,
-    });
-    let probabilities = match &exact {
-        Some(fractions) => fractions
-            .numerators
+    let (probabilities, exact) = if exact_only {
+        let probabilities = numerators
             .iter()
-            .map(|&num| num as f64 / fractions.denominator as f64)
-            .collect(),
-        None => sums.iter().map(CompensatedSum::total).collect(),
+            .map(|&num| num as f64 / denominator as f64)
+            .collect();
+        let exact = ExactFractions {
+            numerators,
+            denominator,
+        };
+        (probabilities, Some(exact))
+    } else {
+        (sums.iter().map(CompensatedSum::total).collect(), None)
     };
-    Ok(Law {
+    Ok(Some(Law {
         deck: n,
         probabilities,
         exact,
         paths,
         method: "path-walk",
-    })
+    }))
 }
 
 /// The bounds of the all-zero path and the deck it produces.
