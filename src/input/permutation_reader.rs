@@ -44,6 +44,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::cards::CardNames;
+use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
@@ -766,9 +767,28 @@ fn parse_labelled(
     found == count
 }
 
-/// The fast path for a line written as the first permutation was: `count` cards of a deck of
-/// `n`.
+/// [`parse_two_digits`], or the AVX-512 reading of the same lines when `wide` (the CPU has it,
+/// [`wide_line_parser::available`]) and the deck has at most [`WIDE_MAX_DECK`] cards.
 #[inline(always)]
+fn two_digits(
+    line: &[u8],
+    count: usize,
+    n: usize,
+    offset: usize,
+    deck: &mut [Card],
+    wide: bool,
+) -> bool {
+    if wide && n <= WIDE_MAX_DECK {
+        wide_line_parser::parse(line, count, n, offset, deck)
+    } else {
+        parse_two_digits(line, count, n, offset, deck)
+    }
+}
+
+/// The fast path for a line written as the first permutation was: `count` cards of a deck of
+/// `n`; `wide`: the CPU runs [`wide_line_parser::parse`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn parse_fast(
     line: &[u8],
     count: usize,
@@ -777,14 +797,15 @@ fn parse_fast(
     labels: Option<&LabelIndex>,
     deck: &mut [Card],
     seen: &mut impl CardSet,
+    wide: bool,
 ) -> bool {
     let short = count < TWO_DIGIT_MIN_CARDS;
     match (numbering, labels) {
         (Numbering::ZeroBased, _) if n <= TWO_DIGIT_VALUES && !short => {
-            parse_two_digits(line, count, n, 0, deck)
+            two_digits(line, count, n, 0, deck, wide)
         }
         (Numbering::OneBased, _) if n < TWO_DIGIT_VALUES && !short => {
-            parse_two_digits(line, count, n, 1, deck)
+            two_digits(line, count, n, 1, deck, wide)
         }
         (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
         (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),
@@ -828,6 +849,8 @@ struct Reader<'a> {
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
     /// into the counts at the end of the input (the counts are sums, so order does not matter).
     batch: Option<MarginalBatch>,
+    /// The CPU runs the AVX-512 line parser ([`wide_line_parser::available`], asked once).
+    wide: bool,
 }
 
 /// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
@@ -850,11 +873,18 @@ impl MarginalBatch {
         }
     }
 
-    /// Add one deck; the fused pass runs once [`LANES`] are gathered.
+    /// The place of the next deck, to be written (and then kept with [`Self::keep_next`], or
+    /// left to be overwritten).
     #[inline(always)]
-    fn add(&mut self, deck: &[Card]) {
+    fn next_deck(&mut self) -> &mut [Card] {
         let n = self.deck;
-        self.decks[self.filled * n..(self.filled + 1) * n].copy_from_slice(deck);
+        &mut self.decks[self.filled * n..(self.filled + 1) * n]
+    }
+
+    /// Keep the deck written at [`Self::next_deck`]; the fused pass runs once [`LANES`] are
+    /// gathered.
+    #[inline(always)]
+    fn keep_next(&mut self) {
         self.filled += 1;
         if self.filled == LANES {
             self.fused.add_decks(&self.decks);
@@ -913,6 +943,7 @@ impl<'a> Reader<'a> {
             observer: None,
             observer_broke: false,
             batch: None,
+            wide: wide_line_parser::available(),
         }
     }
 
@@ -959,7 +990,8 @@ impl<'a> Reader<'a> {
         match counts {
             InputCounts::Full(counts) => {
                 let mut deck = [0 as Card; MAX_FULL_DECK];
-                if !parse_fast(line, n, n, *numbering, labels, &mut deck, &mut CardBits(0)) {
+                let bits = &mut CardBits(0);
+                if !parse_fast(line, n, n, *numbering, labels, &mut deck, bits, self.wide) {
                     return false;
                 }
                 counts[rank(&deck[..n])] += 1;
@@ -968,27 +1000,31 @@ impl<'a> Reader<'a> {
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
-                if !parse_fast(line, n, n, *numbering, labels, &mut self.cards, seen) {
-                    return false;
-                }
                 if n <= FUSED_MAX_DECK {
-                    self.batch
-                        .get_or_insert_with(|| MarginalBatch::new(n))
-                        .add(&self.cards[..n]);
+                    // Parsed straight into the batch's next deck: no copy.
+                    let batch = self.batch.get_or_insert_with(|| MarginalBatch::new(n));
+                    let deck = batch.next_deck();
+                    if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.wide) {
+                        return false;
+                    }
+                    Self::deal(&mut self.deals, deck);
+                    Self::observed(&mut self.observer, &mut self.observer_broke, deck);
+                    batch.keep_next();
                 } else {
-                    tally.add(&self.cards[..n]);
+                    let cards = &mut self.cards;
+                    if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.wide) {
+                        return false;
+                    }
+                    tally.add(&cards[..n]);
+                    Self::deal(&mut self.deals, &cards[..n]);
+                    Self::observed(&mut self.observer, &mut self.observer_broke, &cards[..n]);
                 }
-                Self::deal(&mut self.deals, &self.cards[..n]);
-                Self::observed(
-                    &mut self.observer,
-                    &mut self.observer_broke,
-                    &self.cards[..n],
-                );
             }
             InputCounts::Deal(tally) => {
                 let count = tally.deal;
                 let seen = self.seen.start_line();
-                if !parse_fast(line, count, n, *numbering, labels, &mut self.cards, seen) {
+                let cards = &mut self.cards;
+                if !parse_fast(line, count, n, *numbering, labels, cards, seen, self.wide) {
                     return false;
                 }
                 tally.add(&self.cards[..count]);
@@ -2253,8 +2289,9 @@ mod tests {
         // Lines of up to 52 cards, 0- and 1-based, whole decks and deals, each mutated by one
         // of the edits a bad line can show (a doubled, missing, trailing or odd separator, a
         // third digit, a card out of range, a repeat, a token too few or too many, a CR, a
-        // non-digit, a NUL); the two fast paths must agree on every line, and on the cards when they
-        // accept it.
+        // non-digit, a NUL, a byte next to the digits); the fast paths — the scalar ones and,
+        // on a CPU that has it, the AVX-512 one — must agree on every line, and on the cards
+        // when they accept it.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |bound: usize| {
             // SplitMix64 (Steele, Lea & Flood 2014).
@@ -2265,7 +2302,8 @@ mod tests {
             ((z ^ (z >> 31)) % bound as u64) as usize
         };
         let mut accepted = 0;
-        for case in 0..20_000 {
+        let mut wide_checked = 0;
+        for case in 0..40_000 {
             let n = [2, 3, 9, 10, 11, 52, 64, 99, 100][case % 9];
             let offset = usize::from(case % 2 == 1 && n < TWO_DIGIT_VALUES);
             let count = if case % 3 == 0 { 1 + next(n) } else { n };
@@ -2285,7 +2323,7 @@ mod tests {
                 }
                 line.push_str(token);
             }
-            let edit = next(16);
+            let edit = next(19);
             let mut bytes = line.into_bytes();
             let at = next(bytes.len());
             match edit {
@@ -2301,6 +2339,10 @@ mod tests {
                 9 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
                 10 => bytes[at] = 0,
                 11 => bytes[at] = b'#',
+                // The bytes just below '0' and above '9', and '0' with its high bit set.
+                12 => bytes[at] = b'/',
+                13 => bytes[at] = b':',
+                14 => bytes[at] = 0xb0,
                 _ => {}
             }
             let mut fast = [0 as Card; 128];
@@ -2313,9 +2355,21 @@ mod tests {
                 assert_eq!(fast[..count], plain[..count]);
                 accepted += 1;
             }
+            if wide_line_parser::available() && n <= WIDE_MAX_DECK {
+                let mut wide = [0 as Card; 128];
+                let wide_ok = wide_line_parser::parse(&bytes, count, n, offset, &mut wide);
+                assert_eq!(wide_ok, expected, "{:?}", String::from_utf8_lossy(&bytes));
+                if wide_ok {
+                    assert_eq!(wide[..count], plain[..count]);
+                    wide_checked += 1;
+                }
+            }
         }
         // Both outcomes are exercised.
-        assert!((5_000..19_000).contains(&accepted), "{accepted}");
+        assert!((10_000..38_000).contains(&accepted), "{accepted}");
+        if wide_line_parser::available() {
+            assert!(wide_checked > 5_000, "{wide_checked}");
+        }
     }
 
     #[test]
