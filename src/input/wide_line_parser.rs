@@ -83,6 +83,16 @@ mod x86 {
         }
     }
 
+    /// The lanes below `count` (≤ 64), as a mask.
+    #[inline(always)]
+    fn lanes_below(count: usize) -> u64 {
+        if count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
+        }
+    }
+
     /// See [`super::parse`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
     pub(super) fn parse(
@@ -158,7 +168,10 @@ mod x86 {
             40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
             18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 127,
         );
-        let mut packed = [0u8; 64 * BLOCKS + 64];
+        // The cards gather in one vector: each block's values at its ends, packed by
+        // `vpcompressb`, then spread by `vpexpandb` into the lanes after those already found.
+        // Lanes past `count` keep 0xff, out of every deck.
+        let mut gathered = _mm512_set1_epi8(-1);
         let mut found = 0;
         let mut previous = _mm512_setzero_si512();
         for block in 0..blocks {
@@ -169,22 +182,17 @@ mod x86 {
             let eight_times = _mm512_slli_epi16::<2>(twice);
             // Bytes of at most 9·8 = 72: the 16-bit shift moves no bit into the next byte.
             let value = _mm512_add_epi8(digit, _mm512_add_epi8(twice, eight_times));
-            let cards = _mm512_maskz_compress_epi8(ends[block], value);
-            // SAFETY: `found` ≤ count ≤ 64 and the buffer has 64 more bytes than that.
-            unsafe { _mm512_storeu_si512(packed.as_mut_ptr().add(found).cast(), cards) };
-            found += ends[block].count_ones() as usize;
+            let packed = _mm512_maskz_compress_epi8(ends[block], value);
+            let here = ends[block].count_ones() as usize;
+            // Lanes found..found + here (found + here ≤ count ≤ 64).
+            let lanes = lanes_below(found + here) & !lanes_below(found);
+            gathered = _mm512_mask_expand_epi8(gathered, lanes, packed);
+            found += here;
         }
         // The cards, 0-based (a byte below the offset wraps to 255: out of range), widened
         // into the deck, and a bit per card.
-        let shift = _mm512_set1_epi8(offset as i8);
-        // SAFETY: `packed` has 64·BLOCKS + 64 ≥ 64 bytes.
-        let first = unsafe { _mm512_loadu_si512(packed.as_ptr().cast()) };
-        let cards = _mm512_sub_epi8(first, shift);
-        let wanted = if count == 64 {
-            u64::MAX
-        } else {
-            (1u64 << count) - 1
-        };
+        let cards = _mm512_sub_epi8(gathered, _mm512_set1_epi8(offset as i8));
+        let wanted = lanes_below(count);
         let low = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(cards));
         let high = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(cards));
         // SAFETY: at most `count` ≤ deck.len() cards are stored (the masks).
@@ -198,17 +206,17 @@ mod x86 {
                 );
             }
         }
+        // Eight cards at a time, each zero-extended into a 64-bit lane (byte 8j of the index
+        // picks card 8k + j; the other bytes are zeroed by the mask), shifted into a bit.
         let one = _mm512_set1_epi64(1);
         let mut seen = _mm512_setzero_si512();
+        let mut index = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
         let mut eight = 0;
         while eight < count {
-            // SAFETY: `eight` < count ≤ 64, and 8 bytes from it lie in `packed`.
-            let bytes = unsafe { _mm_loadl_epi64(packed.as_ptr().add(eight).cast()) };
-            let lanes = _mm512_cvtepu8_epi64(_mm_sub_epi8(bytes, _mm512_castsi512_si128(shift)));
+            let lanes = _mm512_maskz_permutexvar_epi8(0x0101_0101_0101_0101, index, cards);
             // A shift by 64 or more gives 0: a card out of every deck sets no bit.
-            let bits = _mm512_sllv_epi64(one, lanes);
-            let live = (wanted >> eight) as u8;
-            seen = _mm512_or_si512(seen, _mm512_maskz_mov_epi64(live, bits));
+            seen = _mm512_or_si512(seen, _mm512_sllv_epi64(one, lanes));
+            index = _mm512_add_epi64(index, _mm512_set1_epi64(8));
             eight += 8;
         }
         let seen = _mm512_reduce_or_epi64(seen) as u64;
