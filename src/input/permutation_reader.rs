@@ -48,6 +48,7 @@ use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
+use crate::engine::full_stream::RankedStream;
 use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
@@ -841,7 +842,7 @@ struct Reader<'a> {
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
     /// The deal-stream accumulator, once the deck size is known (when asked for).
-    deals: Option<DealStream>,
+    deals: Option<DealSink>,
     /// Sees every permutation tallied, in input order; a break ends the reading there.
     observer: Option<Observer<'a>>,
     /// Whether the observer broke.
@@ -939,7 +940,7 @@ impl<'a> Reader<'a> {
             lines: 0,
             invalid: 0,
             invalid_examples: Vec::new(),
-            deals: deck.and_then(|n| deal_stream_for(options, n)),
+            deals: deck.and_then(|n| deal_sink_for(options, n)),
             observer: None,
             observer_broke: false,
             batch: None,
@@ -957,7 +958,7 @@ impl<'a> Reader<'a> {
 
     /// The hook of the deal-stream tests: the permutation just tallied, in line order.
     #[inline(always)]
-    fn deal(deals: &mut Option<DealStream>, deck: &[Card]) {
+    fn deal(deals: &mut Option<DealSink>, deck: &[Card]) {
         if let Some(deals) = deals {
             deals.add(deck);
         }
@@ -994,8 +995,11 @@ impl<'a> Reader<'a> {
                 if !parse_fast(line, n, n, *numbering, labels, &mut deck, bits, self.wide) {
                     return false;
                 }
-                counts[rank(&deck[..n])] += 1;
-                Self::deal(&mut self.deals, &deck[..n]);
+                let rank = rank(&deck[..n]);
+                counts[rank] += 1;
+                if let Some(deals) = &mut self.deals {
+                    deals.add_ranked(&deck[..n], rank);
+                }
                 Self::observed(&mut self.observer, &mut self.observer_broke, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
@@ -1148,7 +1152,7 @@ impl<'a> Reader<'a> {
                 }
                 self.deck = Some(found);
                 self.counts = Some(self.options.empty_counts(found));
-                self.deals = deal_stream_for(self.options, found);
+                self.deals = deal_sink_for(self.options, found);
                 found
             }
         };
@@ -1704,7 +1708,7 @@ pub fn read_permutations_observed<'a>(
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
-        deals: reader.deals.map(DealStream::finish),
+        deals: reader.deals.map(DealSink::finish),
     })
 }
 
@@ -1713,19 +1717,24 @@ pub fn read_permutations_observed<'a>(
 /// compositions: those are permutations of whole decks); in full mode the repeated decks come
 /// from the tally and the compositions are counted.
 pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<DealStream> {
+    deal_stream_options(options, deck).map(DealStream::new)
+}
+
+/// What the deal-stream accumulator of [`deal_stream_for`] keeps.
+fn deal_stream_options(options: &ReaderOptions, deck: usize) -> Option<DealStreamOptions> {
     let request = options.deals?;
     if let Some(dealt) = options.deal {
-        return Some(DealStream::new(DealStreamOptions {
+        return Some(DealStreamOptions {
             deck,
             dealt,
             repeats: RepeatSource::Fingerprints {
                 limit: request.fingerprint_limit,
             },
             compositions: false,
-        }));
+        });
     }
     let full = options.mode_for(deck) == TallyMode::Full;
-    Some(DealStream::new(DealStreamOptions {
+    Some(DealStreamOptions {
         deck,
         dealt: deck,
         repeats: if full {
@@ -1736,7 +1745,58 @@ pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<De
             }
         },
         compositions: full,
-    }))
+    })
+}
+
+/// The reader's deal-stream accumulator for decks of `deck` cards (when asked for): whole decks
+/// of the full mode by rank, as a run counts them ([`RankedStream`]), anything else deal by deal.
+fn deal_sink_for(options: &ReaderOptions, deck: usize) -> Option<DealSink> {
+    let stream = deal_stream_options(options, deck)?;
+    let ranked = (options.deal.is_none() && options.mode_for(deck) == TallyMode::Full)
+        .then(|| RankedStream::new(stream))
+        .flatten();
+    Some(match ranked {
+        Some(ranked) => DealSink::Ranked(ranked),
+        None => DealSink::Whole(DealStream::new(stream)),
+    })
+}
+
+/// Where each permutation or deal tallied goes, in line order, for the deal-stream tests: only
+/// the lines tallied, so that blank, comment and rejected lines between two permutations do not
+/// part them (the pair is counted).
+enum DealSink {
+    /// Deal by deal, to [`DealStream::add`].
+    Whole(DealStream),
+    /// Whole decks of the full mode, by rank: the same counts at a run's pace.
+    Ranked(RankedStream),
+}
+
+impl DealSink {
+    /// Count the next deck or deal.
+    #[inline(always)]
+    fn add(&mut self, deck: &[Card]) {
+        match self {
+            DealSink::Whole(stream) => stream.add(deck),
+            DealSink::Ranked(stream) => stream.push(deck, rank(deck)),
+        }
+    }
+
+    /// Count the next whole deck, whose rank is known.
+    #[inline(always)]
+    fn add_ranked(&mut self, deck: &[Card], rank: usize) {
+        match self {
+            DealSink::Whole(stream) => stream.add(deck),
+            DealSink::Ranked(stream) => stream.push(deck, rank),
+        }
+    }
+
+    /// The counts.
+    fn finish(self) -> DealStreamTally {
+        match self {
+            DealSink::Whole(stream) => stream.finish(),
+            DealSink::Ranked(stream) => stream.finish(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -2416,5 +2476,55 @@ mod tests {
             message.ends_with("all 2 non-blank lines were rejected"),
             "{message}"
         );
+    }
+    #[test]
+    fn whole_decks_counted_by_rank_pair_across_blank_comment_and_rejected_lines() {
+        // The deal stream of the full mode is counted from ranks; the pairs are the consecutive
+        // permutations tallied, whatever blank, comment or rejected lines lie between them: the
+        // counts must equal those of the valid lines fed one by one to `DealStream::add`.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u64| {
+            // xorshift64* (Vigna 2016).
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
+        };
+        for n in [3usize, 4, 5, 7] {
+            let mut text = String::new();
+            let mut valid: Vec<Vec<Card>> = Vec::new();
+            for _ in 0..4000 {
+                match next(20) {
+                    0 => text.push('\n'),
+                    1 => text.push_str("# a comment\n"),
+                    2 => text.push_str("0 0 1\n"),
+                    3 => text.push_str("  \t \r\n"),
+                    _ => {
+                        let mut deck: Vec<Card> = (0..n as Card).collect();
+                        for i in (1..n).rev() {
+                            deck.swap(i, next(i as u64 + 1) as usize);
+                        }
+                        let line: Vec<String> = deck.iter().map(|c| c.to_string()).collect();
+                        text.push_str(&line.join(if next(2) == 0 { " " } else { ", " }));
+                        text.push('\n');
+                        valid.push(deck);
+                    }
+                }
+            }
+            let options = ReaderOptions {
+                skip_invalid: true,
+                deals: Some(DealsRequest {
+                    fingerprint_limit: 1 << 20,
+                }),
+                ..Default::default()
+            };
+            let t = tally(&text, &options).unwrap();
+            assert!(t.invalid > 0);
+            let mut plain = deal_stream_for(&options, n).unwrap();
+            for deck in &valid {
+                plain.add(deck);
+            }
+            assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards");
+        }
     }
 }
