@@ -193,8 +193,8 @@ impl FusedMarginalTally {
             }
         }
         if self.wide {
-            for (deck, inverse) in decks.chunks_exact(n).zip(&inverses) {
-                let values = wide::statistics(deck, inverse);
+            let values = wide::statistics(decks, n, &inverses);
+            for &values in &values[..count] {
                 self.record(values, n);
             }
             return;
@@ -325,7 +325,7 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
 mod wide {
     use crate::engine::algorithms::Card;
 
-    use super::FUSED_MAX_DECK;
+    use super::{FUSED_MAX_DECK, LANES};
 
     /// Whether this CPU runs [`statistics`].
     pub(super) fn available() -> bool {
@@ -342,30 +342,50 @@ mod wide {
         }
     }
 
-    /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept]` of `deck` (a
-    /// permutation of 0..n, n ≤ 64) whose inverse is `inverse[..n]`. Only after [`available`].
+    /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept]` of each deck of
+    /// `n` (≤ 64) cards laid end to end in `decks` (at most [`LANES`]), whose inverses are
+    /// `inverses[..][..n]`; the entries past the decks are left 0. Only after [`available`].
     #[inline(always)]
-    pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u8; 4] {
-        debug_assert!(available() && deck.len() <= FUSED_MAX_DECK);
+    pub(super) fn statistics(
+        decks: &[Card],
+        n: usize,
+        inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+    ) -> [[u8; 4]; LANES] {
+        debug_assert!(available() && n <= FUSED_MAX_DECK && decks.len() <= LANES * n);
         #[cfg(target_arch = "x86_64")]
         {
             // SAFETY: `available()` was true (asked in `FusedMarginalTally::new`).
-            unsafe { x86::statistics(deck, inverse) }
+            unsafe { x86::statistics_of_decks(decks, n, inverses) }
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
-            let _ = (deck, inverse);
+            let _ = (decks, n, inverses);
             unreachable!("available() is false off x86-64")
         }
     }
 
     #[cfg(target_arch = "x86_64")]
     mod x86 {
-        use super::{Card, FUSED_MAX_DECK};
+        use super::{Card, FUSED_MAX_DECK, LANES};
         use std::arch::x86_64::*;
 
-        /// See [`super::statistics`].
+        /// See [`super::statistics`]: one call for the batch, the decks' work inlined.
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        pub(super) fn statistics_of_decks(
+            decks: &[Card],
+            n: usize,
+            inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+        ) -> [[u8; 4]; LANES] {
+            let mut values = [[0; 4]; LANES];
+            for ((deck, inverse), values) in decks.chunks_exact(n).zip(inverses).zip(&mut values) {
+                *values = statistics(deck, inverse);
+            }
+            values
+        }
+
+        /// The statistics of one deck (see [`super::statistics`]).
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        #[inline]
         pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u8; 4] {
             let n = deck.len();
             let lanes = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
