@@ -1764,6 +1764,9 @@ fn deal_sink_for(options: &ReaderOptions, deck: usize) -> Option<DealSink> {
 /// Where each permutation or deal tallied goes, in line order, for the deal-stream tests: only
 /// the lines tallied, so that blank, comment and rejected lines between two permutations do not
 /// part them (the pair is counted).
+// One per reader, held in place: the variants' sizes do not matter, and a box would add a load
+// to every deal.
+#[allow(clippy::large_enum_variant)]
 enum DealSink {
     /// Deal by deal, to [`DealStream::add`].
     Whole(DealStream),
