@@ -389,11 +389,15 @@ mod wide {
         pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u8; 4] {
             let n = deck.len();
             let lanes = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
-            // SAFETY: the masks cover `deck[..n]` only; masked-off lanes are not read.
+            // SAFETY: the masks cover `deck[..n]` only; masked-off lanes are not read (the
+            // second pointer may pass the end of a short deck, so it is formed by wrapping_add).
             let (low, high) = unsafe {
                 (
                     _mm512_maskz_loadu_epi16(lanes as u32, deck.as_ptr().cast()),
-                    _mm512_maskz_loadu_epi16((lanes >> 32) as u32, deck.as_ptr().add(32).cast()),
+                    _mm512_maskz_loadu_epi16(
+                        (lanes >> 32) as u32,
+                        deck.as_ptr().wrapping_add(32).cast(),
+                    ),
                 )
             };
             let identity = _mm512_set_epi8(
