@@ -4,7 +4,8 @@
 # with `--no-deal-tests` (which separates the parsing and the marginal tally from the tests of
 # the stream of deals), pinned to one core with `taskset -c 0` (the reading thread and the
 # parser share it) and unpinned; and the same for five-card deals cut from the same decks
-# (`check --deal 5 --deck 52`, with and without the stream tests). `wc -l` on the same file is
+# (`check --deal 5 --deck 52`, with and without the stream tests), and four million 4-card decks
+# (the full mode, whose stream tests count pairs of ranks). `wc -l` on the same file is
 # the I/O ceiling: the rate at which the bytes can merely be read and split into lines.
 #
 # Figures: the report's `shuffles_per_second` (JSON; reading, parsing and tallying, start-up and
@@ -13,20 +14,26 @@
 #
 # Usage: benches/check_52.sh            (from the repository root)
 #        RUNS=5 benches/check_52.sh
+#        BIN=path/to/another/shuffle-bias benches/check_52.sh   (an older build, side by side)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 RUNS=${RUNS:-3}
-BIN=./target/release/shuffle-bias
 DIR=$(mktemp -d)
 trap 'rm -rf "$DIR"' EXIT
 
-cargo build --release --quiet
+if [ -z "${BIN:-}" ]; then
+    cargo build --release --quiet
+    BIN=./target/release/shuffle-bias
+fi
+echo "binary: $BIN"
 echo "machine: $(lscpu | sed -n 's/^Model name: *//p'), $(nproc) CPUs"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 "$BIN" run fisher-yates -n 52 -t 1M --seed 1 --quiet --no-deal-tests -o /dev/null \
     --emit-permutations "$DIR/decks.txt"
 grep -v '^#' "$DIR/decks.txt" | cut -d' ' -f1-5 >"$DIR/hands.txt"
+"$BIN" run fisher-yates -n 4 -t 4M --seed 1 --quiet --no-deal-tests -o /dev/null \
+    --emit-permutations "$DIR/small.txt"
 echo "decks file: $(wc -c <"$DIR/decks.txt") bytes, $(wc -l <"$DIR/decks.txt") lines"
 
 best() { # command... -> "rate cpu" (best of RUNS)
@@ -60,6 +67,12 @@ for pin in "taskset -c 0" ""; do
         printf '%-62s %s\n' "${pin:-unpinned} check (1M 52-card decks) $flag" \
             "$(best $pin "$BIN" check "$DIR/decks.txt" $flag)"
     done
+done
+printf '%-62s %s\n' "taskset -c 0 wc -l (4M 4-card decks)" "$(ceiling "$DIR/small.txt")"
+for flag in "" "--no-deal-tests"; do
+    # shellcheck disable=SC2086
+    printf '%-62s %s\n' "taskset -c 0 check (4M 4-card decks) $flag" \
+        "$(best taskset -c 0 "$BIN" check "$DIR/small.txt" $flag)"
 done
 printf '%-62s %s\n' "taskset -c 0 wc -l (1M five-card deals)" "$(ceiling "$DIR/hands.txt")"
 for flag in "" "--no-deal-tests"; do

@@ -20,7 +20,7 @@
 
 use crate::engine::algorithms::Card;
 use crate::engine::counters::ByteTally;
-use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::permutation::{FACTORIALS, rank, rank_array, unrank};
 
 /// The largest deck whose pairs of ranks are tallied whole, in bytes with a carry: 6!² = 518,400
@@ -296,6 +296,130 @@ impl<const N: usize> FullStream<N> {
     }
 }
 
+/// Decks a [`RankedStream`] counts in one block before it starts the next (the seams are paired
+/// at the end, so the blocks change nothing but let the `u32` counters widen in time).
+const RANKED_BLOCK: u64 = 1 << 24;
+
+/// Declares [`SizedStream`], a [`FullStream`] of each whole-deck size, chosen at run time.
+macro_rules! sized_streams {
+    ($($variant:ident = $n:literal),* $(,)?) => {
+        /// A [`FullStream`] of a deck size known only at run time (2 to 11 cards).
+        enum SizedStream {
+            $(
+                #[doc = concat!("Decks of ", stringify!($n), " cards.")]
+                $variant(FullStream<$n>),
+            )*
+        }
+
+        impl SizedStream {
+            /// The stream for whole decks of `options.deck` cards, if that size is served.
+            fn new(options: DealStreamOptions) -> Option<Self> {
+                match options.deck {
+                    $($n => Some(SizedStream::$variant(FullStream::new(options))),)*
+                    _ => None,
+                }
+            }
+
+            #[inline(always)]
+            fn push(&mut self, deck: &[Card], rank: usize) {
+                match self {
+                    $(SizedStream::$variant(stream) => stream.push(
+                        deck.try_into().expect("a deck of the stream's size"),
+                        rank,
+                    ),)*
+                }
+            }
+
+            fn start_block(&mut self, block: u64, length: u64) {
+                match self {
+                    $(SizedStream::$variant(stream) => stream.start_block(block, length),)*
+                }
+            }
+
+            fn end_block(&mut self, deals: u64, complete: bool) {
+                match self {
+                    $(SizedStream::$variant(stream) => stream.end_block(deals, complete),)*
+                }
+            }
+
+            fn into_deal_stream(self) -> DealStream {
+                match self {
+                    $(SizedStream::$variant(stream) => stream.into_deal_stream(),)*
+                }
+            }
+        }
+    };
+}
+
+sized_streams!(
+    Two = 2,
+    Three = 3,
+    Four = 4,
+    Five = 5,
+    Six = 6,
+    Seven = 7,
+    Eight = 8,
+    Nine = 9,
+    Ten = 10,
+    Eleven = 11,
+);
+
+/// One unbroken stream of whole decks (2 to 11 cards) given with their ranks, one by one, as
+/// `check` reads them: the counts of [`DealStream::add`] fed the same decks, counted as a run's
+/// full mode counts them (pairs of ranks up to [`PAIR_TALLY_MAX_DECK`] cards, slot tables
+/// above). The decks go into blocks of [`RANKED_BLOCK`] whose seams are paired at the end, so
+/// every consecutive pair is counted, whatever the length of the stream.
+pub struct RankedStream {
+    stream: SizedStream,
+    /// The current block's number, and the decks counted in it.
+    block: u64,
+    in_block: u64,
+    /// Decks per block ([`RANKED_BLOCK`]; fewer in tests).
+    block_length: u64,
+}
+
+impl RankedStream {
+    /// The stream `options` describes, if it is one of whole decks of 2 to 11 cards whose
+    /// repeats come from the full tally (or are off); None otherwise.
+    pub fn new(options: DealStreamOptions) -> Option<Self> {
+        if options.dealt != options.deck
+            || !matches!(options.repeats, RepeatSource::FullTally | RepeatSource::Off)
+        {
+            return None;
+        }
+        let mut stream = SizedStream::new(options)?;
+        stream.start_block(0, RANKED_BLOCK);
+        Some(RankedStream {
+            stream,
+            block: 0,
+            in_block: 0,
+            block_length: RANKED_BLOCK,
+        })
+    }
+
+    /// Count the next deck, `deck` (of the stream's size), whose rank is `rank`.
+    #[inline(always)]
+    pub fn push(&mut self, deck: &[Card], rank: usize) {
+        if self.in_block == self.block_length {
+            self.stream.end_block(self.in_block, true);
+            self.block += 1;
+            self.in_block = 0;
+            self.stream.start_block(self.block, self.block_length);
+        }
+        self.stream.push(deck, rank);
+        self.in_block += 1;
+    }
+
+    /// The counts, as [`DealStream::finish`] gives them for the same decks fed one by one (one
+    /// unbroken stream: no ends of runs of blocks are kept).
+    pub fn finish(mut self) -> DealStreamTally {
+        self.stream.end_block(self.in_block, true);
+        let mut tally = self.stream.into_deal_stream().finish();
+        tally.ends.clear();
+        tally
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -418,5 +542,30 @@ mod tests {
         assert_eq!(tally.pairs, 10);
         assert_eq!(tally.matches[7], 10);
         assert_eq!(tally.compositions.unwrap()[0], 10);
+    }
+    #[test]
+    fn a_ranked_stream_counts_what_deals_fed_one_by_one_count_across_its_blocks() {
+        fn check<const N: usize>(count: usize, seed: u64) {
+            let decks = decks::<N>(count, seed);
+            let mut plain = DealStream::new(options(N));
+            let mut ranked = RankedStream::new(options(N)).expect("whole decks");
+            // Small blocks, so that several seams are paired.
+            ranked.block_length = 97;
+            for deck in &decks {
+                plain.add(deck);
+                ranked.push(deck, rank_array(deck));
+            }
+            assert_eq!(ranked.finish(), plain.finish(), "{N} cards");
+        }
+        check::<2>(100, 1);
+        check::<4>(5000, 2);
+        check::<6>(3000, 3);
+        check::<7>(2000, 4);
+        check::<11>(300, 5);
+        let deal = DealStreamOptions {
+            dealt: 3,
+            ..options(5)
+        };
+        assert!(RankedStream::new(deal).is_none());
     }
 }

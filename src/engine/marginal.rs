@@ -142,6 +142,8 @@ pub struct FusedMarginalTally {
     /// indexes its row without a bounds check; the scan walks the rows in order).
     narrow: Vec<[u32; FUSED_MAX_DECK]>,
     in_narrow: u64,
+    /// The CPU runs [`wide::statistics`] (AVX-512 with VBMI, asked once, in [`Self::new`]).
+    wide: bool,
 }
 
 impl FusedMarginalTally {
@@ -153,6 +155,7 @@ impl FusedMarginalTally {
             tally: MarginalTally::new(deck),
             narrow: vec![[0; FUSED_MAX_DECK]; if fused { deck } else { 0 }],
             in_narrow: 0,
+            wide: wide::available(),
         }
     }
 
@@ -177,6 +180,25 @@ impl FusedMarginalTally {
             self.flush();
         }
         self.in_narrow += count as u64;
+        // First every deck's positions and inverse, then the descents of the inverses: by then
+        // the bytes of each inverse have left the store buffer, which a vector load of bytes
+        // just written one at a time would wait for.
+        let mut inverses = [[0u8; FUSED_MAX_DECK]; LANES];
+        for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
+            for (position, (&card, row)) in deck.iter().zip(self.narrow.iter_mut()).enumerate() {
+                // `& 63`: a card of a deck of at most 64 (no bounds check needed).
+                let card = usize::from(card) & (FUSED_MAX_DECK - 1);
+                row[card] += 1;
+                inverse[card] = position as u8;
+            }
+        }
+        if self.wide {
+            let values = wide::statistics(decks, n, &inverses);
+            for &values in &values[..count] {
+                self.record(values, n);
+            }
+            return;
+        }
         let mut cycles = [0u32; LANES];
         for (group, counts) in decks
             .chunks(WALK_LANES * n)
@@ -190,21 +212,22 @@ impl FusedMarginalTally {
                 }
             }
         }
-        // First every deck's positions and inverse, then the descents of the inverses: by then
-        // the bytes of each inverse have left the store buffer, which a vector load of bytes
-        // just written one at a time would wait for.
-        let mut inverses = [[0u8; FUSED_MAX_DECK]; LANES];
-        for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
-            for (position, (&card, row)) in deck.iter().zip(self.narrow.iter_mut()).enumerate() {
-                // `& 63`: a card of a deck of at most 64 (no bounds check needed).
-                let card = usize::from(card) & (FUSED_MAX_DECK - 1);
-                row[card] += 1;
-                inverse[card] = position as u8;
-            }
-        }
         for ((deck, &cycles), inverse) in decks.chunks_exact(n).zip(&cycles).zip(&inverses) {
             self.statistics(deck, inverse, cycles as usize);
         }
+    }
+
+    /// Tally one deck's statistics: `[fixed points, cycles, descents of the inverse, adjacent
+    /// pairs kept]`.
+    #[inline(always)]
+    fn record(&mut self, [fixed, cycles, descents, adjacent]: [u8; 4], n: usize) {
+        let histograms = &mut self.tally.histograms;
+        histograms[0][usize::from(fixed)] += 1;
+        histograms[1][usize::from(cycles)] += 1;
+        histograms[2][1 + usize::from(descents)] += 1;
+        histograms[3][usize::from(adjacent)] += 1;
+        self.tally.identity += u64::from(usize::from(fixed) == n);
+        self.tally.trials += 1;
     }
 
     /// Tally the statistics of a deck, its inverse (`inverse[c]`: where card c lies) and its
@@ -229,13 +252,7 @@ impl FusedMarginalTally {
             .zip(&inverse[..n - 1])
             .map(|(&after, &before)| u8::from(after < before))
             .sum::<u8>();
-        let histograms = &mut self.tally.histograms;
-        histograms[0][usize::from(fixed)] += 1;
-        histograms[1][cycles] += 1;
-        histograms[2][1 + usize::from(descents)] += 1;
-        histograms[3][usize::from(adjacent)] += 1;
-        self.tally.identity += u64::from(usize::from(fixed) == n);
-        self.tally.trials += 1;
+        self.record([fixed, cycles as u8, descents, adjacent], n);
     }
 
     /// Add the 32-bit position counts into the 64-bit tally.
@@ -296,6 +313,128 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
         }
     }
     cycles
+}
+
+/// The statistics of one deck of at most 64 cards with AVX-512 (F, BW, VBMI): the deck is one
+/// vector of bytes, so fixed points, adjacent pairs and the descents of the inverse are a
+/// comparison each, and the cycles are counted by pointer doubling instead of a walk — after
+/// k rounds of `m ← min(m, m∘p)`, `p ← p∘p` (from m = identity), m(i) is the least of
+/// i, p(i), …, p^(2^k − 1)(i), so after six rounds (2^6 = 64 ≥ any cycle) the least card of i's
+/// cycle, and the cycles are the i with m(i) = i. Every round is two byte permutations across
+/// the vector and a minimum: no chain of dependent loads.
+mod wide {
+    use crate::engine::algorithms::Card;
+
+    use super::{FUSED_MAX_DECK, LANES};
+
+    /// Whether this CPU runs [`statistics`].
+    pub(super) fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512bw")
+                && std::arch::is_x86_feature_detected!("avx512vbmi")
+                && std::arch::is_x86_feature_detected!("popcnt")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept]` of each deck of
+    /// `n` (≤ 64) cards laid end to end in `decks` (at most [`LANES`]), whose inverses are
+    /// `inverses[..][..n]`; the entries past the decks are left 0. Only after [`available`].
+    #[inline(always)]
+    pub(super) fn statistics(
+        decks: &[Card],
+        n: usize,
+        inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+    ) -> [[u8; 4]; LANES] {
+        debug_assert!(available() && n <= FUSED_MAX_DECK && decks.len() <= LANES * n);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: `available()` was true (asked in `FusedMarginalTally::new`).
+            unsafe { x86::statistics_of_decks(decks, n, inverses) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (decks, n, inverses);
+            unreachable!("available() is false off x86-64")
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    mod x86 {
+        use super::{Card, FUSED_MAX_DECK, LANES};
+        use std::arch::x86_64::*;
+
+        /// See [`super::statistics`]: one call for the batch, the decks' work inlined.
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        pub(super) fn statistics_of_decks(
+            decks: &[Card],
+            n: usize,
+            inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+        ) -> [[u8; 4]; LANES] {
+            let mut values = [[0; 4]; LANES];
+            for ((deck, inverse), values) in decks.chunks_exact(n).zip(inverses).zip(&mut values) {
+                *values = statistics(deck, inverse);
+            }
+            values
+        }
+
+        /// The statistics of one deck (see [`super::statistics`]).
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
+        #[inline]
+        pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u8; 4] {
+            let n = deck.len();
+            let lanes = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+            // SAFETY: the masks cover `deck[..n]` only; masked-off lanes are not read (the
+            // second pointer may pass the end of a short deck, so it is formed by wrapping_add).
+            let (low, high) = unsafe {
+                (
+                    _mm512_maskz_loadu_epi16(lanes as u32, deck.as_ptr().cast()),
+                    _mm512_maskz_loadu_epi16(
+                        (lanes >> 32) as u32,
+                        deck.as_ptr().wrapping_add(32).cast(),
+                    ),
+                )
+            };
+            let identity = _mm512_set_epi8(
+                63, 62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43,
+                42, 41, 40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22,
+                21, 20, 19, 18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0,
+            );
+            // The deck in bytes (cards are below 64), the lanes past n fixed points.
+            let packed = _mm512_inserti64x4::<1>(
+                _mm512_castsi256_si512(_mm512_cvtepi16_epi8(low)),
+                _mm512_cvtepi16_epi8(high),
+            );
+            let permutation = _mm512_mask_blend_epi8(lanes, identity, packed);
+            let fixed = _mm512_cmpeq_epi8_mask(permutation, identity) & lanes;
+            // next[i] = deck[i + 1]: the lane above (lane 63 reads lane 0, and is masked off).
+            let up = _mm512_add_epi8(identity, _mm512_set1_epi8(1));
+            let next = _mm512_permutexvar_epi8(up, permutation);
+            let pairs = lanes >> 1;
+            let adjacent =
+                _mm512_cmpeq_epi8_mask(next, _mm512_add_epi8(permutation, _mm512_set1_epi8(1)))
+                    & pairs;
+            // SAFETY: `inverse` is 64 bytes.
+            let inverse = unsafe { _mm512_loadu_si512(inverse.as_ptr().cast()) };
+            let descents =
+                _mm512_cmplt_epu8_mask(_mm512_permutexvar_epi8(up, inverse), inverse) & pairs;
+            let mut least = identity;
+            let mut power = permutation;
+            for round in 0..6 {
+                least = _mm512_min_epu8(least, _mm512_permutexvar_epi8(power, least));
+                if round < 5 {
+                    power = _mm512_permutexvar_epi8(power, power);
+                }
+            }
+            let cycles = _mm512_cmpeq_epi8_mask(least, identity) & lanes;
+            [fixed, cycles, descents, adjacent].map(|bits| bits.count_ones() as u8)
+        }
+    }
 }
 
 #[cfg(test)]
@@ -369,19 +508,33 @@ mod tests {
             for deck in &decks {
                 plain.add(deck);
             }
-            // Batches of every size from 1 to LANES, in turn, so both walks are exercised.
-            let mut fused = FusedMarginalTally::new(n);
-            let flat: Vec<Card> = decks.concat();
-            let mut start = 0;
-            let mut size = 1;
-            while start < decks.len() {
-                let end = (start + size).min(decks.len());
-                fused.add_decks(&flat[start * n..end * n]);
-                start = end;
-                size = size % LANES + 1;
+            // Batches of every size from 1 to LANES, in turn, so both walks are exercised; the
+            // AVX-512 statistics where the CPU has them, and the scalar ones everywhere.
+            for wide in [false, wide::available()] {
+                let mut fused = FusedMarginalTally::new(n);
+                fused.wide = wide;
+                check_fused(fused, &decks, &plain, n);
             }
-            assert_eq!(fused.finish(), plain, "{n} cards");
         }
+    }
+
+    /// Feed `decks` to `fused` in batches of 1 to LANES decks and compare with `plain`.
+    fn check_fused(
+        mut fused: FusedMarginalTally,
+        decks: &[Vec<Card>],
+        plain: &MarginalTally,
+        n: usize,
+    ) {
+        let flat: Vec<Card> = decks.concat();
+        let mut start = 0;
+        let mut size = 1;
+        while start < decks.len() {
+            let end = (start + size).min(decks.len());
+            fused.add_decks(&flat[start * n..end * n]);
+            start = end;
+            size = size % LANES + 1;
+        }
+        assert_eq!(&fused.finish(), plain, "{n} cards");
     }
 
     #[test]

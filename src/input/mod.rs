@@ -3,3 +3,4 @@
 
 pub mod cards;
 pub mod permutation_reader;
+pub mod wide_line_parser;

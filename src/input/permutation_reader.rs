@@ -44,9 +44,11 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::cards::CardNames;
+use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
+use crate::engine::full_stream::RankedStream;
 use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank};
 
@@ -766,9 +768,28 @@ fn parse_labelled(
     found == count
 }
 
-/// The fast path for a line written as the first permutation was: `count` cards of a deck of
-/// `n`.
+/// [`parse_two_digits`], or the AVX-512 reading of the same lines when `wide` (the CPU has it,
+/// [`wide_line_parser::available`]) and the deck has at most [`WIDE_MAX_DECK`] cards.
 #[inline(always)]
+fn two_digits(
+    line: &[u8],
+    count: usize,
+    n: usize,
+    offset: usize,
+    deck: &mut [Card],
+    wide: bool,
+) -> bool {
+    if wide && n <= WIDE_MAX_DECK {
+        wide_line_parser::parse(line, count, n, offset, deck)
+    } else {
+        parse_two_digits(line, count, n, offset, deck)
+    }
+}
+
+/// The fast path for a line written as the first permutation was: `count` cards of a deck of
+/// `n`; `wide`: the CPU runs [`wide_line_parser::parse`].
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn parse_fast(
     line: &[u8],
     count: usize,
@@ -777,14 +798,15 @@ fn parse_fast(
     labels: Option<&LabelIndex>,
     deck: &mut [Card],
     seen: &mut impl CardSet,
+    wide: bool,
 ) -> bool {
     let short = count < TWO_DIGIT_MIN_CARDS;
     match (numbering, labels) {
         (Numbering::ZeroBased, _) if n <= TWO_DIGIT_VALUES && !short => {
-            parse_two_digits(line, count, n, 0, deck)
+            two_digits(line, count, n, 0, deck, wide)
         }
         (Numbering::OneBased, _) if n < TWO_DIGIT_VALUES && !short => {
-            parse_two_digits(line, count, n, 1, deck)
+            two_digits(line, count, n, 1, deck, wide)
         }
         (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
         (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),
@@ -820,7 +842,7 @@ struct Reader<'a> {
     invalid: u64,
     invalid_examples: Vec<InvalidLine>,
     /// The deal-stream accumulator, once the deck size is known (when asked for).
-    deals: Option<DealStream>,
+    deals: Option<DealSink>,
     /// Sees every permutation tallied, in input order; a break ends the reading there.
     observer: Option<Observer<'a>>,
     /// Whether the observer broke.
@@ -828,6 +850,8 @@ struct Reader<'a> {
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
     /// into the counts at the end of the input (the counts are sums, so order does not matter).
     batch: Option<MarginalBatch>,
+    /// The CPU runs the AVX-512 line parser ([`wide_line_parser::available`], asked once).
+    wide: bool,
 }
 
 /// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
@@ -850,11 +874,18 @@ impl MarginalBatch {
         }
     }
 
-    /// Add one deck; the fused pass runs once [`LANES`] are gathered.
+    /// The place of the next deck, to be written (and then kept with [`Self::keep_next`], or
+    /// left to be overwritten).
     #[inline(always)]
-    fn add(&mut self, deck: &[Card]) {
+    fn next_deck(&mut self) -> &mut [Card] {
         let n = self.deck;
-        self.decks[self.filled * n..(self.filled + 1) * n].copy_from_slice(deck);
+        &mut self.decks[self.filled * n..(self.filled + 1) * n]
+    }
+
+    /// Keep the deck written at [`Self::next_deck`]; the fused pass runs once [`LANES`] are
+    /// gathered.
+    #[inline(always)]
+    fn keep_next(&mut self) {
         self.filled += 1;
         if self.filled == LANES {
             self.fused.add_decks(&self.decks);
@@ -909,10 +940,11 @@ impl<'a> Reader<'a> {
             lines: 0,
             invalid: 0,
             invalid_examples: Vec::new(),
-            deals: deck.and_then(|n| deal_stream_for(options, n)),
+            deals: deck.and_then(|n| deal_sink_for(options, n)),
             observer: None,
             observer_broke: false,
             batch: None,
+            wide: wide_line_parser::available(),
         }
     }
 
@@ -926,7 +958,7 @@ impl<'a> Reader<'a> {
 
     /// The hook of the deal-stream tests: the permutation just tallied, in line order.
     #[inline(always)]
-    fn deal(deals: &mut Option<DealStream>, deck: &[Card]) {
+    fn deal(deals: &mut Option<DealSink>, deck: &[Card]) {
         if let Some(deals) = deals {
             deals.add(deck);
         }
@@ -959,36 +991,44 @@ impl<'a> Reader<'a> {
         match counts {
             InputCounts::Full(counts) => {
                 let mut deck = [0 as Card; MAX_FULL_DECK];
-                if !parse_fast(line, n, n, *numbering, labels, &mut deck, &mut CardBits(0)) {
+                let bits = &mut CardBits(0);
+                if !parse_fast(line, n, n, *numbering, labels, &mut deck, bits, self.wide) {
                     return false;
                 }
-                counts[rank(&deck[..n])] += 1;
-                Self::deal(&mut self.deals, &deck[..n]);
+                let rank = rank(&deck[..n]);
+                counts[rank] += 1;
+                if let Some(deals) = &mut self.deals {
+                    deals.add_ranked(&deck[..n], rank);
+                }
                 Self::observed(&mut self.observer, &mut self.observer_broke, &deck[..n]);
             }
             InputCounts::Marginal(tally) => {
                 let seen = self.seen.start_line();
-                if !parse_fast(line, n, n, *numbering, labels, &mut self.cards, seen) {
-                    return false;
-                }
                 if n <= FUSED_MAX_DECK {
-                    self.batch
-                        .get_or_insert_with(|| MarginalBatch::new(n))
-                        .add(&self.cards[..n]);
+                    // Parsed straight into the batch's next deck: no copy.
+                    let batch = self.batch.get_or_insert_with(|| MarginalBatch::new(n));
+                    let deck = batch.next_deck();
+                    if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.wide) {
+                        return false;
+                    }
+                    Self::deal(&mut self.deals, deck);
+                    Self::observed(&mut self.observer, &mut self.observer_broke, deck);
+                    batch.keep_next();
                 } else {
-                    tally.add(&self.cards[..n]);
+                    let cards = &mut self.cards;
+                    if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.wide) {
+                        return false;
+                    }
+                    tally.add(&cards[..n]);
+                    Self::deal(&mut self.deals, &cards[..n]);
+                    Self::observed(&mut self.observer, &mut self.observer_broke, &cards[..n]);
                 }
-                Self::deal(&mut self.deals, &self.cards[..n]);
-                Self::observed(
-                    &mut self.observer,
-                    &mut self.observer_broke,
-                    &self.cards[..n],
-                );
             }
             InputCounts::Deal(tally) => {
                 let count = tally.deal;
                 let seen = self.seen.start_line();
-                if !parse_fast(line, count, n, *numbering, labels, &mut self.cards, seen) {
+                let cards = &mut self.cards;
+                if !parse_fast(line, count, n, *numbering, labels, cards, seen, self.wide) {
                     return false;
                 }
                 tally.add(&self.cards[..count]);
@@ -1112,7 +1152,7 @@ impl<'a> Reader<'a> {
                 }
                 self.deck = Some(found);
                 self.counts = Some(self.options.empty_counts(found));
-                self.deals = deal_stream_for(self.options, found);
+                self.deals = deal_sink_for(self.options, found);
                 found
             }
         };
@@ -1668,7 +1708,7 @@ pub fn read_permutations_observed<'a>(
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
-        deals: reader.deals.map(DealStream::finish),
+        deals: reader.deals.map(DealSink::finish),
     })
 }
 
@@ -1677,19 +1717,24 @@ pub fn read_permutations_observed<'a>(
 /// compositions: those are permutations of whole decks); in full mode the repeated decks come
 /// from the tally and the compositions are counted.
 pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<DealStream> {
+    deal_stream_options(options, deck).map(DealStream::new)
+}
+
+/// What the deal-stream accumulator of [`deal_stream_for`] keeps.
+fn deal_stream_options(options: &ReaderOptions, deck: usize) -> Option<DealStreamOptions> {
     let request = options.deals?;
     if let Some(dealt) = options.deal {
-        return Some(DealStream::new(DealStreamOptions {
+        return Some(DealStreamOptions {
             deck,
             dealt,
             repeats: RepeatSource::Fingerprints {
                 limit: request.fingerprint_limit,
             },
             compositions: false,
-        }));
+        });
     }
     let full = options.mode_for(deck) == TallyMode::Full;
-    Some(DealStream::new(DealStreamOptions {
+    Some(DealStreamOptions {
         deck,
         dealt: deck,
         repeats: if full {
@@ -1700,7 +1745,61 @@ pub(crate) fn deal_stream_for(options: &ReaderOptions, deck: usize) -> Option<De
             }
         },
         compositions: full,
-    }))
+    })
+}
+
+/// The reader's deal-stream accumulator for decks of `deck` cards (when asked for): whole decks
+/// of the full mode by rank, as a run counts them ([`RankedStream`]), anything else deal by deal.
+fn deal_sink_for(options: &ReaderOptions, deck: usize) -> Option<DealSink> {
+    let stream = deal_stream_options(options, deck)?;
+    let ranked = (options.deal.is_none() && options.mode_for(deck) == TallyMode::Full)
+        .then(|| RankedStream::new(stream))
+        .flatten();
+    Some(match ranked {
+        Some(ranked) => DealSink::Ranked(ranked),
+        None => DealSink::Whole(DealStream::new(stream)),
+    })
+}
+
+/// Where each permutation or deal tallied goes, in line order, for the deal-stream tests: only
+/// the lines tallied, so that blank, comment and rejected lines between two permutations do not
+/// part them (the pair is counted).
+// One per reader, held in place: the variants' sizes do not matter, and a box would add a load
+// to every deal.
+#[allow(clippy::large_enum_variant)]
+enum DealSink {
+    /// Deal by deal, to [`DealStream::add`].
+    Whole(DealStream),
+    /// Whole decks of the full mode, by rank: the same counts at a run's pace.
+    Ranked(RankedStream),
+}
+
+impl DealSink {
+    /// Count the next deck or deal.
+    #[inline(always)]
+    fn add(&mut self, deck: &[Card]) {
+        match self {
+            DealSink::Whole(stream) => stream.add(deck),
+            DealSink::Ranked(stream) => stream.push(deck, rank(deck)),
+        }
+    }
+
+    /// Count the next whole deck, whose rank is known.
+    #[inline(always)]
+    fn add_ranked(&mut self, deck: &[Card], rank: usize) {
+        match self {
+            DealSink::Whole(stream) => stream.add(deck),
+            DealSink::Ranked(stream) => stream.push(deck, rank),
+        }
+    }
+
+    /// The counts.
+    fn finish(self) -> DealStreamTally {
+        match self {
+            DealSink::Whole(stream) => stream.finish(),
+            DealSink::Ranked(stream) => stream.finish(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -2253,8 +2352,9 @@ mod tests {
         // Lines of up to 52 cards, 0- and 1-based, whole decks and deals, each mutated by one
         // of the edits a bad line can show (a doubled, missing, trailing or odd separator, a
         // third digit, a card out of range, a repeat, a token too few or too many, a CR, a
-        // non-digit, a NUL); the two fast paths must agree on every line, and on the cards when they
-        // accept it.
+        // non-digit, a NUL, a byte next to the digits); the fast paths — the scalar ones and,
+        // on a CPU that has it, the AVX-512 one — must agree on every line, and on the cards
+        // when they accept it.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |bound: usize| {
             // SplitMix64 (Steele, Lea & Flood 2014).
@@ -2265,7 +2365,8 @@ mod tests {
             ((z ^ (z >> 31)) % bound as u64) as usize
         };
         let mut accepted = 0;
-        for case in 0..20_000 {
+        let mut wide_checked = 0;
+        for case in 0..40_000 {
             let n = [2, 3, 9, 10, 11, 52, 64, 99, 100][case % 9];
             let offset = usize::from(case % 2 == 1 && n < TWO_DIGIT_VALUES);
             let count = if case % 3 == 0 { 1 + next(n) } else { n };
@@ -2285,7 +2386,7 @@ mod tests {
                 }
                 line.push_str(token);
             }
-            let edit = next(16);
+            let edit = next(19);
             let mut bytes = line.into_bytes();
             let at = next(bytes.len());
             match edit {
@@ -2301,6 +2402,10 @@ mod tests {
                 9 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
                 10 => bytes[at] = 0,
                 11 => bytes[at] = b'#',
+                // The bytes just below '0' and above '9', and '0' with its high bit set.
+                12 => bytes[at] = b'/',
+                13 => bytes[at] = b':',
+                14 => bytes[at] = 0xb0,
                 _ => {}
             }
             let mut fast = [0 as Card; 128];
@@ -2313,9 +2418,21 @@ mod tests {
                 assert_eq!(fast[..count], plain[..count]);
                 accepted += 1;
             }
+            if wide_line_parser::available() && n <= WIDE_MAX_DECK {
+                let mut wide = [0 as Card; 128];
+                let wide_ok = wide_line_parser::parse(&bytes, count, n, offset, &mut wide);
+                assert_eq!(wide_ok, expected, "{:?}", String::from_utf8_lossy(&bytes));
+                if wide_ok {
+                    assert_eq!(wide[..count], plain[..count]);
+                    wide_checked += 1;
+                }
+            }
         }
         // Both outcomes are exercised.
-        assert!((5_000..19_000).contains(&accepted), "{accepted}");
+        assert!((10_000..38_000).contains(&accepted), "{accepted}");
+        if wide_line_parser::available() {
+            assert!(wide_checked > 5_000, "{wide_checked}");
+        }
     }
 
     #[test]
@@ -2362,5 +2479,55 @@ mod tests {
             message.ends_with("all 2 non-blank lines were rejected"),
             "{message}"
         );
+    }
+    #[test]
+    fn whole_decks_counted_by_rank_pair_across_blank_comment_and_rejected_lines() {
+        // The deal stream of the full mode is counted from ranks; the pairs are the consecutive
+        // permutations tallied, whatever blank, comment or rejected lines lie between them: the
+        // counts must equal those of the valid lines fed one by one to `DealStream::add`.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |bound: u64| {
+            // xorshift64* (Vigna 2016).
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
+        };
+        for n in [3usize, 4, 5, 7] {
+            let mut text = String::new();
+            let mut valid: Vec<Vec<Card>> = Vec::new();
+            for _ in 0..4000 {
+                match next(20) {
+                    0 => text.push('\n'),
+                    1 => text.push_str("# a comment\n"),
+                    2 => text.push_str("0 0 1\n"),
+                    3 => text.push_str("  \t \r\n"),
+                    _ => {
+                        let mut deck: Vec<Card> = (0..n as Card).collect();
+                        for i in (1..n).rev() {
+                            deck.swap(i, next(i as u64 + 1) as usize);
+                        }
+                        let line: Vec<String> = deck.iter().map(|c| c.to_string()).collect();
+                        text.push_str(&line.join(if next(2) == 0 { " " } else { ", " }));
+                        text.push('\n');
+                        valid.push(deck);
+                    }
+                }
+            }
+            let options = ReaderOptions {
+                skip_invalid: true,
+                deals: Some(DealsRequest {
+                    fingerprint_limit: 1 << 20,
+                }),
+                ..Default::default()
+            };
+            let t = tally(&text, &options).unwrap();
+            assert!(t.invalid > 0);
+            let mut plain = deal_stream_for(&options, n).unwrap();
+            for deck in &valid {
+                plain.add(deck);
+            }
+            assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards");
+        }
     }
 }

@@ -1,0 +1,226 @@
+//! The AVX-512 reading of a line of one- or two-digit card numbers (a 52-card deck written by
+//! `run --emit-permutations`, say): 64 bytes at a time, every test of the line done on whole
+//! blocks, with no loop over the bytes and none over the tokens but the final widening.
+//!
+//! Per 64-byte block, one compare-to-mask finds the digits and one per separator byte the
+//! separators; shifts of those 64-bit masks (with the bit carried in from the neighbouring block)
+//! find where tokens end and check the shape of the line: every byte a digit or a separator, no
+//! two separators in a row, no run of three digits, a digit first and last. The value of every
+//! byte read as the end of a token, 10·(digit before) + digit, is computed for the whole block
+//! (the digit before comes from a byte permutation across the block and its predecessor), and the
+//! values at the token ends are packed together with one `vpcompressb`. The cards are then
+//! checked all at once: 1 << card for every card, OR-ed, must have exactly `count` bits, all
+//! below n — so every card is in range and none repeats (n ≤ 64).
+//!
+//! It accepts exactly the lines, with exactly the cards, that the scalar fast paths of
+//! [`crate::input::permutation_reader`] accept (tested there on mutated lines), and the lines it
+//! refuses go to the careful parser, which gives the exact message: so it only decides speed.
+//! The CPU is asked at run time ([`available`]); without AVX-512 (or on another architecture)
+//! the scalar path is used.
+
+use crate::engine::algorithms::Card;
+
+/// The largest deck this parser reads: a card is one bit of a 64-bit mask.
+pub const WIDE_MAX_DECK: usize = 64;
+
+/// Blocks of 64 bytes a line may span: 256 bytes, above the longest line of 64 one- or two-digit
+/// tokens with single separators (10 + 2·54 + 63 = 181 bytes). A longer line cannot be one the
+/// fast paths accept, and is refused.
+const BLOCKS: usize = 4;
+
+/// Whether this CPU runs [`parse`] (AVX-512 F, BW and VBMI2, asked once per call site).
+pub fn available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+            && std::arch::is_x86_feature_detected!("avx512vbmi2")
+            && std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Read `line` (without its newline; a final CR is dropped) as exactly `count` integers in
+/// `offset..n + offset` separated by single spaces, tabs or commas, none repeated, into
+/// `deck[..count]` shifted to 0-based; false for any other line (nothing else is promised of
+/// `deck` then). Needs `n` ≤ [`WIDE_MAX_DECK`] and `n + offset` ≤ 100.
+///
+/// # Panics
+/// If [`available`] is false (checked in debug builds; call it only after [`available`]).
+#[inline]
+pub fn parse(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Card]) -> bool {
+    debug_assert!(available());
+    debug_assert!(n <= WIDE_MAX_DECK && n + offset <= 100 && offset <= 1);
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller asked `available()`, which checks every feature enabled on `blocks`.
+        unsafe { x86::parse(line, count, n, offset, deck) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (line, count, n, offset, deck);
+        unreachable!("available() is false off x86-64")
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+mod x86 {
+    use super::{BLOCKS, Card, WIDE_MAX_DECK};
+    use std::arch::x86_64::*;
+
+    /// The bytes of `line[64·block..]` that belong to the line, as a mask.
+    #[inline(always)]
+    fn valid_bits(length: usize, block: usize) -> u64 {
+        let rest = length - 64 * block;
+        if rest >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << rest) - 1
+        }
+    }
+
+    /// The lanes below `count` (≤ 64), as a mask.
+    #[inline(always)]
+    fn lanes_below(count: usize) -> u64 {
+        if count >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << count) - 1
+        }
+    }
+
+    /// See [`super::parse`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
+    pub(super) fn parse(
+        line: &[u8],
+        count: usize,
+        n: usize,
+        offset: usize,
+        deck: &mut [Card],
+    ) -> bool {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let length = line.len();
+        if length == 0
+            || length > 64 * BLOCKS
+            || count == 0
+            || count > n
+            || n > WIDE_MAX_DECK
+            || deck.len() < count
+        {
+            return false;
+        }
+        let blocks = length.div_ceil(64);
+        let ten = _mm512_set1_epi8(10);
+        let zero_digit = _mm512_set1_epi8(b'0' as i8);
+        // The digit masks and the digits' values (0 on other bytes) of every block.
+        let mut digit_bits = [0u64; BLOCKS + 1];
+        let mut values = [_mm512_setzero_si512(); BLOCKS];
+        let mut bad = 0u64;
+        let mut previous_separators = 0u64;
+        for block in 0..blocks {
+            let valid = valid_bits(length, block);
+            // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
+            let bytes = unsafe {
+                _mm512_maskz_loadu_epi8(valid, line.as_ptr().add(64 * block).cast::<i8>())
+            };
+            let digit = _mm512_sub_epi8(bytes, zero_digit);
+            let digits = _mm512_cmplt_epu8_mask(digit, ten) & valid;
+            let separators = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
+                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
+                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
+                & valid;
+            // Every byte a digit or a separator; never two separators in a row.
+            bad |= (digits | separators) ^ valid;
+            bad |= separators & (separators << 1 | previous_separators >> 63);
+            previous_separators = separators;
+            digit_bits[block] = digits;
+            values[block] = _mm512_maskz_mov_epi8(digits, digit);
+        }
+        // A digit first and last: with the above, every token is a run of digits.
+        bad |= !digit_bits[0] & 1;
+        bad |= !(digit_bits[blocks - 1] >> ((length - 1) % 64)) & 1;
+        // Token ends: a digit whose next byte is none (bit 0 of the block after, 0 past the end).
+        let mut ends = [0u64; BLOCKS];
+        let mut tokens = 0;
+        let mut carry = 0u64;
+        for block in 0..blocks {
+            let digits = digit_bits[block];
+            let before = digits << 1 | carry >> 63;
+            let two_before = digits << 2 | carry >> 62;
+            // No token of three digits or more.
+            bad |= digits & before & two_before;
+            carry = digits;
+            ends[block] = digits & !(digits >> 1 | digit_bits[block + 1] << 63);
+            tokens += ends[block].count_ones() as usize;
+        }
+        if bad != 0 || tokens != count {
+            return false;
+        }
+        // Each token's value at its end: its digit plus ten times the digit before (0 when the
+        // byte before is a separator), the byte before taken across the block boundary by a
+        // permutation of two blocks; then the ends packed together.
+        let shift_index = _mm512_set_epi8(
+            62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,
+            40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
+            18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 127,
+        );
+        // The cards gather in one vector: each block's values at its ends, packed by
+        // `vpcompressb`, then spread by `vpexpandb` into the lanes after those already found.
+        // Lanes past `count` keep 0xff, out of every deck.
+        let mut gathered = _mm512_set1_epi8(-1);
+        let mut found = 0;
+        let mut previous = _mm512_setzero_si512();
+        for block in 0..blocks {
+            let digit = values[block];
+            let before = _mm512_permutex2var_epi8(digit, shift_index, previous);
+            previous = digit;
+            let twice = _mm512_add_epi8(before, before);
+            let eight_times = _mm512_slli_epi16::<2>(twice);
+            // Bytes of at most 9·8 = 72: the 16-bit shift moves no bit into the next byte.
+            let value = _mm512_add_epi8(digit, _mm512_add_epi8(twice, eight_times));
+            let packed = _mm512_maskz_compress_epi8(ends[block], value);
+            let here = ends[block].count_ones() as usize;
+            // Lanes found..found + here (found + here ≤ count ≤ 64).
+            let lanes = lanes_below(found + here) & !lanes_below(found);
+            gathered = _mm512_mask_expand_epi8(gathered, lanes, packed);
+            found += here;
+        }
+        // The cards, 0-based (a byte below the offset wraps to 255: out of range), widened
+        // into the deck, and a bit per card.
+        let cards = _mm512_sub_epi8(gathered, _mm512_set1_epi8(offset as i8));
+        let wanted = lanes_below(count);
+        let low = _mm512_cvtepu8_epi16(_mm512_castsi512_si256(cards));
+        let high = _mm512_cvtepu8_epi16(_mm512_extracti64x4_epi64::<1>(cards));
+        // SAFETY: at most `count` ≤ deck.len() cards are stored (the masks).
+        unsafe {
+            _mm512_mask_storeu_epi16(deck.as_mut_ptr().cast(), wanted as u32, low);
+            if count > 32 {
+                _mm512_mask_storeu_epi16(
+                    deck.as_mut_ptr().add(32).cast(),
+                    (wanted >> 32) as u32,
+                    high,
+                );
+            }
+        }
+        // Eight cards at a time, each zero-extended into a 64-bit lane (byte 8j of the index
+        // picks card 8k + j; the other bytes are zeroed by the mask), shifted into a bit.
+        let one = _mm512_set1_epi64(1);
+        let mut seen = _mm512_setzero_si512();
+        let mut index = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+        let mut eight = 0;
+        while eight < count {
+            let lanes = _mm512_maskz_permutexvar_epi8(0x0101_0101_0101_0101, index, cards);
+            // A shift by 64 or more gives 0: a card out of every deck sets no bit.
+            seen = _mm512_or_si512(seen, _mm512_sllv_epi64(one, lanes));
+            index = _mm512_add_epi64(index, _mm512_set1_epi64(8));
+            eight += 8;
+        }
+        let seen = _mm512_reduce_or_epi64(seen) as u64;
+        // `count` bits, all below n: every card in range, and none twice.
+        seen.count_ones() as usize == count && (n == 64 || seen >> n == 0)
+    }
+}
