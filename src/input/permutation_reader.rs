@@ -861,6 +861,9 @@ struct MarginalBatch {
     decks: Vec<Card>,
     /// Decks in `decks`.
     filled: usize,
+    /// Decks of `decks` already given to the deal stream (the others go as a batch, through
+    /// [`DealStream::add_deals`], when the batch is full or another line's deal must follow them).
+    streamed: usize,
     deck: usize,
 }
 
@@ -870,6 +873,7 @@ impl MarginalBatch {
             fused: FusedMarginalTally::new(deck),
             decks: vec![0; LANES * deck],
             filled: 0,
+            streamed: 0,
             deck,
         }
     }
@@ -885,12 +889,26 @@ impl MarginalBatch {
     /// Keep the deck written at [`Self::next_deck`]; the fused pass runs once [`LANES`] are
     /// gathered.
     #[inline(always)]
-    fn keep_next(&mut self) {
+    fn keep_next(&mut self, deals: &mut Option<DealSink>) {
         self.filled += 1;
         if self.filled == LANES {
+            self.stream(deals);
             self.fused.add_decks(&self.decks);
             self.filled = 0;
+            self.streamed = 0;
         }
+    }
+
+    /// Give the decks kept and not yet streamed to the deal stream, in line order.
+    #[inline(always)]
+    fn stream(&mut self, deals: &mut Option<DealSink>) {
+        if let Some(deals) = deals
+            && self.streamed < self.filled
+        {
+            let n = self.deck;
+            deals.add_deals(&self.decks[self.streamed * n..self.filled * n], n);
+        }
+        self.streamed = self.filled;
     }
 
     /// Every deck added, as a marginal tally.
@@ -958,7 +976,10 @@ impl<'a> Reader<'a> {
 
     /// The hook of the deal-stream tests: the permutation just tallied, in line order.
     #[inline(always)]
-    fn deal(deals: &mut Option<DealSink>, deck: &[Card]) {
+    fn deal(deals: &mut Option<DealSink>, batch: &mut Option<MarginalBatch>, deck: &[Card]) {
+        if let Some(batch) = batch {
+            batch.stream(deals);
+        }
         if let Some(deals) = deals {
             deals.add(deck);
         }
@@ -1011,16 +1032,16 @@ impl<'a> Reader<'a> {
                     if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.wide) {
                         return false;
                     }
-                    Self::deal(&mut self.deals, deck);
+                    // Its deal goes to the stream with the batch (see `MarginalBatch::stream`).
                     Self::observed(&mut self.observer, &mut self.observer_broke, deck);
-                    batch.keep_next();
+                    batch.keep_next(&mut self.deals);
                 } else {
                     let cards = &mut self.cards;
                     if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.wide) {
                         return false;
                     }
                     tally.add(&cards[..n]);
-                    Self::deal(&mut self.deals, &cards[..n]);
+                    Self::deal(&mut self.deals, &mut self.batch, &cards[..n]);
                     Self::observed(&mut self.observer, &mut self.observer_broke, &cards[..n]);
                 }
             }
@@ -1032,7 +1053,7 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 tally.add(&self.cards[..count]);
-                Self::deal(&mut self.deals, &self.cards[..count]);
+                Self::deal(&mut self.deals, &mut self.batch, &self.cards[..count]);
             }
         }
         self.permutations += 1;
@@ -1059,7 +1080,7 @@ impl<'a> Reader<'a> {
                 *card = value - offset;
             }
             counts.add(&deal);
-            Self::deal(&mut self.deals, &deal);
+            Self::deal(&mut self.deals, &mut self.batch, &deal);
             self.permutations += 1;
         }
         self.pending.clear();
@@ -1378,7 +1399,7 @@ impl<'a> Reader<'a> {
                     .as_mut()
                     .expect("the counts exist once the deck size is known")
                     .add(&self.cards[..count]);
-                Self::deal(&mut self.deals, &self.cards[..count]);
+                Self::deal(&mut self.deals, &mut self.batch, &self.cards[..count]);
                 // Dealt hands have no sequential test: `--until-decided` is refused with them.
                 if self.options.deal.is_none() {
                     Self::observed(
@@ -1688,6 +1709,9 @@ pub fn read_permutations_observed<'a>(
         };
         return Err(InputError::new(names.join(", "), problem));
     }
+    if let Some(batch) = &mut reader.batch {
+        batch.stream(&mut reader.deals);
+    }
     if let (Some(batch), Some(InputCounts::Marginal(tally))) =
         (reader.batch.take(), reader.counts.as_mut())
     {
@@ -1781,6 +1805,19 @@ impl DealSink {
         match self {
             DealSink::Whole(stream) => stream.add(deck),
             DealSink::Ranked(stream) => stream.push(deck, rank(deck)),
+        }
+    }
+
+    /// Count the next decks or deals, laid end to end.
+    #[inline(always)]
+    fn add_deals(&mut self, deals: &[Card], n: usize) {
+        match self {
+            DealSink::Whole(stream) => stream.add_deals(deals),
+            DealSink::Ranked(stream) => {
+                for deck in deals.chunks_exact(n) {
+                    stream.push(deck, rank(deck));
+                }
+            }
         }
     }
 
@@ -2523,6 +2560,64 @@ mod tests {
             };
             let t = tally(&text, &options).unwrap();
             assert!(t.invalid > 0);
+            let mut plain = deal_stream_for(&options, n).unwrap();
+            for deck in &valid {
+                plain.add(deck);
+            }
+            assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards");
+        }
+    }
+
+    #[test]
+    fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
+        // Marginal mode hands the decks parsed by the fast path to the deal stream a batch at a
+        // time, and those of other lines (tabs, doubled spaces: the general parser) one by one
+        // after the batch's: the counts must equal those of the valid lines fed one by one, with
+        // blank, comment and rejected lines between them.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |bound: u64| {
+            // xorshift64* (Vigna 2016).
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
+        };
+        for n in [20usize, 52] {
+            let mut text = String::new();
+            let mut valid: Vec<Vec<Card>> = Vec::new();
+            for _ in 0..3000 {
+                match next(24) {
+                    0 => text.push('\n'),
+                    1 => text.push_str("# a comment\n"),
+                    2 => text.push_str("0 0 1\n"),
+                    choice => {
+                        let mut deck: Vec<Card> = (0..n as Card).collect();
+                        for i in (1..n).rev() {
+                            deck.swap(i, next(i as u64 + 1) as usize);
+                        }
+                        let separator = match choice % 4 {
+                            0 => "\t",
+                            1 => "  ",
+                            _ => " ",
+                        };
+                        let line: Vec<String> = deck.iter().map(|c| c.to_string()).collect();
+                        text.push_str(&line.join(separator));
+                        text.push('\n');
+                        valid.push(deck);
+                    }
+                }
+            }
+            let options = ReaderOptions {
+                skip_invalid: true,
+                mode: TallyMode::Marginal,
+                deals: Some(DealsRequest {
+                    fingerprint_limit: 1 << 20,
+                }),
+                ..Default::default()
+            };
+            let t = tally(&text, &options).unwrap();
+            assert!(t.invalid > 0);
+            assert_eq!(t.permutations, valid.len() as u64);
             let mut plain = deal_stream_for(&options, n).unwrap();
             for deck in &valid {
                 plain.add(deck);
