@@ -173,26 +173,57 @@ pub fn max_min_ratio(counts: &[u64]) -> Option<f64> {
 /// order, so a count equal to the last one kept never displaces it (the earlier rank wins the
 /// tie), and almost every count is one comparison against each list's last entry.
 pub fn extreme_ranks(counts: &[u64]) -> (Vec<usize>, Vec<usize>) {
-    let k = EXTREMES.min(counts.len());
-    // (count, rank), most frequent first / least frequent first.
-    let mut most: Vec<(u64, usize)> = Vec::with_capacity(k + 1);
-    let mut least: Vec<(u64, usize)> = Vec::with_capacity(k + 1);
+    let mut extremes = Extremes::new(counts.len());
     for (rank, &count) in counts.iter().enumerate() {
-        if most.len() < k || count > most[k - 1].0 {
-            let at = most.partition_point(|&(c, _)| c >= count);
-            most.insert(at, (count, rank));
-            most.truncate(k);
-        }
-        if least.len() < k || count < least[k - 1].0 {
-            let at = least.partition_point(|&(c, _)| c <= count);
-            least.insert(at, (count, rank));
-            least.truncate(k);
+        extremes.offer(rank, count);
+    }
+    extremes.ranks()
+}
+
+/// The [`EXTREMES`] most and least frequent ranks seen so far, ranks offered in increasing
+/// order (so that of equal counts the lower rank stays first).
+struct Extremes {
+    k: usize,
+    /// (count, rank), most frequent first.
+    most: Vec<(u64, usize)>,
+    /// (count, rank), least frequent first.
+    least: Vec<(u64, usize)>,
+}
+
+impl Extremes {
+    /// For `cells` ranks.
+    fn new(cells: usize) -> Self {
+        let k = EXTREMES.min(cells);
+        Extremes {
+            k,
+            most: Vec::with_capacity(k + 1),
+            least: Vec::with_capacity(k + 1),
         }
     }
-    (
-        most.into_iter().map(|(_, rank)| rank).collect(),
-        least.into_iter().map(|(_, rank)| rank).collect(),
-    )
+
+    /// Consider `rank`, counted `count` times.
+    #[inline]
+    fn offer(&mut self, rank: usize, count: u64) {
+        let k = self.k;
+        if self.most.len() < k || count > self.most[k - 1].0 {
+            let at = self.most.partition_point(|&(c, _)| c >= count);
+            self.most.insert(at, (count, rank));
+            self.most.truncate(k);
+        }
+        if self.least.len() < k || count < self.least[k - 1].0 {
+            let at = self.least.partition_point(|&(c, _)| c <= count);
+            self.least.insert(at, (count, rank));
+            self.least.truncate(k);
+        }
+    }
+
+    /// The most and the least frequent ranks.
+    fn ranks(self) -> (Vec<usize>, Vec<usize>) {
+        (
+            self.most.into_iter().map(|(_, rank)| rank).collect(),
+            self.least.into_iter().map(|(_, rank)| rank).collect(),
+        )
+    }
 }
 
 /// The figures of a full tally's counts that [`count_figures`] gives in one pass.
@@ -220,9 +251,7 @@ pub fn count_figures(counts: &[u64], trials: u64) -> CountFigures {
     let uniform = 1.0 / counts.len() as f64;
     let term = |count: u64| (ratio(count as f64, trials as f64) - uniform).abs();
     let terms: Vec<f64> = (0..256).map(term).collect();
-    let k = EXTREMES.min(counts.len());
-    let mut most: Vec<(u64, usize)> = Vec::with_capacity(k + 1);
-    let mut least: Vec<(u64, usize)> = Vec::with_capacity(k + 1);
+    let mut extremes = Extremes::new(counts.len());
     let (mut max, mut min, mut never_seen) = (0u64, u64::MAX, 0u64);
     // The start of `Sum for f64`; the terms are never −0, so any zero would do.
     let mut distance = -0.0f64;
@@ -234,26 +263,18 @@ pub fn count_figures(counts: &[u64], trials: u64) -> CountFigures {
         max = max.max(count);
         min = min.min(count);
         never_seen += u64::from(count == 0);
-        if most.len() < k || count > most[k - 1].0 {
-            let at = most.partition_point(|&(c, _)| c >= count);
-            most.insert(at, (count, rank));
-            most.truncate(k);
-        }
-        if least.len() < k || count < least[k - 1].0 {
-            let at = least.partition_point(|&(c, _)| c <= count);
-            least.insert(at, (count, rank));
-            least.truncate(k);
-        }
+        extremes.offer(rank, count);
     }
     if counts.is_empty() {
         min = 0;
     }
+    let (most, least) = extremes.ranks();
     CountFigures {
         max_min_ratio: (min > 0).then(|| max as f64 / min as f64),
         never_seen,
         tv_distance: 0.5 * distance,
-        most: most.into_iter().map(|(_, rank)| rank).collect(),
-        least: least.into_iter().map(|(_, rank)| rank).collect(),
+        most,
+        least,
     }
 }
 
