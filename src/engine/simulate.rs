@@ -228,17 +228,11 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source) + Sync,
 {
-    let Job {
-        spec,
-        table,
-        queue,
-        deals,
-        stop,
-    } = job;
+    let (spec, table, queue) = (job.spec, job.table, job.queue);
     let partial_tallies: Vec<PartialTally<N>> =
         run_reporting(spec.threads, queue, progress, &|| match table {
-            Some(table) => tally_blocks_table::<B, N>(spec, sources, deals, queue, stop, table),
-            None => tally_blocks::<B, S, N>(spec, sources, deals, queue, stop, &shuffle),
+            Some(table) => tally_blocks_table::<B, N>(job, sources, table),
+            None => tally_blocks::<B, S, N>(job, sources, &shuffle),
         });
 
     let mut counts = vec![0u64; factorial(N) as usize];
@@ -468,14 +462,7 @@ const PREFETCH_BATCH: usize = 16;
 /// On x86-64 the loop is compiled a second time with the `popcnt` instruction enabled (the rank
 /// counts the bits of a mask; the baseline x86-64 target emulates that with a dozen
 /// instructions), and that copy runs when the CPU has it. Both copies compute the same counts.
-fn tally_blocks<B, S, const N: usize>(
-    spec: &SimulationSpec,
-    sources: &B,
-    deals: Option<DealStreamOptions>,
-    queue: &BlockQueue,
-    stop: &AtomicBool,
-    shuffle: &S,
-) -> PartialTally<N>
+fn tally_blocks<B, S, const N: usize>(job: Job<'_>, sources: &B, shuffle: &S) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
@@ -483,11 +470,9 @@ where
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
-        return unsafe {
-            tally_blocks_with_popcnt::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
-        };
+        return unsafe { tally_blocks_with_popcnt::<B, S, N>(job, sources, shuffle) };
     }
-    tally_blocks_portable::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(job, sources, shuffle)
 }
 
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
@@ -497,27 +482,21 @@ where
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 unsafe fn tally_blocks_with_popcnt<B, S, const N: usize>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    deals: Option<DealStreamOptions>,
-    queue: &BlockQueue,
-    stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    tally_blocks_portable::<B, S, N>(spec, sources, deals, queue, stop, shuffle)
+    tally_blocks_portable::<B, S, N>(job, sources, shuffle)
 }
 
 #[inline(always)]
 fn tally_blocks_portable<B, S, const N: usize>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    deals: Option<DealStreamOptions>,
-    queue: &BlockQueue,
-    stop: &AtomicBool,
     shuffle: &S,
 ) -> PartialTally<N>
 where
@@ -526,37 +505,20 @@ where
 {
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
-    work_blocks::<B, N>(
-        spec,
-        sources,
-        deals,
-        queue,
-        stop,
-        |counts, part, source, stream| {
-            if prefetch {
-                tally_block_prefetched::<B, S, N>(
-                    counts,
-                    part,
-                    source,
-                    &mut scratch,
-                    stream,
-                    shuffle,
-                );
-            } else {
-                tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
-            }
-        },
-    )
+    work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
+        if prefetch {
+            tally_block_prefetched::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
+        } else {
+            tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
+        }
+    })
 }
 
 /// One worker of the one-draw path ([`crate::engine::choice_table`]): each shuffle is one draw
 /// below P and a look-up in the table.
 fn tally_blocks_table<B, const N: usize>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    deals: Option<DealStreamOptions>,
-    queue: &BlockQueue,
-    stop: &AtomicBool,
     table: &ChoiceTable,
 ) -> PartialTally<N>
 where
@@ -564,35 +526,28 @@ where
 {
     assert_eq!(table.deck(), N);
     let (entries, paths) = (table.entries(), table.paths());
-    work_blocks::<B, N>(
-        spec,
-        sources,
-        deals,
-        queue,
-        stop,
-        |counts, part, source, stream| match stream {
-            Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
-                for _ in 0..part {
-                    let rank = entry_rank(draw_entry(entries, paths, source));
-                    counts.add(rank);
-                    stream.push_rank(rank);
-                }
+    work_blocks::<B, N>(job, sources, |counts, part, source, stream| match stream {
+        Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
+            for _ in 0..part {
+                let rank = entry_rank(draw_entry(entries, paths, source));
+                counts.add(rank);
+                stream.push_rank(rank);
             }
-            Some(stream) => {
-                for _ in 0..part {
-                    let entry = draw_entry(entries, paths, source);
-                    let rank = entry_rank(entry);
-                    counts.add(rank);
-                    stream.push(&entry_deck::<N>(entry), rank);
-                }
+        }
+        Some(stream) => {
+            for _ in 0..part {
+                let entry = draw_entry(entries, paths, source);
+                let rank = entry_rank(entry);
+                counts.add(rank);
+                stream.push(&entry_deck::<N>(entry), rank);
             }
-            None => {
-                for _ in 0..part {
-                    counts.add(entry_rank(draw_entry(entries, paths, source)));
-                }
+        }
+        None => {
+            for _ in 0..part {
+                counts.add(entry_rank(draw_entry(entries, paths, source)));
             }
-        },
-    )
+        }
+    })
 }
 
 /// The block loop of a worker: take blocks until none are left (or `stop` is set), and have
@@ -600,16 +555,20 @@ where
 /// `stop` between them (after a stop the shuffles of the chunks done are kept).
 #[inline(always)]
 fn work_blocks<B, const N: usize>(
-    spec: &SimulationSpec,
+    job: Job<'_>,
     sources: &B,
-    deals: Option<DealStreamOptions>,
-    queue: &BlockQueue,
-    stop: &AtomicBool,
     mut tally_part: impl FnMut(&mut WorkerTally<N>, u64, &mut B::Source, &mut Option<FullStream<N>>),
 ) -> PartialTally<N>
 where
     B: BlockSources,
 {
+    let Job {
+        spec,
+        queue,
+        deals,
+        stop,
+        ..
+    } = job;
     let mut tally = WorkerTally::<N>::new();
     let mut tallied = 0;
     let chunk = spec.chunk_trials();
