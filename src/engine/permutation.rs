@@ -224,6 +224,31 @@ pub fn for_each_in_rank_order(n: usize, mut visit: impl FnMut(usize, &[Card])) {
     }
 }
 
+/// [`for_each_in_rank_order`] over the ranks `ranks` only (of n! in all): the first unranked,
+/// the others stepped to as there.
+pub fn for_each_in_rank_range(
+    n: usize,
+    ranks: std::ops::Range<usize>,
+    mut visit: impl FnMut(usize, &[Card]),
+) {
+    if ranks.is_empty() {
+        return;
+    }
+    let mut deck = unrank(ranks.start, n);
+    for rank in ranks {
+        visit(rank, &deck);
+        let Some(pivot) = (1..n).rev().find(|&i| deck[i - 1] < deck[i]).map(|i| i - 1) else {
+            return;
+        };
+        let successor = (pivot + 1..n)
+            .rev()
+            .find(|&i| deck[i] > deck[pivot])
+            .expect("a larger card follows the pivot");
+        deck.swap(pivot, successor);
+        deck[pivot + 1..].reverse();
+    }
+}
+
 /// A permutation as text: cards separated by spaces, e.g. `2 0 3 1`.
 pub fn format_permutation(deck: &[Card]) -> String {
     let mut text = String::with_capacity(deck.len() * 3);
@@ -256,6 +281,32 @@ pub fn cycle_count(deck: &[Card]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_range_of_ranks_visits_what_the_whole_walk_visits_there() {
+        for n in 1..=6 {
+            let mut all: Vec<(usize, Vec<Card>)> = Vec::new();
+            for_each_in_rank_order(n, |rank, deck| all.push((rank, deck.to_vec())));
+            let cells = all.len();
+            for (start, end) in [
+                (0, cells),
+                (0, 1),
+                (cells / 3, cells / 2),
+                (cells - 1, cells),
+                (2, 2),
+            ] {
+                let mut part = Vec::new();
+                for_each_in_rank_range(n, start..end.min(cells), |rank, deck| {
+                    part.push((rank, deck.to_vec()))
+                });
+                assert_eq!(
+                    part,
+                    all[start.min(cells)..end.min(cells)],
+                    "{n} cards, {start}..{end}"
+                );
+            }
+        }
+    }
 
     #[test]
     fn factorials_match_known_values() {

@@ -29,7 +29,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::mapping::Mapping;
-use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
+use crate::engine::permutation::{factorial, for_each_in_rank_order, for_each_in_rank_range, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::interrupt;
 use crate::stats::summation::CompensatedSum;
@@ -891,9 +891,28 @@ impl PassOperator {
     }
 }
 
+/// Orderings from which a stage of exact weights is carried by several threads (7! = 5,040 and
+/// fewer take no time to carry; 8! = 40,320 and more are split).
+const STAGE_THREADS_FROM_CELLS: usize = 40_320;
+
+/// Threads that carry an exact stage over `cells` orderings: the CPUs, at most 4 (each holds
+/// its own n! numerators: 58 MB at 10 cards), one for small laws.
+fn stage_threads(cells: usize) -> usize {
+    if cells < STAGE_THREADS_FROM_CELLS {
+        return 1;
+    }
+    std::thread::available_parallelism().map_or(1, |cpus| cpus.get().min(4))
+}
+
 /// The law of x ∘ m, x drawn from `weights` and m from the stage, independently. Exact while
 /// the product of the denominators fits in 128 bits (reducing first if that helps), f64 after.
-fn push_through(mut weights: Weights, stage: &Stage, n: usize) -> Weights {
+fn push_through(weights: Weights, stage: &Stage, n: usize) -> Weights {
+    let threads = stage_threads(weights.len());
+    push_through_split(weights, stage, n, threads)
+}
+
+/// [`push_through`] with exact weights carried by `threads` threads (floats by one).
+fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: usize) -> Weights {
     let cells = weights.len();
     let mut composed = [0 as Card; MAX_EXACT_DECK];
     let composed = &mut composed[..n];
@@ -923,19 +942,46 @@ fn push_through(mut weights: Weights, stage: &Stage, n: usize) -> Weights {
                 ..
             },
         ) => {
-            let mut next = vec![0u128; cells];
-            for_each_in_rank_order(n, |cell, deck| {
-                let count = numerators[cell];
-                if count == 0 {
-                    return;
-                }
-                for (step_move, &weight) in stage.moves.iter().zip(stage_numerators) {
-                    for (slot, &position) in composed.iter_mut().zip(step_move) {
-                        *slot = deck[usize::from(position)];
+            // The orderings x of one range of ranks carried into their own counters: the
+            // numerators are integers, so the ranges' sums add up to the same law whatever
+            // the split (the float branch below keeps one order, and one thread).
+            let carry = |ranks: std::ops::Range<usize>| {
+                let mut next = vec![0u128; cells];
+                let mut composed = [0 as Card; MAX_EXACT_DECK];
+                let composed = &mut composed[..n];
+                for_each_in_rank_range(n, ranks, |cell, deck| {
+                    let count = numerators[cell];
+                    if count == 0 {
+                        return;
                     }
-                    next[rank(composed)] += count * weight;
-                }
+                    for (step_move, &weight) in stage.moves.iter().zip(stage_numerators) {
+                        for (slot, &position) in composed.iter_mut().zip(step_move) {
+                            *slot = deck[usize::from(position)];
+                        }
+                        next[rank(composed)] += count * weight;
+                    }
+                });
+                next
+            };
+            let share = cells.div_ceil(threads.max(1));
+            let mut parts: Vec<Vec<u128>> = std::thread::scope(|scope| {
+                let workers: Vec<_> = (1..threads)
+                    .map(|t| scope.spawn(move || carry(t * share..((t + 1) * share).min(cells))))
+                    .collect();
+                let mut parts = vec![carry(0..share.min(cells))];
+                parts.extend(
+                    workers
+                        .into_iter()
+                        .map(|w| w.join().expect("a stage thread")),
+                );
+                parts
             });
+            let mut next = parts.swap_remove(0);
+            for part in parts {
+                for (total, count) in next.iter_mut().zip(part) {
+                    *total += count;
+                }
+            }
             Weights::Exact {
                 numerators: next,
                 denominator,
@@ -1097,6 +1143,35 @@ impl Law {
 mod tests {
     use super::*;
     use crate::engine::algorithms::Algorithm;
+
+    #[test]
+    fn an_exact_stage_carried_by_several_threads_gives_the_law_one_thread_gives() {
+        // Naive on 8 cards (8! = 40,320 orderings, eight stages of eight moves): the numerators
+        // are integers, so any split of the orderings between threads must give the same law.
+        let n = 8;
+        let operator = PassOperator::steps(Algorithm::Naive.into(), n, &[n; 8], None);
+        let law = |threads: usize| {
+            let mut weights = Weights::Exact {
+                numerators: point_mass(n, 0),
+                denominator: 1,
+            };
+            for stage in &operator.stages {
+                weights = push_through_split(weights, stage, n, threads);
+            }
+            match weights {
+                Weights::Exact {
+                    numerators,
+                    denominator,
+                } => (numerators, denominator),
+                Weights::Float(_) => panic!("naive on 8 cards stays exact"),
+            }
+        };
+        let one = law(1);
+        assert_eq!(one.0.iter().sum::<u128>(), one.1);
+        for threads in [2, 3, 7] {
+            assert_eq!(law(threads), one, "{threads} threads");
+        }
+    }
 
     #[test]
     fn the_walker_visits_every_choice_sequence_once() {
