@@ -205,23 +205,25 @@ pub fn unrank(mut rank: usize, n: usize) -> Vec<Card> {
 /// Call `visit(rank, deck)` for every permutation of n cards in rank order (lexicographic), stepping
 /// from one to the next with the classic next-permutation algorithm (amortised O(1) per step),
 /// which is much cheaper than unranking each one.
-pub fn for_each_in_rank_order(n: usize, mut visit: impl FnMut(usize, &[Card])) {
-    let mut deck: Vec<Card> = (0..n as Card).collect();
-    let mut rank = 0;
-    loop {
-        visit(rank, &deck);
-        rank += 1;
-        // The longest non-increasing suffix; the card before it is the pivot.
-        let Some(pivot) = (1..n).rev().find(|&i| deck[i - 1] < deck[i]).map(|i| i - 1) else {
-            return;
-        };
-        let successor = (pivot + 1..n)
-            .rev()
-            .find(|&i| deck[i] > deck[pivot])
-            .expect("a larger card follows the pivot");
-        deck.swap(pivot, successor);
-        deck[pivot + 1..].reverse();
-    }
+pub fn for_each_in_rank_order(n: usize, visit: impl FnMut(usize, &[Card])) {
+    for_each_in_rank_range(n, 0..factorial(n) as usize, visit);
+}
+
+/// Step `deck` to the next permutation in lexicographic order; false (and `deck` unchanged)
+/// when it is the last.
+fn next_permutation(deck: &mut [Card]) -> bool {
+    let n = deck.len();
+    // The longest non-increasing suffix; the card before it is the pivot.
+    let Some(pivot) = (1..n).rev().find(|&i| deck[i - 1] < deck[i]).map(|i| i - 1) else {
+        return false;
+    };
+    let successor = (pivot + 1..n)
+        .rev()
+        .find(|&i| deck[i] > deck[pivot])
+        .expect("a larger card follows the pivot");
+    deck.swap(pivot, successor);
+    deck[pivot + 1..].reverse();
+    true
 }
 
 /// [`for_each_in_rank_order`] over the ranks `ranks` only (of n! in all): the first unranked,
@@ -237,15 +239,9 @@ pub fn for_each_in_rank_range(
     let mut deck = unrank(ranks.start, n);
     for rank in ranks {
         visit(rank, &deck);
-        let Some(pivot) = (1..n).rev().find(|&i| deck[i - 1] < deck[i]).map(|i| i - 1) else {
+        if !next_permutation(&mut deck) {
             return;
-        };
-        let successor = (pivot + 1..n)
-            .rev()
-            .find(|&i| deck[i] > deck[pivot])
-            .expect("a larger card follows the pivot");
-        deck.swap(pivot, successor);
-        deck[pivot + 1..].reverse();
+        }
     }
 }
 
