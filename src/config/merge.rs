@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use super::{MAX_THREADS, OutputConfig, UsageError, check_alpha, check_max_paths, output_config};
+use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_threads, output_config};
 use crate::cli::MergeArgs;
 use crate::output::files::{check_inputs, check_outputs};
 
@@ -28,20 +28,6 @@ pub struct MergeConfig {
     pub output: OutputConfig,
 }
 
-/// `--threads`, given or the number of CPUs, from 1 to [`MAX_THREADS`].
-fn check_threads(threads: Option<usize>) -> Result<usize, UsageError> {
-    let threads =
-        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if threads == 0 || threads > MAX_THREADS {
-        return Err(UsageError::out_of_range(
-            "--threads",
-            threads,
-            format!("use 1 to {MAX_THREADS} threads to read the tallies"),
-        ));
-    }
-    Ok(threads)
-}
-
 impl MergeConfig {
     /// Validate `merge`'s flags: no tally file given twice (under any name), none that is also
     /// an output, no `-` (a tally is read twice, so it must be a file), and the report settings.
@@ -64,7 +50,7 @@ impl MergeConfig {
                 .map(|p| check_max_paths(Some(p)))
                 .transpose()?,
             all_orderings: args.all_orderings,
-            threads: check_threads(args.threads)?,
+            threads: check_threads(args.threads, "threads to read the tallies")?,
             quiet: args.quiet,
             output,
         })

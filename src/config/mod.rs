@@ -42,6 +42,21 @@ pub const MAX_TRIALS: u64 = 1 << 53;
 /// The most passes `run` and `check` accept, as `theory` (each pass is a whole shuffle).
 pub const MAX_PASSES: u32 = crate::cli::MAX_PASSES_RANGE;
 
+/// `--threads`, given or the number of CPUs, from 1 to [`MAX_THREADS`]; `what` names them in
+/// the fix ("use 1 to 256 worker threads").
+fn check_threads(threads: Option<usize>, what: &str) -> Result<usize, UsageError> {
+    let threads =
+        threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    if threads == 0 || threads > MAX_THREADS {
+        return Err(UsageError::out_of_range(
+            "--threads",
+            threads,
+            format!("use 1 to {MAX_THREADS} {what}"),
+        ));
+    }
+    Ok(threads)
+}
+
 /// `--alpha`, strictly between 0 and 1.
 fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
     if alpha > 0.0 && alpha < 1.0 {

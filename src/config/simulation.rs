@@ -2,7 +2,7 @@
 //! threads, level), and the memory a simulation needs, checked against what the machine can
 //! give before anything is allocated.
 
-use super::{MAX_THREADS, MAX_TRIALS, UsageError, check_alpha};
+use super::{MAX_TRIALS, UsageError, check_alpha, check_threads};
 use crate::cli::ModeChoice;
 use crate::engine::deal_stream::BYTES_PER_DEAL;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
@@ -149,15 +149,7 @@ impl SimulationSettings {
                 ),
             ));
         }
-        let threads =
-            threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-        if threads == 0 || threads > MAX_THREADS {
-            return Err(UsageError::out_of_range(
-                "--threads",
-                threads,
-                format!("use 1 to {MAX_THREADS} worker threads"),
-            ));
-        }
+        let threads = check_threads(threads, "worker threads")?;
         let limit = memory_limit();
         let full_fits = deck <= MAX_FULL_DECK && {
             let full_trials = trials.unwrap_or_else(|| default_trials(deck, TallyMode::Full));

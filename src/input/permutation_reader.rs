@@ -2517,19 +2517,32 @@ mod tests {
             "{message}"
         );
     }
+    /// Numbers below `bound` from a xorshift64* generator seeded with `seed` (Vigna 2016).
+    fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |bound| {
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
+        }
+    }
+
+    /// A Fisher–Yates shuffle of `0..n` drawn from `next`.
+    fn shuffled(n: usize, next: &mut impl FnMut(u64) -> u64) -> Vec<Card> {
+        let mut deck: Vec<Card> = (0..n as Card).collect();
+        for i in (1..n).rev() {
+            deck.swap(i, next(i as u64 + 1) as usize);
+        }
+        deck
+    }
+
     #[test]
     fn whole_decks_counted_by_rank_pair_across_blank_comment_and_rejected_lines() {
         // The deal stream of the full mode is counted from ranks; the pairs are the consecutive
         // permutations tallied, whatever blank, comment or rejected lines lie between them: the
         // counts must equal those of the valid lines fed one by one to `DealStream::add`.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |bound: u64| {
-            // xorshift64* (Vigna 2016).
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         for n in [3usize, 4, 5, 7] {
             let mut text = String::new();
             let mut valid: Vec<Vec<Card>> = Vec::new();
@@ -2540,10 +2553,7 @@ mod tests {
                     2 => text.push_str("0 0 1\n"),
                     3 => text.push_str("  \t \r\n"),
                     _ => {
-                        let mut deck: Vec<Card> = (0..n as Card).collect();
-                        for i in (1..n).rev() {
-                            deck.swap(i, next(i as u64 + 1) as usize);
-                        }
+                        let deck = shuffled(n, &mut next);
                         let line: Vec<String> = deck.iter().map(|c| c.to_string()).collect();
                         text.push_str(&line.join(if next(2) == 0 { " " } else { ", " }));
                         text.push('\n');
@@ -2574,14 +2584,7 @@ mod tests {
         // time, and those of other lines (tabs, doubled spaces: the general parser) one by one
         // after the batch's: the counts must equal those of the valid lines fed one by one, with
         // blank, comment and rejected lines between them.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |bound: u64| {
-            // xorshift64* (Vigna 2016).
-            state ^= state >> 12;
-            state ^= state << 25;
-            state ^= state >> 27;
-            (state.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 32) % bound
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for n in [20usize, 52] {
             let mut text = String::new();
             let mut valid: Vec<Vec<Card>> = Vec::new();
@@ -2591,10 +2594,7 @@ mod tests {
                     1 => text.push_str("# a comment\n"),
                     2 => text.push_str("0 0 1\n"),
                     choice => {
-                        let mut deck: Vec<Card> = (0..n as Card).collect();
-                        for i in (1..n).rev() {
-                            deck.swap(i, next(i as u64 + 1) as usize);
-                        }
+                        let deck = shuffled(n, &mut next);
                         let separator = match choice % 4 {
                             0 => "\t",
                             1 => "  ",

@@ -326,13 +326,19 @@ fn add_fixed<const W: usize>(bytes: &[u8], cells: &mut [u64]) -> u128 {
     }
     let mut sum = 0u128;
     for (cell, word) in cells.iter_mut().zip(bytes.chunks_exact(W)) {
-        let mut wide = [0u8; 8];
-        wide[..W].copy_from_slice(word);
-        let value = u64::from_le_bytes(wide);
+        let value = decode_word::<W>(word);
         *cell = cell.wrapping_add(value);
         sum += u128::from(value);
     }
     sum
+}
+
+/// The little-endian word of W bytes `word`.
+#[inline(always)]
+fn decode_word<const W: usize>(word: &[u8]) -> u64 {
+    let mut wide = [0u8; 8];
+    wide[..W].copy_from_slice(word);
+    u64::from_le_bytes(wide)
 }
 
 /// The deal stream's counters in file order: matches, slot tables, compositions.
@@ -1097,9 +1103,7 @@ fn store_fixed<const W: usize>(bytes: &[u8], cells: &mut [u64]) -> u128 {
     }
     let mut sum = 0u128;
     for (cell, word) in cells.iter_mut().zip(bytes.chunks_exact(W)) {
-        let mut wide = [0u8; 8];
-        wide[..W].copy_from_slice(word);
-        let value = u64::from_le_bytes(wide);
+        let value = decode_word::<W>(word);
         *cell = value;
         sum += u128::from(value);
     }
