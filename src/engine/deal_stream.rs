@@ -182,6 +182,9 @@ pub struct DealStream {
     seams: Vec<Seam>,
     /// Bits per card when a deal fits in 128 bits exactly (then the fingerprint is the deal).
     packed_bits: Option<u32>,
+    /// Whether every pair counted here was made from deals added here (no merge, no pairs
+    /// counted elsewhere): what [`DealStream::slot_card_counts`] relies on.
+    own_pairs_only: bool,
 }
 
 impl DealStream {
@@ -224,6 +227,7 @@ impl DealStream {
             block: None,
             seams: Vec::new(),
             packed_bits: ((bits as usize) * dealt <= 128).then_some(bits),
+            own_pairs_only: true,
         }
     }
 
@@ -558,6 +562,7 @@ impl DealStream {
 
     /// Add another worker's accumulator of the same stream.
     pub fn merge(&mut self, mut other: DealStream) {
+        self.own_pairs_only = false;
         self.flush();
         other.flush();
         self.fingerprints.extend(other.fingerprints);
@@ -697,6 +702,7 @@ impl DealStream {
             "matches of another deal size"
         );
         assert_eq!(slots.len(), self.slots.len(), "slot table of another shape");
+        self.own_pairs_only = false;
         self.pairs += pairs;
         for (total, count) in self.matches.iter_mut().zip(matches) {
             *total += count;
@@ -742,6 +748,132 @@ impl DealStream {
     /// Whether this stream counts the compositions σ_{t+1}∘σ_t⁻¹.
     pub fn counts_compositions(&self) -> bool {
         self.compositions.is_some()
+    }
+}
+
+/// The position matrix of the deals, read off the slot tables.
+impl DealStream {
+    /// Whether [`DealStream::slot_card_counts`] will have the counts: whole decks of at most
+    /// [`MAX_GROUPS`] cards (one group a card), every pair made from deals added here.
+    pub fn has_slot_card_counts(&self) -> bool {
+        let n = self.options.deck;
+        self.options.dealt == n && self.groups == n && self.own_pairs_only
+    }
+
+    /// How many of the deals added here had each card at each slot, `counts[card · n + slot]`
+    /// (the layout of [`crate::engine::marginal::MarginalTally::positions`]), read off the slot
+    /// tables instead of being counted a second time. The row of card a in slot s's table
+    /// counts the consecutive pairs whose first deal has a at s, and every deal opens exactly
+    /// one pair except the last of each run of consecutive deals: the last deal of each block
+    /// (kept for the seams) and, outside blocks or in a block not yet ended, the last deal
+    /// added. So the row sums plus those last deals are the position counts. `None` unless
+    /// [`DealStream::has_slot_card_counts`].
+    pub fn slot_card_counts(&mut self) -> Option<Vec<u64>> {
+        if !self.has_slot_card_counts() {
+            return None;
+        }
+        let n = self.options.deck;
+        self.flush();
+        let mut counts = vec![0u64; n * n];
+        for (slot, table) in self.slots.chunks_exact(n * n).enumerate() {
+            for (card, row) in table.chunks_exact(n).enumerate() {
+                counts[card * n + slot] = row.iter().sum();
+            }
+        }
+        let open = self.has_previous.then_some(&self.previous);
+        for last in self.seams.iter().map(|seam| &seam.last).chain(open) {
+            for (slot, &card) in last.iter().enumerate() {
+                counts[usize::from(card) * n + slot] += 1;
+            }
+        }
+        Some(counts)
+    }
+}
+
+#[cfg(test)]
+mod slot_card_count_tests {
+    use super::*;
+    use crate::engine::algorithms::fisher_yates::fisher_yates;
+    use crate::engine::random_source::{BlockRng, FastSource};
+    use rand_chacha::ChaCha8Rng;
+
+    fn stream(deck: usize, dealt: usize) -> DealStream {
+        DealStream::new(DealStreamOptions {
+            deck,
+            dealt,
+            repeats: RepeatSource::Off,
+            compositions: false,
+        })
+    }
+
+    /// Each card's slots counted deal by deal, the plain way.
+    fn plain(deck: usize, deals: &[Vec<Card>]) -> Vec<u64> {
+        let mut counts = vec![0u64; deck * deck];
+        for deal in deals {
+            for (slot, &card) in deal.iter().enumerate() {
+                counts[usize::from(card) * deck + slot] += 1;
+            }
+        }
+        counts
+    }
+
+    #[test]
+    fn the_slot_tables_give_the_position_counts_of_every_deal_added() {
+        // Blocks of many sizes (none, one deal, more than the pending buffer), fed in batches
+        // and one by one, ended complete or not, the last one left open; and a stream without
+        // blocks, as `check` feeds it.
+        for deck in [2usize, 5, 52, 64] {
+            let mut source = FastSource::new(ChaCha8Rng::for_block(11, deck as u64));
+            let mut next_deal = || {
+                let mut cards: Vec<Card> = (0..deck as Card).collect();
+                fisher_yates(&mut cards, &mut source);
+                cards
+            };
+            let mut blocks = stream(deck, deck);
+            let mut loose = stream(deck, deck);
+            let mut all = Vec::new();
+            let sizes = [0usize, 1, 3, PENDING_DEALS + 5, 2, 700, 9];
+            for (block, &size) in sizes.iter().enumerate() {
+                blocks.start_block(block as u64);
+                let deals: Vec<Vec<Card>> = (0..size).map(|_| next_deal()).collect();
+                // Alternate: a few one by one, then the rest in batches of 8.
+                let (single, batched) = deals.split_at(size.min(block));
+                for deal in single {
+                    blocks.add(deal);
+                    loose.add(deal);
+                }
+                for batch in batched.chunks(8) {
+                    blocks.add_deals(&batch.concat());
+                    loose.add_deals(&batch.concat());
+                }
+                if block + 1 < sizes.len() {
+                    blocks.end_block(block % 2 == 0);
+                }
+                all.extend(deals);
+            }
+            let expected = plain(deck, &all);
+            assert_eq!(blocks.slot_card_counts(), Some(expected.clone()), "{deck}");
+            assert_eq!(loose.slot_card_counts(), Some(expected.clone()), "{deck}");
+            // Asked again after more deals: still every deal.
+            let more = next_deal();
+            loose.add(&more);
+            all.push(more);
+            assert_eq!(loose.slot_card_counts(), Some(plain(deck, &all)), "{deck}");
+        }
+    }
+
+    #[test]
+    fn the_counts_are_refused_where_the_tables_do_not_hold_them() {
+        // Part of the deck dealt, grouped slots (over 64 cards), merged or foreign pairs.
+        assert_eq!(stream(52, 5).slot_card_counts(), None);
+        assert_eq!(stream(65, 65).slot_card_counts(), None);
+        let mut merged = stream(5, 5);
+        merged.merge(stream(5, 5));
+        assert!(!merged.has_slot_card_counts());
+        let mut counted = stream(3, 3);
+        counted.add_counted_pairs(0, &[0; 4], &[0; 27], None);
+        assert_eq!(counted.slot_card_counts(), None);
+        assert!(stream(64, 64).has_slot_card_counts());
     }
 }
 

@@ -144,6 +144,8 @@ pub struct FusedMarginalTally {
     in_narrow: u64,
     /// The CPU runs [`wide::statistics`] (AVX-512 with VBMI, asked once, in [`Self::new`]).
     wide: bool,
+    /// Whether [`Self::add_decks`] counts the positions (see [`Self::leave_positions`]).
+    count_positions: bool,
 }
 
 impl FusedMarginalTally {
@@ -156,6 +158,30 @@ impl FusedMarginalTally {
             narrow: vec![[0; FUSED_MAX_DECK]; if fused { deck } else { 0 }],
             in_narrow: 0,
             wide: wide::available(),
+            count_positions: true,
+        }
+    }
+
+    /// Whether decks of this size take the fused pass (at most [`FUSED_MAX_DECK`] cards).
+    pub fn is_fused(&self) -> bool {
+        self.tally.deck <= FUSED_MAX_DECK
+    }
+
+    /// Stop counting positions in [`Self::add_decks`]: the caller counts the same decks'
+    /// positions elsewhere and hands them over with [`Self::add_positions`] before
+    /// [`Self::finish`]. (A run that feeds every deck to the deal stream has them already: the
+    /// slot tables' row sums, [`crate::engine::deal_stream::DealStream::slot_card_counts`], so
+    /// the 52 increments a deck would be made twice.) Fused decks only.
+    pub fn leave_positions(&mut self) {
+        assert!(self.is_fused(), "only the fused pass leaves the positions");
+        self.count_positions = false;
+    }
+
+    /// Add position counts made elsewhere, laid out as [`MarginalTally::positions`].
+    pub fn add_positions(&mut self, positions: &[u64]) {
+        assert_eq!(positions.len(), self.tally.positions.len(), "another deck");
+        for (total, &count) in self.tally.positions.iter_mut().zip(positions) {
+            *total += count;
         }
     }
 
@@ -184,12 +210,21 @@ impl FusedMarginalTally {
         // the bytes of each inverse have left the store buffer, which a vector load of bytes
         // just written one at a time would wait for.
         let mut inverses = [[0u8; FUSED_MAX_DECK]; LANES];
-        for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
-            for (position, (&card, row)) in deck.iter().zip(self.narrow.iter_mut()).enumerate() {
-                // `& 63`: a card of a deck of at most 64 (no bounds check needed).
-                let card = usize::from(card) & (FUSED_MAX_DECK - 1);
-                row[card] += 1;
-                inverse[card] = position as u8;
+        if self.count_positions {
+            for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
+                for (position, (&card, row)) in deck.iter().zip(self.narrow.iter_mut()).enumerate()
+                {
+                    // `& 63`: a card of a deck of at most 64 (no bounds check needed).
+                    let card = usize::from(card) & (FUSED_MAX_DECK - 1);
+                    row[card] += 1;
+                    inverse[card] = position as u8;
+                }
+            }
+        } else {
+            for (deck, inverse) in decks.chunks_exact(n).zip(inverses.iter_mut()) {
+                for (position, &card) in deck.iter().enumerate() {
+                    inverse[usize::from(card) & (FUSED_MAX_DECK - 1)] = position as u8;
+                }
             }
         }
         if self.wide {

@@ -130,6 +130,15 @@ where
         let mut scratch = identity.clone();
         let mut tally = FusedMarginalTally::new(n);
         let mut stream = deals.map(DealStream::new);
+        // Every deck goes to the deal stream, whose slot tables hold the position matrix
+        // already (whole decks of at most 64 cards): it is read off them at the end.
+        let positions_from_stream = tally.is_fused()
+            && stream
+                .as_ref()
+                .is_some_and(DealStream::has_slot_card_counts);
+        if positions_from_stream {
+            tally.leave_positions();
+        }
         let chunk = spec.chunk_trials();
         let mut tally_decks = |decks: &[Card], stream: &mut Option<DealStream>| {
             tally.add_decks(decks);
@@ -171,6 +180,12 @@ where
             queue.finished(block, length, done);
         }
         if let Some(stream) = &mut stream {
+            if positions_from_stream {
+                let positions = stream
+                    .slot_card_counts()
+                    .expect("the stream was asked whether it has them");
+                tally.add_positions(&positions);
+            }
             stream.sort_fingerprints();
         }
         (tally.finish(), stream)
@@ -235,6 +250,33 @@ mod tests {
             });
             expected.merge(&implied);
             assert_eq!(marginal, expected, "{}", algorithm.name());
+        }
+    }
+
+    #[test]
+    fn positions_read_off_the_deal_stream_are_those_counted_deck_by_deck() {
+        // With whole decks of at most 64 cards the run reads the position matrix off the deal
+        // stream's slot tables; without the stream, or over 64 cards (grouped slots), it counts
+        // it in the fused pass or deck by deck. Same seed, same decks: same tally, at any
+        // number of threads.
+        use crate::engine::deal_stream::RepeatSource;
+        let stop = AtomicBool::new(false);
+        for deck in [52, 64, 7, 65] {
+            for threads in [1, 3] {
+                let spec = spec(Algorithm::Naive, deck, threads);
+                let source = SourceSpec::chacha(spec.rng);
+                let plain = simulate_marginal(&spec, &stop, &mut |_| {});
+                let options = DealStreamOptions {
+                    deck,
+                    dealt: deck,
+                    repeats: RepeatSource::Off,
+                    compositions: false,
+                };
+                let (tally, deals) =
+                    simulate_marginal_deals_from(&spec, &source, Some(options), &stop, &mut |_| {});
+                assert_eq!(tally, plain, "{deck} cards, {threads} threads");
+                assert_eq!(deals.expect("asked for").deals, spec.trials);
+            }
         }
     }
 
