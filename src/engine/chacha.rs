@@ -87,7 +87,7 @@ impl WideChaCha {
     /// If `rounds` is odd or 0.
     pub fn new(rounds: u32, key: &[u8; 32], stream: u64, counter: u64) -> Option<Self> {
         assert!(
-            rounds >= 2 && rounds % 2 == 0,
+            rounds >= 2 && rounds.is_multiple_of(2),
             "ChaCha rounds must be even, got {rounds}"
         );
         if !available() {
