@@ -49,9 +49,6 @@ impl Default for WordBuffer {
     }
 }
 
-/// The four constant words, "expand 32-byte k" read as little-endian words (RFC 8439 §2.3).
-const CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
-
 /// Whether this CPU runs the sixteen-block function (AVX-512 F, asked at run time).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -68,6 +65,7 @@ pub fn available() -> bool {
 /// It exists only where [`available`] is true, so holding one is the proof that
 /// [`WideChaCha::fill`] may run.
 #[derive(Debug, Clone)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub struct WideChaCha {
     /// The key, as eight little-endian words (state words 4–11).
     key: [u32; 8],
@@ -125,20 +123,23 @@ impl WideChaCha {
                     out,
                 )
             };
+            self.counter = self.counter.wrapping_add(WIDE_BLOCKS as u64);
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = out;
             unreachable!("a WideChaCha is only made where AVX-512 is available");
         }
-        self.counter = self.counter.wrapping_add(WIDE_BLOCKS as u64);
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{CONSTANTS, WordBuffer};
+    use super::WordBuffer;
     use std::arch::x86_64::*;
+
+    /// The four constant words, "expand 32-byte k" read as little-endian words (RFC 8439 §2.3).
+    const CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
 
     /// One quarter round (RFC 8439 §2.1) on state words a, b, c, d of all sixteen blocks.
     macro_rules! quarter_round {
