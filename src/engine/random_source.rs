@@ -205,7 +205,7 @@ const BUFFER_WORDS: usize = WIDE_WORDS;
 /// [`lemire`], and coins taken one bit at a time from a buffered word (so 32 coins cost one
 /// word).
 ///
-/// The words are those of `rng.next_u32()`, in the same order, [`BUFFER_WORDS`] (sixteen
+/// The words are those of `rng.next_u32()`, in the same order, [`WIDE_WORDS`] (sixteen
 /// blocks) at a time in the source's own buffer: on a CPU with AVX-512 [`WideChaCha`] writes
 /// them there straight from the generator's key, stream and position; elsewhere the generator's
 /// `fill_bytes` (which continues the same little-endian word stream) copies them in. Either
@@ -487,6 +487,41 @@ mod tests {
             let mut rng = ChaCha20Rng::for_block(11, 5);
             rng.set_word_pos(word_pos);
             check_both_paths(rng);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Any key, stream and position in the 2^68-word stream (the high bits of the block
+        /// counter included), any of the three round counts.
+        #[test]
+        fn both_paths_give_rand_chachas_words_from_any_key_stream_and_position(
+            key in proptest::prelude::any::<[u8; 32]>(),
+            stream in proptest::prelude::any::<u64>(),
+            word_pos in 0u128..(1 << 68),
+            rounds in 0usize..3,
+        ) {
+            match rounds {
+                0 => {
+                    let mut rng = ChaCha8Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+                1 => {
+                    let mut rng = ChaCha12Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+                _ => {
+                    let mut rng = ChaCha20Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+            }
         }
     }
 
