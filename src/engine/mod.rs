@@ -2,6 +2,7 @@
 //! and the simulations that fill them. It never sees the command line and never prints.
 
 pub mod algorithms;
+pub mod chacha;
 pub mod choice_table;
 pub mod counters;
 pub mod deal;

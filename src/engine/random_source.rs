@@ -10,6 +10,8 @@
 use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 use rand_core::{Rng, SeedableRng};
 
+use crate::engine::chacha::{BLOCK_WORDS, WIDE_WORDS, WideChaCha, WordBuffer};
+
 /// A source of the kinds of random choice a shuffle algorithm makes.
 pub trait RandomSource {
     /// A uniformly distributed integer in `0..bound`; `bound` is at least 1.
@@ -113,10 +115,18 @@ impl RngKind {
 
 /// A ChaCha generator that can be positioned on the stream of one block of trials.
 pub trait BlockRng: Rng + Sized {
+    /// Its rounds: 8, 12 or 20.
+    const ROUNDS: u32;
+
     /// The generator for block `block` of a run with seed `seed`: the 256-bit key is expanded
     /// from `seed` by SplitMix64 and the ChaCha stream number is `block`, so every block's
     /// numbers are fixed by `(seed, block)` alone, whichever thread runs it.
     fn for_block(seed: u64, block: u64) -> Self;
+
+    /// Where the generator stands: its key, its stream number and the position of its next
+    /// word from the start of the stream, in words (16 to a block), as `rand_chacha` reports
+    /// them. [`FastSource`] carries on from there with [`WideChaCha`].
+    fn position(&self) -> ([u8; 32], u64, u128);
 }
 
 /// The 256-bit ChaCha key for a 64-bit seed: four outputs of SplitMix64 (Steele, Lea & Flood,
@@ -136,19 +146,25 @@ pub fn key_from_seed(seed: u64) -> [u8; 32] {
 }
 
 macro_rules! impl_block_rng {
-    ($rng:ty) => {
+    ($rng:ty, $rounds:literal) => {
         impl BlockRng for $rng {
+            const ROUNDS: u32 = $rounds;
+
             fn for_block(seed: u64, block: u64) -> Self {
                 let mut rng = <$rng>::from_seed(key_from_seed(seed));
                 rng.set_stream(block);
                 rng
             }
+
+            fn position(&self) -> ([u8; 32], u64, u128) {
+                (self.get_seed(), self.get_stream(), self.get_word_pos())
+            }
         }
     };
 }
-impl_block_rng!(ChaCha8Rng);
-impl_block_rng!(ChaCha12Rng);
-impl_block_rng!(ChaCha20Rng);
+impl_block_rng!(ChaCha8Rng, 8);
+impl_block_rng!(ChaCha12Rng, 12);
+impl_block_rng!(ChaCha20Rng, 20);
 
 /// Trials per block: block b of a run draws from its own stream, fixed by (seed, b). Part of
 /// the reproducibility contract: changing it changes every count.
@@ -183,62 +199,102 @@ impl<R: BlockRng> BlockSources for FastSources<R> {
 }
 
 /// Words the simulation's source buffers at a time: sixteen ChaCha blocks.
-const BUFFER_WORDS: usize = 256;
+const BUFFER_WORDS: usize = WIDE_WORDS;
 
-/// The simulation's source: 32-bit words from a generator, bounded integers by [`lemire`], and
-/// coins taken one bit at a time from a buffered word (so 32 coins cost one word).
+/// The simulation's source: 32-bit words from a ChaCha generator, bounded integers by
+/// [`lemire`], and coins taken one bit at a time from a buffered word (so 32 coins cost one
+/// word).
 ///
-/// The words are those of `rng.next_u32()`, in the same order: the source copies them
-/// [`BUFFER_WORDS`] at a time with `fill_bytes` (which continues the same little-endian word
-/// stream) into its own buffer and reads them back with `u32::from_le_bytes`. That keeps the
-/// read position in a register in the hot loop, where `rand_chacha` would store it into its
-/// result buffer after every word.
+/// The words are those of `rng.next_u32()`, in the same order, [`WIDE_WORDS`] (sixteen
+/// blocks) at a time in the source's own buffer: on a CPU with AVX-512 [`WideChaCha`] writes
+/// them there straight from the generator's key, stream and position; elsewhere the generator's
+/// `fill_bytes` (which continues the same little-endian word stream) copies them in. Either
+/// way the read position stays in a register in the hot loop, where `rand_chacha` would store
+/// it into its result buffer after every word.
 pub struct FastSource<R> {
-    rng: R,
-    bytes: [u8; BUFFER_WORDS * 4],
+    words: WordBuffer,
     next_word: usize,
     coin_bits: u32,
     coins_left: u32,
+    /// The sixteen-block generator, on a CPU that has it; then `rng` is never advanced.
+    wide: Option<WideChaCha>,
+    rng: R,
 }
 
-impl<R: Rng> FastSource<R> {
-    /// A source reading from `rng`.
+impl<R: BlockRng> FastSource<R> {
+    /// A source reading on from where `rng` stands, with [`WideChaCha`] where the CPU allows.
     pub fn new(rng: R) -> Self {
+        let (key, stream, word_pos) = rng.position();
+        let first_block = (word_pos / BLOCK_WORDS as u128) as u64;
+        let wide = WideChaCha::new(R::ROUNDS, &key, stream, first_block);
+        let mut source = FastSource::with_generator(rng, wide);
+        let skip = (word_pos % BLOCK_WORDS as u128) as usize;
+        if source.wide.is_some() && skip != 0 {
+            // Start inside the block `rng` is in: make its sixteen blocks, skip what was read.
+            refill(&mut source.wide, &mut source.rng, &mut source.words);
+            source.next_word = skip;
+        }
+        source
+    }
+
+    /// A source that takes its words from `rng.fill_bytes` whatever the CPU: the path of CPUs
+    /// without AVX-512, for tests and benchmarks of it (the words are the same as
+    /// [`FastSource::new`]'s).
+    pub fn with_rand_chacha(rng: R) -> Self {
+        FastSource::with_generator(rng, None)
+    }
+
+    fn with_generator(rng: R, wide: Option<WideChaCha>) -> Self {
         FastSource {
-            rng,
-            bytes: [0; BUFFER_WORDS * 4],
+            words: WordBuffer::default(),
             next_word: BUFFER_WORDS,
             coin_bits: 0,
             coins_left: 0,
+            wide,
+            rng,
         }
+    }
+
+    /// Whether the words come from [`WideChaCha`] (else from `rand_chacha`).
+    pub fn is_wide(&self) -> bool {
+        self.wide.is_some()
     }
 
     /// The next word of the generator's stream.
     #[inline(always)]
     fn word(&mut self) -> u32 {
         if self.next_word >= BUFFER_WORDS {
-            refill(&mut self.rng, &mut self.bytes);
+            refill(&mut self.wide, &mut self.rng, &mut self.words);
             self.next_word = 0;
         }
-        let at = self.next_word * 4;
+        let word = self.words.0[self.next_word];
         self.next_word += 1;
-        u32::from_le_bytes([
-            self.bytes[at],
-            self.bytes[at + 1],
-            self.bytes[at + 2],
-            self.bytes[at + 3],
-        ])
+        word
     }
 }
 
-/// Replace `bytes` with the next [`BUFFER_WORDS`] words of `rng` (out of line: it runs once per
-/// buffer, and keeping it out of the hot loop keeps the read position out of memory).
+/// Replace `words` with the next [`BUFFER_WORDS`] words of the stream (out of line: it runs
+/// once per buffer, and keeping it out of the hot loop keeps the read position out of memory).
 #[inline(never)]
-fn refill<R: Rng>(rng: &mut R, bytes: &mut [u8; BUFFER_WORDS * 4]) {
-    rng.fill_bytes(bytes);
+fn refill<R: Rng>(wide: &mut Option<WideChaCha>, rng: &mut R, words: &mut WordBuffer) {
+    match wide {
+        Some(wide) => wide.fill(words),
+        None => {
+            // SAFETY: the buffer is 1024 bytes of plain `u32`s, any bytes a valid word; the byte
+            // view lives only for this call, during which `words` is not otherwise touched.
+            let bytes = unsafe {
+                std::slice::from_raw_parts_mut(words.0.as_mut_ptr().cast::<u8>(), BUFFER_WORDS * 4)
+            };
+            rng.fill_bytes(bytes);
+            // fill_bytes writes little-endian words; on a big-endian CPU, turn them around.
+            for word in &mut words.0 {
+                *word = u32::from_le(*word);
+            }
+        }
+    }
 }
 
-impl<R: Rng> RandomSource for FastSource<R> {
+impl<R: BlockRng> RandomSource for FastSource<R> {
     #[inline(always)]
     fn below(&mut self, bound: usize) -> usize {
         debug_assert!(bound >= 1 && bound <= u32::MAX as usize);
@@ -380,6 +436,102 @@ mod tests {
             for bit in 0..32 {
                 assert_eq!(source.coin(), (word >> bit) & 1 == 1);
             }
+        }
+    }
+
+    /// The first `count` words of `source`, read 32 coins to a word (a coin is one bit, from
+    /// the lowest up), so nothing but the word stream is under test.
+    fn words_by_coins<R: BlockRng>(source: &mut FastSource<R>, count: usize) -> Vec<u32> {
+        (0..count)
+            .map(|_| (0..32).fold(0u32, |word, bit| word | (u32::from(source.coin()) << bit)))
+            .collect()
+    }
+
+    /// Both paths of the fast source, from where `rng` stands, give `rng.next_u32()`'s words
+    /// over several refills; the wide one is used whenever this CPU has AVX-512.
+    fn check_both_paths<R: BlockRng + Clone>(rng: R) {
+        let count = 4 * BUFFER_WORDS + 3;
+        let mut reference = rng.clone();
+        let expected: Vec<u32> = (0..count).map(|_| reference.next_u32()).collect();
+        let mut wide = FastSource::new(rng.clone());
+        assert_eq!(wide.is_wide(), crate::engine::chacha::available());
+        assert_eq!(words_by_coins(&mut wide, count), expected, "wide path");
+        let mut portable = FastSource::with_rand_chacha(rng);
+        assert!(!portable.is_wide());
+        assert_eq!(
+            words_by_coins(&mut portable, count),
+            expected,
+            "rand_chacha path"
+        );
+    }
+
+    #[test]
+    fn both_paths_of_the_fast_source_give_rand_chachas_words_for_every_variant() {
+        for seed in [0, 1, 42, u64::MAX] {
+            for block in [0, 1, 7, 1 << 20, u64::MAX] {
+                check_both_paths(ChaCha8Rng::for_block(seed, block));
+                check_both_paths(ChaCha12Rng::for_block(seed, block));
+                check_both_paths(ChaCha20Rng::for_block(seed, block));
+            }
+        }
+    }
+
+    #[test]
+    fn the_fast_source_carries_on_from_a_generator_already_part_way_into_a_block() {
+        // Positions inside a block (5 words in), on a block boundary, and where the 64-bit block
+        // counter crosses 2^32 (the carry into state word 13) within the first refill.
+        for word_pos in [5u128, 16, 16 * 16 + 15, ((1u128 << 32) - 3) * 16 + 9] {
+            let mut rng = ChaCha8Rng::for_block(11, 5);
+            rng.set_word_pos(word_pos);
+            check_both_paths(rng);
+            let mut rng = ChaCha20Rng::for_block(11, 5);
+            rng.set_word_pos(word_pos);
+            check_both_paths(rng);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(300))]
+
+        /// Any key, stream and position in the 2^68-word stream (the high bits of the block
+        /// counter included), any of the three round counts.
+        #[test]
+        fn both_paths_give_rand_chachas_words_from_any_key_stream_and_position(
+            key in proptest::prelude::any::<[u8; 32]>(),
+            stream in proptest::prelude::any::<u64>(),
+            word_pos in 0u128..(1 << 68),
+            rounds in 0usize..3,
+        ) {
+            match rounds {
+                0 => {
+                    let mut rng = ChaCha8Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+                1 => {
+                    let mut rng = ChaCha12Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+                _ => {
+                    let mut rng = ChaCha20Rng::from_seed(key);
+                    rng.set_stream(stream);
+                    rng.set_word_pos(word_pos);
+                    check_both_paths(rng);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn bounded_draws_are_the_same_on_both_paths() {
+        let mut wide = FastSource::new(ChaCha12Rng::for_block(3, 9));
+        let mut portable = FastSource::with_rand_chacha(ChaCha12Rng::for_block(3, 9));
+        for i in 0..5000 {
+            let bound = 1 + (i * 7919) % 100_000;
+            assert_eq!(wide.below(bound), portable.below(bound));
         }
     }
 

@@ -327,7 +327,7 @@ struct ProbeSource<R> {
     leaves: f64,
 }
 
-impl<R: rand_core::Rng> RandomSource for ProbeSource<R> {
+impl<R: BlockRng> RandomSource for ProbeSource<R> {
     fn below(&mut self, bound: usize) -> usize {
         self.leaves *= bound as f64;
         self.inner.below(bound)
