@@ -1,6 +1,6 @@
 //! The sort of the deals' 128-bit fingerprints ([`crate::engine::deal_stream`]): the same order
-//! as `sort_unstable`, about a third faster on the millions of hash outputs a run keeps, with a
-//! scratch buffer of under 1% of the list and `sort_unstable`'s O(n log n) worst case.
+//! as `sort_unstable`, 1.6 times as fast on the millions of hash outputs a run keeps
+//! (BENCHMARKS.md), with a scratch buffer of under 1% of the list and an O(n log n) worst case.
 //!
 //! **How.** A radix sort on a 32-bit key, the 32 bits of the fingerprints below the highest bit
 //! that any of them sets (so that packed small-deck fingerprints, whose high bits are all zero,
@@ -19,11 +19,11 @@
 //! **Memory.** The scratch holds one bucket, at most [`scratch_capacity`] values (twice a
 //! uniform bucket, at least [`MIN_SCRATCH`]): 1/128 of the list, 16 bytes a value, so the
 //! fingerprints' quarter of the memory limit grows by under 1%, where a whole-list LSD sort
-//! (measured a little slower, 4 passes through main memory) would double it. A bucket larger than the scratch
-//! (fingerprints far from uniform) and every bucket when the scratch cannot be had
+//! (measured slower: 4 passes through main memory) would double it. A bucket larger than the
+//! scratch (fingerprints far from uniform) and every bucket when the scratch cannot be had
 //! (`try_reserve`) are sorted by `sort_unstable`, so the result never depends on memory.
-//! Lists shorter than [`SMALL`] and lists already sorted (the workers' sorted lists, counted
-//! again after the merge) are left to `sort_unstable`, which returns at once on sorted input.
+//! Lists shorter than [`SMALL`] are left to `sort_unstable`; a list already sorted (the
+//! workers' lists, counted again after the merge) is found by one scan and left as it is.
 
 /// Lists shorter than this are sorted by `sort_unstable` (the radix passes' fixed costs, 256
 /// buckets of a few values, would dominate).
@@ -86,8 +86,11 @@ impl Key {
 /// Sort `list` ascending: the same result as `list.sort_unstable()` (see the module
 /// documentation for how, and for the memory it takes).
 pub fn sort_fingerprints(list: &mut [u128]) {
-    if list.len() < SMALL || list.is_sorted() {
+    if list.len() < SMALL {
         list.sort_unstable();
+        return;
+    }
+    if list.is_sorted() {
         return;
     }
     // Pass 1: the OR of the values (for the key's place) and the top byte's counts, at the place
