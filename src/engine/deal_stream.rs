@@ -1097,6 +1097,51 @@ mod tests {
         assert_eq!(count_repeats(&mut two), (2, 1));
     }
 
+    /// `hash_deal` as its documentation defines it, written plainly: the words, each offset by
+    /// its place, folded products summed, then the avalanche.
+    fn hash_by_definition(deal: &[Card]) -> u128 {
+        const PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut words: Vec<u64> = deal
+            .chunks_exact(4)
+            .map(|c| (0..4).map(|i| u64::from(c[i]) << (16 * i)).sum())
+            .collect();
+        let tail = deal.chunks_exact(4).remainder();
+        let tail = tail
+            .iter()
+            .fold(0u64, |word, &card| (word << 16) | u64::from(card));
+        words.push(tail ^ ((deal.len() as u64) << 48));
+        let mut halves = [0u64; 2];
+        for (place, word) in words.iter().enumerate() {
+            let x = word.wrapping_add((place as u64 + 1).wrapping_mul(PLACE));
+            for (half, m) in halves.iter_mut().zip(HASH_MULTIPLIERS) {
+                let product = u128::from(x ^ m) * u128::from(m);
+                *half = half.wrapping_add((product >> 64) as u64 ^ product as u64);
+            }
+        }
+        (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
+            | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
+    }
+
+    #[test]
+    fn deal_hashes_follow_their_definition_at_every_length() {
+        // Lengths 1..=70 (every remainder of 4, one to 17 words), cards up to 999, 40 deals a
+        // length, from a fixed SplitMix64 stream (Steele, Lea and Flood 2014).
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for length in 1..=70 {
+            for _ in 0..40 {
+                let deal: Vec<Card> = (0..length).map(|_| (next() % 1000) as Card).collect();
+                assert_eq!(hash_deal(&deal), hash_by_definition(&deal), "{deal:?}");
+            }
+        }
+    }
+
     #[test]
     fn deal_hashes_keep_their_values() {
         // Fingerprints are stored in tally files and pooled across shards: the values must not
