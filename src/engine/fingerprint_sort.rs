@@ -1,5 +1,5 @@
 //! The sort of the deals' 128-bit fingerprints ([`crate::engine::deal_stream`]): the same order
-//! as `sort_unstable`, 1.6 times as fast on the millions of hash outputs a run keeps
+//! as `sort_unstable`, about twice as fast on the millions of hash outputs a run keeps
 //! (BENCHMARKS.md), with a scratch buffer of under 1% of the list and an O(n log n) worst case.
 //!
 //! **How.** A radix sort on a 32-bit key, the 32 bits of the fingerprints below the highest bit
