@@ -87,6 +87,11 @@ impl Key {
 /// Sort `list` ascending: the same result as `list.sort_unstable()` (see the module
 /// documentation for how, and for the memory it takes).
 pub fn sort_fingerprints(list: &mut [u128]) {
+    sort_with_scratch(list, scratch_capacity(list.len()));
+}
+
+/// [`sort_fingerprints`] with a scratch of at most `most` values (0: as when none can be had).
+fn sort_with_scratch(list: &mut [u128], most: usize) {
     if list.len() < SMALL {
         list.sort_unstable();
         return;
@@ -117,7 +122,7 @@ pub fn sort_fingerprints(list: &mut [u128]) {
     partition(list, key, &starts);
     // Pass 3: each bucket by the key's low 24 bits.
     let largest = counts.iter().copied().max().unwrap_or(0);
-    let room = largest.min(scratch_capacity(list.len()));
+    let room = largest.min(most);
     let mut scratch: Vec<u128> = Vec::new();
     if room >= SMALL_BUCKET && scratch.try_reserve_exact(room).is_ok() {
         scratch.resize(room, 0);
@@ -427,6 +432,24 @@ mod tests {
                 .map(|i| u128::from(random.next() as u16) | u128::from(i == 7) << 127)
                 .collect();
             sorts_like_sort_unstable(list, "16-bit values and one large one");
+        }
+    }
+
+    #[test]
+    fn without_scratch_or_with_little_the_order_is_the_same() {
+        // No scratch (the allocation failed: every bucket by `sort_unstable`), and a scratch
+        // just above the smallest radix bucket (the larger buckets by `sort_unstable`, the
+        // others by the radix passes).
+        let mut random = SplitMix(5);
+        for most in [0, SMALL_BUCKET + 40] {
+            for size in [SMALL, 150_000, 300_000] {
+                let list: Vec<u128> = (0..size).map(|_| random.wide()).collect();
+                let mut expected = list.clone();
+                expected.sort_unstable();
+                let mut sorted = list;
+                sort_with_scratch(&mut sorted, most);
+                assert!(sorted == expected, "scratch of {most}, {size} values");
+            }
         }
     }
 
