@@ -18,6 +18,7 @@
 //! seams between blocks that were not both reached are left out).
 
 use crate::engine::algorithms::Card;
+use crate::engine::fingerprint_sort;
 use crate::engine::permutation::{factorial, rank};
 
 /// Bytes kept per deal for the repeated-deals test: one 128-bit fingerprint.
@@ -676,10 +677,10 @@ pub fn hash_deal(deal: &[Card]) -> u128 {
         | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
 }
 
-/// Sort fingerprints (one worker's, or the merged lists before counting). (A radix split by
-/// the top byte followed by sorts of the buckets, in place or not, was measured no faster.)
+/// Sort fingerprints (one worker's, or the merged lists before counting): a radix sort with the
+/// order of `sort_unstable` ([`fingerprint_sort::sort_fingerprints`]).
 fn sort_fingerprints(list: &mut [u128]) {
-    list.sort_unstable();
+    fingerprint_sort::sort_fingerprints(list);
 }
 
 /// Counts made elsewhere: full mode counts its pairs from the ranks of the decks
@@ -891,6 +892,11 @@ fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
     for list in lists.iter_mut() {
         sort_fingerprints(list);
     }
+    match lists {
+        [list] => return count_sorted_repeats(list),
+        [first, second] => return count_merged_repeats(first, second),
+        _ => {}
+    }
     let mut heads: Vec<usize> = vec![0; lists.len()];
     let mut distinct = 0u64;
     let mut pairs = 0u64;
@@ -930,6 +936,87 @@ fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
         pairs += c * (c - 1) / 2;
     }
     (distinct, pairs)
+}
+
+/// Distinct values and pairs of equal values of a sorted stream, fed value by value.
+struct RepeatCounter {
+    distinct: u64,
+    pairs: u64,
+    /// How many values before the last one equal it (each makes a pair with the next equal).
+    run: u64,
+    last: u128,
+}
+
+impl RepeatCounter {
+    /// A counter that has seen `first`.
+    fn new(first: u128) -> Self {
+        RepeatCounter {
+            distinct: 1,
+            pairs: 0,
+            run: 0,
+            last: first,
+        }
+    }
+
+    /// Count `value`, not below the values before it.
+    #[inline(always)]
+    fn push(&mut self, value: u128) {
+        if value == self.last {
+            self.run += 1;
+            self.pairs += self.run;
+        } else {
+            self.run = 0;
+            self.distinct += 1;
+            self.last = value;
+        }
+    }
+
+    fn counts(&self) -> (u64, u64) {
+        (self.distinct, self.pairs)
+    }
+}
+
+/// [`count_repeats`] of one sorted list: one scan, each value compared with the one before.
+fn count_sorted_repeats(list: &[u128]) -> (u64, u64) {
+    let Some((&first, rest)) = list.split_first() else {
+        return (0, 0);
+    };
+    let mut counter = RepeatCounter::new(first);
+    for &value in rest {
+        counter.push(value);
+    }
+    counter.counts()
+}
+
+/// [`count_repeats`] of two sorted lists (a two-thread run's): their merge, fed to a
+/// [`RepeatCounter`] as it goes. The step takes the smaller head with a conditional move rather
+/// than a branch (which list holds the next hash output is a coin toss, so a branch is
+/// mispredicted half the time): 3 ns a value where the general merge took 8.5 (BENCHMARKS.md).
+fn count_merged_repeats(a: &[u128], b: &[u128]) -> (u64, u64) {
+    let (mut i, mut j) = (0, 0);
+    let mut counter = match (a.first(), b.first()) {
+        (None, _) => return count_sorted_repeats(b),
+        (_, None) => return count_sorted_repeats(a),
+        (Some(&x), Some(&y)) if x <= y => {
+            i = 1;
+            RepeatCounter::new(x)
+        }
+        (_, Some(&y)) => {
+            j = 1;
+            RepeatCounter::new(y)
+        }
+    };
+    while i < a.len() && j < b.len() {
+        let (x, y) = (a[i], b[j]);
+        let from_a = x <= y;
+        counter.push(if from_a { x } else { y });
+        i += usize::from(from_a);
+        j += usize::from(!from_a);
+    }
+    for &value in a[i..].iter().chain(&b[j..]) {
+        counter.push(value);
+    }
+    counter.counts()
 }
 
 #[cfg(test)]
@@ -1090,6 +1177,122 @@ mod tests {
         let mut lists = vec![vec![5, 1, 5], vec![5, 2], vec![], vec![2, 9]];
         // 5 three times (3 pairs), 2 twice (1 pair), 1 and 9 once: 4 distinct.
         assert_eq!(count_repeats(&mut lists), (4, 4));
+    }
+
+    #[test]
+    fn repeats_of_one_list_or_of_its_pieces_are_those_of_a_plain_count() {
+        // 60,000 values drawn from 20,000 (SplitMix64, Steele, Lea and Flood 2014), high bits
+        // set so that the radix sort splits them: many repeats, runs of every small length.
+        let mut state = 5u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        let values: Vec<u128> = (0..60_000)
+            .map(|_| {
+                u128::from(next() % 20_000).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)
+            })
+            .collect();
+        let mut plain = std::collections::HashMap::<u128, u64>::new();
+        for &value in &values {
+            *plain.entry(value).or_default() += 1;
+        }
+        let expected = (
+            plain.len() as u64,
+            plain.values().map(|&c| c * (c - 1) / 2).sum::<u64>(),
+        );
+        assert_eq!(count_repeats(&mut [values.clone()]), expected);
+        // Two lists (merged two at a time), four (the general merge), uneven and empty ones.
+        for piece in [30_000, 17_000, 59_990] {
+            let mut pieces: Vec<Vec<u128>> = values.chunks(piece).map(<[u128]>::to_vec).collect();
+            assert_eq!(count_repeats(&mut pieces), expected, "pieces of {piece}");
+            pieces.push(Vec::new());
+            pieces.rotate_right(1);
+            assert_eq!(count_repeats(&mut pieces), expected, "and an empty list");
+        }
+        let mut with_empty = [Vec::new(), values.clone()];
+        assert_eq!(count_repeats(&mut with_empty), expected);
+        let mut with_empty = [values.clone(), Vec::new()];
+        assert_eq!(count_repeats(&mut with_empty), expected);
+        assert_eq!(count_repeats(&mut []), (0, 0));
+        assert_eq!(count_repeats(&mut [Vec::new()]), (0, 0));
+        assert_eq!(count_repeats(&mut [Vec::new(), Vec::new()]), (0, 0));
+        assert_eq!(count_repeats(&mut [vec![3; 1000]]), (1, 1000 * 999 / 2));
+        // Equal values across the two lists, runs on both sides, the first value in either.
+        let mut two = [vec![1, 4, 4, 9], vec![0, 4, 9, 9, 9]];
+        // 0, 1 once; 4 three times (3 pairs); 9 four times (6 pairs).
+        assert_eq!(count_repeats(&mut two), (4, 9));
+        let mut two = [vec![2, 2], vec![5]];
+        assert_eq!(count_repeats(&mut two), (2, 1));
+    }
+
+    /// `hash_deal` as its documentation defines it, written plainly: the words, each offset by
+    /// its place, folded products summed, then the avalanche.
+    fn hash_by_definition(deal: &[Card]) -> u128 {
+        const PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut words: Vec<u64> = deal
+            .chunks_exact(4)
+            .map(|c| (0..4).map(|i| u64::from(c[i]) << (16 * i)).sum())
+            .collect();
+        let tail = deal.chunks_exact(4).remainder();
+        let tail = tail
+            .iter()
+            .fold(0u64, |word, &card| (word << 16) | u64::from(card));
+        words.push(tail ^ ((deal.len() as u64) << 48));
+        let mut halves = [0u64; 2];
+        for (place, word) in words.iter().enumerate() {
+            let x = word.wrapping_add((place as u64 + 1).wrapping_mul(PLACE));
+            for (half, m) in halves.iter_mut().zip(HASH_MULTIPLIERS) {
+                let product = u128::from(x ^ m) * u128::from(m);
+                *half = half.wrapping_add((product >> 64) as u64 ^ product as u64);
+            }
+        }
+        (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
+            | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
+    }
+
+    #[test]
+    fn deal_hashes_follow_their_definition_at_every_length() {
+        // Lengths 1..=70 (every remainder of 4, one to 17 words), cards up to 999, 40 deals a
+        // length, from a fixed SplitMix64 stream (Steele, Lea and Flood 2014).
+        let mut state = 11u64;
+        let mut next = || {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        };
+        for length in 1..=70 {
+            for _ in 0..40 {
+                let deal: Vec<Card> = (0..length).map(|_| (next() % 1000) as Card).collect();
+                assert_eq!(hash_deal(&deal), hash_by_definition(&deal), "{deal:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn deal_hashes_keep_their_values() {
+        // Fingerprints are stored in tally files and pooled across shards: the values must not
+        // change. Computed independently (Python, from the definition in `hash_deal`'s
+        // documentation): whole decks in order and reversed (no tail word), one card, 7 cards
+        // (a tail of 3) with large card numbers.
+        let identity: Vec<Card> = (0..52).collect();
+        let reversed: Vec<Card> = (0..52).rev().collect();
+        for (deal, expected) in [
+            (identity, 0x97c3_93e4_cc32_74dd_1902_e37a_edd0_91fb_u128),
+            (reversed, 0x4833_4441_5012_9a93_766c_525f_c64c_f0d2),
+            (vec![7], 0x3626_e617_980d_2577_6038_ca5d_7795_7f79),
+            (
+                vec![999, 0, 3, 500, 1, 2, 998],
+                0x4450_0718_cd67_c206_14a7_91d2_3e67_04e7,
+            ),
+        ] {
+            assert_eq!(hash_deal(&deal), expected, "{deal:?}");
+        }
     }
 }
 

@@ -8,6 +8,7 @@ pub mod counters;
 pub mod deal;
 pub mod deal_stream;
 pub mod emit;
+pub mod fingerprint_sort;
 pub mod full_stream;
 pub mod generators;
 pub mod mapped_source;
