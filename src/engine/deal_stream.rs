@@ -889,6 +889,12 @@ fn mix(x: u64, multiplier: u64) -> u64 {
 /// (in place, and left sorted), then they are merged, so that no list is ever copied into
 /// another.
 fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
+    if let [first, second] = lists
+        && first.len() + second.len() >= PARALLEL_COUNT
+        && std::thread::available_parallelism().is_ok_and(|cpus| cpus.get() >= 2)
+    {
+        return count_two_in_parallel(first, second);
+    }
     for list in lists.iter_mut() {
         sort_fingerprints(list);
     }
@@ -936,6 +942,35 @@ fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
         pairs += c * (c - 1) / 2;
     }
     (distinct, pairs)
+}
+
+/// Values in two lists from which [`count_repeats`] counts on two threads: the two lists of a
+/// two-thread run of 10M deals take about 0.1 s to sort-check and merge on one, while the
+/// other core has nothing to do.
+const PARALLEL_COUNT: usize = 1 << 20;
+
+/// [`count_repeats`] of two lists on two threads: each list sorted (or found sorted) on its
+/// own thread, then the values split at a pivot p, those below p in both lists counted on one
+/// thread and the rest on the other. Every value equal to p is in the upper part of both lists,
+/// so no value is counted in both parts, and the counts add up.
+fn count_two_in_parallel(first: &mut [u128], second: &mut [u128]) -> (u64, u64) {
+    std::thread::scope(|scope| {
+        scope.spawn(|| sort_fingerprints(first));
+        sort_fingerprints(second);
+    });
+    let pivot = match (first.get(first.len() / 2), second.get(second.len() / 2)) {
+        (Some(&p), _) | (None, Some(&p)) => p,
+        (None, None) => return (0, 0),
+    };
+    let split_first = first.partition_point(|&value| value < pivot);
+    let split_second = second.partition_point(|&value| value < pivot);
+    let (below, (distinct, pairs)) = std::thread::scope(|scope| {
+        let below =
+            scope.spawn(|| count_merged_repeats(&first[..split_first], &second[..split_second]));
+        let above = count_merged_repeats(&first[split_first..], &second[split_second..]);
+        (below.join().expect("the count of the lower values"), above)
+    });
+    (below.0 + distinct, below.1 + pairs)
 }
 
 /// Distinct values and pairs of equal values of a sorted stream, fed value by value.
@@ -1221,6 +1256,30 @@ mod tests {
         assert_eq!(count_repeats(&mut [Vec::new()]), (0, 0));
         assert_eq!(count_repeats(&mut [Vec::new(), Vec::new()]), (0, 0));
         assert_eq!(count_repeats(&mut [vec![3; 1000]]), (1, 1000 * 999 / 2));
+        // Two lists counted on two threads (above PARALLEL_COUNT values): split at a pivot, the
+        // values equal to it all above, whatever the runs around it; uneven, empty, all equal.
+        for piece in [30_000, 17_000, 43_000, 59_999, 60_000] {
+            let (mut a, mut b) = (values[..piece].to_vec(), values[piece..].to_vec());
+            assert_eq!(
+                count_two_in_parallel(&mut a, &mut b),
+                expected,
+                "split at {piece}"
+            );
+            assert_eq!(
+                count_two_in_parallel(&mut b, &mut a),
+                expected,
+                "the other way"
+            );
+        }
+        assert_eq!(
+            count_two_in_parallel(&mut vec![3; 1000], &mut vec![3; 500]),
+            (1, 1500 * 1499 / 2)
+        );
+        assert_eq!(
+            count_two_in_parallel(&mut [5, 3, 3], &mut [3, 9, 3]),
+            (3, 6)
+        );
+        assert_eq!(count_two_in_parallel(&mut [], &mut []), (0, 0));
         // Equal values across the two lists, runs on both sides, the first value in either.
         let mut two = [vec![1, 4, 4, 9], vec![0, 4, 9, 9, 9]];
         // 0, 1 once; 4 three times (3 pairs); 9 four times (6 pairs).
