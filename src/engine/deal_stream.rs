@@ -1219,13 +1219,7 @@ mod tests {
         // 60,000 values drawn from 20,000 (SplitMix64, Steele, Lea and Flood 2014), high bits
         // set so that the radix sort splits them: many repeats, runs of every small length.
         let mut state = 5u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut next = || crate::engine::random_source::splitmix64(&mut state);
         let values: Vec<u128> = (0..60_000)
             .map(|_| {
                 u128::from(next() % 20_000).wrapping_mul(0x9e37_79b9_7f4a_7c15_f39c_c060_5ced_c835)
@@ -1318,13 +1312,7 @@ mod tests {
         // Lengths 1..=70 (every remainder of 4, one to 17 words), cards up to 999, 40 deals a
         // length, from a fixed SplitMix64 stream (Steele, Lea and Flood 2014).
         let mut state = 11u64;
-        let mut next = || {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        };
+        let mut next = || crate::engine::random_source::splitmix64(&mut state);
         for length in 1..=70 {
             for _ in 0..40 {
                 let deal: Vec<Card> = (0..length).map(|_| (next() % 1000) as Card).collect();

@@ -21,6 +21,8 @@
 
 use rand_core::{Rng, SeedableRng};
 
+use crate::engine::random_source::splitmix64;
+
 /// A generator of native words, with the double its ecosystem makes and its seeding convention.
 pub trait WordSource {
     /// The name used on the command line and in reports.
@@ -67,15 +69,9 @@ pub trait WordSource {
 /// the ChaCha streams). Neighbouring blocks get unrelated seeds, which matters for generators
 /// such as `java` or `msvc` whose streams from neighbouring seeds start out correlated.
 pub fn block_seed(seed: u64, block: u64) -> u64 {
-    splitmix64_mix(seed.wrapping_add(block.wrapping_add(1).wrapping_mul(SPLITMIX_GAMMA)))
-}
-
-const SPLITMIX_GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
-
-fn splitmix64_mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
+    // The state after `block` steps; the next step gives output number block + 1.
+    let mut state = seed.wrapping_add(block.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    splitmix64(&mut state)
 }
 
 /// `2^-53`, the spacing of the 53-bit doubles in `[0, 1)`.

@@ -129,18 +129,25 @@ pub trait BlockRng: Rng + Sized {
     fn position(&self) -> ([u8; 32], u64, u128);
 }
 
-/// The 256-bit ChaCha key for a 64-bit seed: four outputs of SplitMix64 (Steele, Lea & Flood,
-/// "Fast splittable pseudorandom number generators", OOPSLA 2014), little-endian.
+/// The next output of SplitMix64 (Steele, Lea & Flood, "Fast splittable pseudorandom number
+/// generators", OOPSLA 2014): `state` moves on by the golden gamma 0x9E3779B97F4A7C15 and its
+/// new value is mixed. What expands seeds here, and the seeded stream of test values.
+#[inline]
+pub fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// The 256-bit ChaCha key for a 64-bit seed: four outputs of [`splitmix64`] started at the
+/// seed, little-endian.
 pub fn key_from_seed(seed: u64) -> [u8; 32] {
     let mut state = seed;
     let mut key = [0u8; 32];
     for chunk in key.chunks_exact_mut(8) {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^= z >> 31;
-        chunk.copy_from_slice(&z.to_le_bytes());
+        chunk.copy_from_slice(&splitmix64(&mut state).to_le_bytes());
     }
     key
 }

@@ -2394,12 +2394,7 @@ mod tests {
         // when they accept it.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut next = |bound: usize| {
-            // SplitMix64 (Steele, Lea & Flood 2014).
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            ((z ^ (z >> 31)) % bound as u64) as usize
+            (crate::engine::random_source::splitmix64(&mut state) % bound as u64) as usize
         };
         let mut accepted = 0;
         let mut wide_checked = 0;
