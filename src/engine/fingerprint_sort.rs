@@ -225,6 +225,8 @@ fn partition(list: &mut [u128], key: Key, starts: &[usize; 257]) {
 /// Sort `bucket` stably by the low 24 bits of its keys: three counting scatters of one byte
 /// each, least significant first, bucket → scratch → bucket → scratch, then a copy back.
 fn sort_low_bytes(bucket: &mut [u128], scratch: &mut [u128], key: Key) {
+    // What the unchecked writes of `scatter` rest on, checked here, once a bucket.
+    assert_eq!(bucket.len(), scratch.len(), "a scratch of the bucket's length");
     let mut counts = [[0u32; 256]; 3];
     for &value in bucket.iter() {
         let k = key.of_value(value);
