@@ -226,7 +226,11 @@ fn partition(list: &mut [u128], key: Key, starts: &[usize; 257]) {
 /// each, least significant first, bucket → scratch → bucket → scratch, then a copy back.
 fn sort_low_bytes(bucket: &mut [u128], scratch: &mut [u128], key: Key) {
     // What the unchecked writes of `scatter` rest on, checked here, once a bucket.
-    assert_eq!(bucket.len(), scratch.len(), "a scratch of the bucket's length");
+    assert_eq!(
+        bucket.len(),
+        scratch.len(),
+        "a scratch of the bucket's length"
+    );
     let mut counts = [[0u32; 256]; 3];
     for &value in bucket.iter() {
         let k = key.of_value(value);
