@@ -29,9 +29,11 @@
 //! the match counts of consecutive pairs are independent; so (a) and (c) are ordinary
 //! multinomial tests over N − 1 independent observations.
 
-use super::goodness_of_fit::{goodness_of_fit, pooled_cells, statistic_test};
+use super::goodness_of_fit::goodness_of_fit;
 use super::test_note::TestNote;
-use super::{Draft, MIN_EXPECTED_COUNT, TestMethod};
+use super::{Draft, MIN_EXPECTED_COUNT, Question, TestMethod};
+use crate::engine::algorithms::Card;
+use crate::engine::permutation::{composition_into, rank, unrank};
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::poisson::{poisson_mean_interval, poisson_two_sided};
 use crate::stats::pvalue::PValue;
@@ -220,6 +222,7 @@ pub fn collision_test(
             expected_distinct: None,
             poisson_error_bound: 0.0,
             draft: Draft {
+                question: Question::OneDeal,
                 name: name.to_string(),
                 method: TestMethod::PoissonTwoSided,
                 statistic: 0.0,
@@ -237,6 +240,7 @@ pub fn collision_test(
             expected_distinct: None,
             poisson_error_bound: bound,
             draft: Draft {
+                question: Question::OneDeal,
                 name: name.to_string(),
                 method: TestMethod::PoissonTwoSided,
                 statistic: counts.repeated_pairs as f64,
@@ -264,6 +268,7 @@ pub fn collision_test(
         expected_distinct: Some(mean),
         poisson_error_bound: bound,
         draft: Draft {
+            question: Question::OneDeal,
             name: name.to_string(),
             method: TestMethod::NormalOccupancy,
             statistic: (counts.deals - counts.distinct) as f64,
@@ -389,13 +394,94 @@ pub fn matches_law(deck: usize, dealt: usize) -> ValueLaw {
     }
 }
 
-/// Serial (a): the histogram of matching slots over `pairs` consecutive pairs against `law`
-/// ([`matches_law`]), by [`statistic_test`] (χ² over cells pooled to ≥ 5 expected; the exact
-/// binomial test outside the likeliest value when pooling leaves one cell; outright rejection
-/// when an impossible count is seen).
-pub fn serial_matches_test(histogram: &[u64], law: &ValueLaw, pairs: u64) -> Draft {
-    let bins = pooled_cells(law, pairs);
-    statistic_test("serial matches", histogram, law, &bins, pairs)
+/// Σ_s Σ_c p(c, s)², the expected number of matching slots between two *independent* deals
+/// drawn from the law of one deal, estimated without bias from `positions[card][slot]`, the
+/// deals among `deals` that show that card at that slot: Σ_s Σ_c n_cs(n_cs − 1)/(N(N − 1)) (a
+/// U-statistic; E[n(n − 1)] = N(N − 1)p²). 1 − … exactly K/n for uniform deals.
+pub fn matches_if_independent(positions: &[Vec<u64>], deals: u64) -> f64 {
+    if deals < 2 {
+        return 0.0;
+    }
+    let n = deals as f64;
+    positions
+        .iter()
+        .flatten()
+        .map(|&c| {
+            let c = c as f64;
+            c * (c - 1.0)
+        })
+        .sum::<f64>()
+        / (n * (n - 1.0))
+}
+
+/// Serial (a), conditional on the law of one deal: are consecutive deals more (or less) alike
+/// than two independent deals of the same law?
+///
+/// T = Σ_t m_t, the matching slots summed over the `pairs` consecutive pairs (from
+/// `histogram[m]`), against (N − 1)·μ̂ with μ̂ = [`matches_if_independent`] (the review
+/// `shared/notes/dependence-tests.md`, proposal (b)). Z = (T − Pμ̂)/√(P·s²), s² the sample
+/// variance of the m_t, two-sided normal p-value.
+///
+/// *Why it holds its level whatever the law of one deal.* Write h(x, y) for the matches of
+/// two deals and g(x) = E h(x, Y). Under independent deals from any law p, the first-order
+/// (Hoeffding) terms of T and of Pμ̂ are both Σ_i 2g(X_i) + O_p(1), so they cancel: T − Pμ̂ is
+/// a sum of the degenerate parts h₂(X_t, X_{t+1}), uncorrelated at different t, whose variance
+/// Var h − 2 Var g is at most Var h, which s² estimates. So Z is asymptotically normal with
+/// variance at most 1: the test is conservative when the positions are biased and exact when
+/// they are uniform (then g is constant). A biased but independent shuffle (naive, a sort with
+/// a random comparator, Sattolo) therefore does not reject it; a deck carried between deals,
+/// a generator re-seeded from a clock (consecutive deals alike) or one that avoids repeating a
+/// card's slot (consecutive deals unlike) does. When every m_t is the same (s² = 0) the
+/// Bhatia–Davis bound Var h ≤ μ̂(K − μ̂) (m lies in [0, K]) takes its place.
+pub fn serial_matches_test(histogram: &[u64], pairs: u64, mean_if_independent: f64) -> Draft {
+    let name = "serial matches".to_string();
+    if pairs < 2 {
+        return Draft {
+            question: Question::Dependence,
+            name,
+            method: TestMethod::NormalTwoSided,
+            statistic: 0.0,
+            df: None,
+            p: PValue::ONE,
+            note: Some(TestNote::NoTrials),
+        };
+    }
+    let p = pairs as f64;
+    let (total, squares) = histogram
+        .iter()
+        .enumerate()
+        .fold((0.0, 0.0), |(t, q), (m, &count)| {
+            let (m, count) = (m as f64, count as f64);
+            (t + m * count, q + m * m * count)
+        });
+    let mean = total / p;
+    let sample_variance = ((squares - p * mean * mean) / (p - 1.0)).max(0.0);
+    let dealt = histogram.len().saturating_sub(1) as f64;
+    let variance = if sample_variance > 0.0 {
+        sample_variance
+    } else {
+        mean_if_independent * (dealt - mean_if_independent)
+    };
+    let difference = total - p * mean_if_independent;
+    let (z, p_value) = if variance > 0.0 {
+        let z = difference / (p * variance).sqrt();
+        (z, normal_two_sided(z))
+    } else if difference.abs() <= 1e-9 * p {
+        (0.0, PValue::ONE)
+    } else {
+        // μ̂ = 0 or K makes every independent pair match nowhere or everywhere; a sum that
+        // differs cannot come from independent deals.
+        (difference.signum() * f64::INFINITY, PValue::ZERO)
+    };
+    Draft {
+        question: Question::Dependence,
+        name,
+        method: TestMethod::NormalTwoSided,
+        statistic: z,
+        df: None,
+        p: p_value,
+        note: None,
+    }
 }
 
 /// One slot's independence test (serial (b)).
@@ -547,6 +633,7 @@ pub fn serial_slots_test(slots: &[SlotIndependence]) -> Draft {
         .min_by(|a, b| a.log10_p_value.total_cmp(&b.log10_p_value))
     else {
         return Draft {
+            question: Question::Dependence,
             name: "serial slots".to_string(),
             method: TestMethod::ChiSquareIndependence,
             statistic: 0.0,
@@ -561,6 +648,7 @@ pub fn serial_slots_test(slots: &[SlotIndependence]) -> Draft {
         .map(|s| s.min_expected)
         .fold(f64::INFINITY, f64::min);
     Draft {
+        question: Question::Dependence,
         name: "serial slots".to_string(),
         method: TestMethod::ChiSquareIndependence,
         statistic: worst.statistic,
@@ -570,20 +658,120 @@ pub fn serial_slots_test(slots: &[SlotIndependence]) -> Draft {
     }
 }
 
-/// Serial (c): the count of each composition σ_{t+1}∘σ_t⁻¹ (indexed by rank) over `pairs`
-/// consecutive pairs against uniform, Pearson's χ² with n! − 1 df (the compositions of
-/// independent uniform decks are independent and uniform). A note says when fewer than 5 are
-/// expected per ordering.
-pub fn serial_compositions_test(counts: &[u64], pairs: u64) -> Draft {
-    let p = 1.0 / counts.len() as f64;
+/// The most pairs of distinct decks [`compositions_if_independent`] composes (D², D the decks
+/// seen): 5040² for every 7-card tally, about a second of work; 8 to 10 cards go beyond it once
+/// more than 10,000 distinct decks are seen.
+pub const MAX_COMPOSITION_WORK: u64 = 5040 * 5040;
+
+/// Why the conditional compositions test was not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompositionWorkTooLarge {
+    /// Distinct decks seen.
+    pub distinct: u64,
+}
+
+/// q̂, the law of the composition σ'∘σ⁻¹ of two *independent* decks drawn from the law of one
+/// deck, estimated without bias from the full tally `counts` (indexed by rank) over all ordered
+/// pairs of distinct deals: q̂(τ) = [Σ_σ c_σ·c_{τ∘σ} − N·1{τ = id}]/(N(N − 1)) (the review
+/// `shared/notes/dependence-tests.md`, proposal (a)). The compositions are formed by
+/// [`composition_into`], as the deal stream counts them. D² pairs of the D decks seen; refused
+/// above [`MAX_COMPOSITION_WORK`].
+pub fn compositions_if_independent(
+    deck: usize,
+    counts: &[u64],
+) -> Result<Vec<f64>, CompositionWorkTooLarge> {
+    let seen: Vec<(Vec<Card>, u64)> = counts
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c > 0)
+        .map(|(rank, &c)| (unrank(rank, deck), c))
+        .collect();
+    let distinct = seen.len() as u64;
+    if distinct.saturating_mul(distinct) > MAX_COMPOSITION_WORK {
+        return Err(CompositionWorkTooLarge { distinct });
+    }
+    let deals: u64 = seen.iter().map(|(_, c)| c).sum();
+    let mut products = vec![0u128; counts.len()];
+    let mut slot_of = vec![0usize; deck];
+    let mut composition: Vec<Card> = vec![0; deck];
+    for (previous, c_previous) in &seen {
+        for (slot, &card) in previous.iter().enumerate() {
+            slot_of[usize::from(card)] = slot;
+        }
+        for (next, c_next) in &seen {
+            composition_into(&slot_of, next, &mut composition);
+            products[rank(&composition)] += u128::from(*c_previous) * u128::from(*c_next);
+        }
+    }
+    // The identity's pairs include each deal with itself: N of them.
+    products[0] -= u128::from(deals);
+    let ordered_pairs = deals as f64 * (deals as f64 - 1.0);
+    Ok(products
+        .iter()
+        .map(|&s| {
+            if ordered_pairs > 0.0 {
+                s as f64 / ordered_pairs
+            } else {
+                0.0
+            }
+        })
+        .collect())
+}
+
+/// Serial (c), conditional on the law of one deck: the count of each composition
+/// σ_{t+1}∘σ_t⁻¹ over `pairs` consecutive pairs against (N − 1)·q̂(τ), q̂ from
+/// [`compositions_if_independent`]. Pearson's χ² over the compositions expected at least
+/// [`MIN_EXPECTED_COUNT`] times, the rest pooled in rank order into cells expected that often
+/// (a short last cell joins the one before); df = cells − 1.
+///
+/// *Why it holds its level whatever the law of one deck* (the same Hoeffding argument as
+/// [`serial_matches_test`]): O_τ − Pq̂(τ) is a sum of degenerate terms, uncorrelated along the
+/// stream, whose covariance is diag(q) − qq′ less two positive semi-definite terms, so the
+/// statistic is a weighted sum Σλᵢ Zᵢ² with 0 ≤ λᵢ ≤ 1: no larger than χ²(cells − 1)
+/// stochastically, exactly it when the law is uniform. Using the *model's* law instead of q̂
+/// would not hold the level (consecutive compositions share a deal), which is why the test is
+/// always conditional.
+pub fn serial_compositions_test(observed: &[u64], law_if_independent: &[f64], pairs: u64) -> Draft {
+    let p = pairs as f64;
+    let mut cells: Vec<(u64, f64)> = Vec::new();
+    let (mut pooled_observed, mut pooled_expected) = (0u64, 0.0f64);
+    for (&o, &q) in observed.iter().zip(law_if_independent) {
+        let expected = q * p;
+        if expected <= 0.0 && o == 0 {
+            continue;
+        }
+        if expected >= MIN_EXPECTED_COUNT {
+            cells.push((o, expected));
+        } else {
+            pooled_observed += o;
+            pooled_expected += expected;
+            if pooled_expected >= MIN_EXPECTED_COUNT {
+                cells.push((pooled_observed, pooled_expected));
+                (pooled_observed, pooled_expected) = (0, 0.0);
+            }
+        }
+    }
+    if pooled_expected > 0.0 || pooled_observed > 0 {
+        match cells.last_mut() {
+            Some(last) => {
+                last.0 += pooled_observed;
+                last.1 += pooled_expected;
+            }
+            None => cells.push((pooled_observed, pooled_expected)),
+        }
+    }
     let mut draft = goodness_of_fit(
         "serial compositions".to_string(),
-        counts.iter().map(|&c| (c, p)),
+        cells
+            .iter()
+            .map(|&(o, e)| (o, if p > 0.0 { e / p } else { 0.0 })),
         pairs,
-    );
-    let expected = pairs as f64 * p;
-    if draft.note.is_none() && expected < MIN_EXPECTED_COUNT {
-        draft.note = Some(TestNote::FewExpected { smallest: expected });
+    )
+    .answering(Question::Dependence);
+    if draft.note.is_none() && cells.iter().any(|&(_, e)| e < MIN_EXPECTED_COUNT) {
+        draft.note = Some(TestNote::FewExpected {
+            smallest: cells.iter().map(|c| c.1).fold(f64::INFINITY, f64::min),
+        });
     }
     draft
 }

@@ -4,13 +4,16 @@
 use serde::Serialize;
 
 use super::test_note::TestNote;
-use super::{Draft, TestMethod, plain};
+use super::{Draft, Question, TestMethod, plain};
 use crate::stats::holm::holm_adjust;
 use crate::stats::pvalue::PValue;
 
 /// One test of the family, decided.
 #[derive(Debug, Clone, Serialize)]
 pub struct TestResult {
+    /// The question the test answers: `law-of-one-deal`, `dependence-between-deals` or
+    /// `reach`.
+    pub question: Question,
     /// `permutations`, `identity` or `position K`.
     pub name: String,
     /// The method: `pearson-chi-square`, `exact-binomial-two-sided` (the identity), or
@@ -45,6 +48,7 @@ pub fn decide(drafts: Vec<Draft>, alpha: f64) -> Vec<TestResult> {
         .into_iter()
         .zip(adjusted)
         .map(|(draft, adjusted)| TestResult {
+            question: draft.question,
             name: draft.name,
             method: draft.method,
             statistic: draft.statistic,
@@ -64,47 +68,89 @@ pub fn bias_detected(tests: &[TestResult]) -> bool {
     tests.iter().any(|t| t.rejected)
 }
 
-/// The verdict: which tests reject `hypothesis` at `alpha` and the strongest of them, or that
-/// none does, with the smallest Holm-adjusted p-value either way.
+/// The verdict: for each question the family asks (the law of one deal, dependence between
+/// deals, reach), which tests reject `hypothesis` at `alpha` and the strongest of them, and the
+/// questions asked where nothing was detected; or that nothing rejects, with the smallest
+/// Holm-adjusted p-value.
 pub fn verdict_sentence(tests: &[TestResult], alpha: f64, hypothesis: &str) -> String {
-    let strongest = tests
-        .iter()
-        .min_by(|a, b| {
-            a.log10_adjusted_p_value
-                .total_cmp(&b.log10_adjusted_p_value)
-        })
-        .expect("the family is never empty");
-    let p = format_p(strongest.log10_adjusted_p_value);
+    let strongest = |tests: &[&TestResult]| -> Option<(String, String)> {
+        tests
+            .iter()
+            .min_by(|a, b| {
+                a.log10_adjusted_p_value
+                    .total_cmp(&b.log10_adjusted_p_value)
+            })
+            .map(|t| (t.name.clone(), format_p(t.log10_adjusted_p_value)))
+    };
+    let asked: Vec<Question> = Question::ALL
+        .into_iter()
+        .filter(|&q| tests.iter().any(|t| t.question == q))
+        .collect();
     if bias_detected(tests) {
-        let mut rejected: Vec<String> = tests
-            .iter()
-            .filter(|t| t.rejected)
-            .map(|t| t.name.clone())
-            .collect();
-        // On a large deck, name the position tests by their number rather than one by one.
-        let positions = rejected
-            .iter()
-            .filter(|name| name.starts_with("position "))
-            .count();
-        if positions > 6 {
-            let total = tests
-                .iter()
-                .filter(|t| t.name.starts_with("position "))
-                .count();
-            rejected.retain(|name| !name.starts_with("position "));
-            rejected.insert(0, format!("{positions} of the {total} position tests"));
+        let mut found = Vec::new();
+        let mut clear = Vec::new();
+        for &question in &asked {
+            let of_question: Vec<&TestResult> =
+                tests.iter().filter(|t| t.question == question).collect();
+            let rejected: Vec<&TestResult> =
+                of_question.iter().copied().filter(|t| t.rejected).collect();
+            if rejected.is_empty() {
+                clear.push(question.words());
+                continue;
+            }
+            let (name, p) = strongest(&rejected).expect("one test rejected");
+            let names = rejected_names(&rejected, &of_question);
+            let detail = if rejected.len() == 1 {
+                format!("Holm-adjusted p = {p}")
+            } else {
+                format!("strongest: {name}, Holm-adjusted p = {p}")
+            };
+            found.push(format!(
+                "on {}, by {} ({detail})",
+                question.words(),
+                names.join(", ")
+            ));
         }
-        format!(
-            "bias detected: {hypothesis} is rejected at alpha = {alpha} by {} (strongest: {}, \
-             Holm-adjusted p = {p})",
-            rejected.join(", "),
-            strongest.name
-        )
+        let mut sentence = format!(
+            "bias detected: {hypothesis} is rejected at alpha = {alpha} {}",
+            found.join(", and ")
+        );
+        if !clear.is_empty() {
+            sentence.push_str(&format!("; not detected: {}", clear.join(", ")));
+        }
+        sentence
     } else {
+        let all: Vec<&TestResult> = tests.iter().collect();
+        let (_, p) = strongest(&all).expect("the family is never empty");
+        let words: Vec<&str> = asked.iter().map(|q| q.words()).collect();
         format!(
-            "no bias detected: nothing rejects {hypothesis} at alpha = {alpha} (smallest \
-             Holm-adjusted p = {p})"
+            "no bias detected: nothing rejects {hypothesis} at alpha = {alpha} on {} (smallest \
+             Holm-adjusted p = {p})",
+            join_or(&words)
         )
+    }
+}
+
+/// The names of the `rejected` tests among `of_question`; on a large deck the position tests
+/// are counted rather than listed one by one.
+fn rejected_names(rejected: &[&TestResult], of_question: &[&TestResult]) -> Vec<String> {
+    let is_position = |name: &str| name.starts_with("position ");
+    let mut names: Vec<String> = rejected.iter().map(|t| t.name.clone()).collect();
+    let positions = names.iter().filter(|name| is_position(name)).count();
+    if positions > 6 {
+        let total = of_question.iter().filter(|t| is_position(&t.name)).count();
+        names.retain(|name| !is_position(name));
+        names.insert(0, format!("{positions} of the {total} position tests"));
+    }
+    names
+}
+
+/// "a", "a or b", "a, b or c".
+fn join_or(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => one.to_string(),
+        [init @ .., last] => format!("{} or {last}", init.join(", ")),
     }
 }
 
@@ -131,6 +177,7 @@ mod tests {
 
     fn draft(name: &str, p: f64) -> Draft {
         Draft {
+            question: Question::OneDeal,
             name: name.to_string(),
             method: TestMethod::PearsonChiSquare,
             statistic: 1.0,
@@ -158,8 +205,8 @@ mod tests {
         assert!(bias_detected(&tests));
         assert_eq!(
             verdict_sentence(&tests, 0.035, "uniform"),
-            "bias detected: uniform is rejected at alpha = 0.035 by b (strongest: b, \
-             Holm-adjusted p = 0.0300)"
+            "bias detected: uniform is rejected at alpha = 0.035 on the law of one deal, by b \
+             (Holm-adjusted p = 0.0300)"
         );
     }
 
@@ -169,8 +216,8 @@ mod tests {
         assert!(!bias_detected(&tests));
         assert_eq!(
             verdict_sentence(&tests, 0.01, "uniform"),
-            "no bias detected: nothing rejects uniform at alpha = 0.01 (smallest \
-             Holm-adjusted p = 0.4000)"
+            "no bias detected: nothing rejects uniform at alpha = 0.01 on the law of one deal \
+             (smallest Holm-adjusted p = 0.4000)"
         );
     }
 
@@ -183,7 +230,7 @@ mod tests {
         let tests = decide(drafts, 0.01);
         assert!(
             verdict_sentence(&tests, 0.01, "uniform")
-                .starts_with("bias detected: uniform is rejected at alpha = 0.01 by 8 of the 8 position tests (strongest: position 0")
+                .starts_with("bias detected: uniform is rejected at alpha = 0.01 on the law of one deal, by 8 of the 8 position tests (strongest: position 0")
         );
     }
 
@@ -193,5 +240,35 @@ mod tests {
         assert_eq!(format_p(0.5f64.log10()), "0.5000");
         assert_eq!(format_p(-12.0), "1.00e-12");
         assert_eq!(format_p(-4436.2), "10^-4436.2");
+    }
+
+    #[test]
+    fn a_verdict_names_each_question_that_failed_and_those_that_did_not() {
+        let drafts = vec![
+            draft("permutations", 1e-9),
+            draft("serial slots", 1e-6).answering(Question::Dependence),
+            draft("serial matches", 0.3).answering(Question::Dependence),
+            draft("repeated decks", 0.8).answering(Question::Reach),
+        ];
+        let tests = decide(drafts, 0.01);
+        assert_eq!(tests[1].question, Question::Dependence);
+        assert_eq!(
+            verdict_sentence(&tests, 0.01, "uniform"),
+            "bias detected: uniform is rejected at alpha = 0.01 on the law of one deal, by \
+             permutations (Holm-adjusted p = 4.00e-9), and on dependence between deals, by \
+             serial slots (Holm-adjusted p = 3.00e-6); not detected: too few reachable decks"
+        );
+        let calm = decide(
+            vec![
+                draft("permutations", 0.5),
+                draft("serial slots", 0.4).answering(Question::Dependence),
+            ],
+            0.01,
+        );
+        assert_eq!(
+            verdict_sentence(&calm, 0.01, "uniform"),
+            "no bias detected: nothing rejects uniform at alpha = 0.01 on the law of one deal \
+             or dependence between deals (smallest Holm-adjusted p = 0.8000)"
+        );
     }
 }

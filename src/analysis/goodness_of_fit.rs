@@ -7,7 +7,7 @@
 use std::ops::Range;
 
 use super::test_note::TestNote;
-use super::{Draft, MIN_EXPECTED_COUNT, TestMethod};
+use super::{Draft, MIN_EXPECTED_COUNT, Question, TestMethod};
 use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::chi_square::{chi_square_sf, pearson_statistic};
 use crate::stats::probability::{Probability, ln_sum};
@@ -51,6 +51,7 @@ pub fn goodness_of_fit(
         (chi_square_sf(statistic, df), None)
     };
     Draft {
+        question: Question::OneDeal,
         name,
         method: TestMethod::PearsonChiSquare,
         statistic,
@@ -146,6 +147,7 @@ fn outside_mode_test(name: &str, observed: &[u64], law: &ValueLaw, trials: u64) 
         )
     };
     Draft {
+        question: Question::OneDeal,
         name: name.to_string(),
         method: TestMethod::ExactBinomialOutsideMode,
         statistic: outside as f64,

@@ -5,7 +5,7 @@
 use num_bigint::BigUint;
 
 use super::test_note::TestNote;
-use super::{Draft, TestMethod};
+use super::{Draft, Question, TestMethod};
 use crate::stats::binomial::binomial_two_sided_at;
 use crate::stats::probability::Probability;
 use crate::stats::pvalue::PValue;
@@ -24,6 +24,7 @@ pub fn identity_test(count: u64, trials: u64, p0: Probability) -> Draft {
         (binomial_two_sided_at(count, trials, p0), None)
     };
     Draft {
+        question: Question::OneDeal,
         name: "identity".to_string(),
         method: TestMethod::ExactBinomialTwoSided,
         statistic: count as f64,

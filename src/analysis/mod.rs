@@ -30,6 +30,9 @@ pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 pub enum TestMethod {
     /// Pearson's χ² goodness-of-fit test (`pearson-chi-square`).
     PearsonChiSquare,
+    /// Pearson's χ² goodness-of-fit test with both tails: counts too far from the law and too
+    /// close to it (`pearson-chi-square-two-sided`).
+    PearsonChiSquareTwoSided,
     /// Pearson's χ² test of independence of a contingency table, expected counts from its
     /// margins (`pearson-chi-square-independence`).
     #[serde(rename = "pearson-chi-square-independence")]
@@ -45,6 +48,9 @@ pub enum TestMethod {
     /// The two-sided test of the number of distinct deals against its normal approximation with
     /// the exact occupancy mean and variance (`normal-occupancy`).
     NormalOccupancy,
+    /// A statistic's two-sided test against its normal approximation (`normal-two-sided`): the
+    /// serial matches, conditional on the law of one deal.
+    NormalTwoSided,
     /// Pearson's χ² test of independence per slot, Bonferroni over the slots
     /// (`chi-square-independence`).
     ChiSquareIndependence,
@@ -57,12 +63,14 @@ impl TestMethod {
     pub fn name(self) -> &'static str {
         match self {
             TestMethod::PearsonChiSquare => "pearson-chi-square",
+            TestMethod::PearsonChiSquareTwoSided => "pearson-chi-square-two-sided",
             TestMethod::PearsonIndependence => "pearson-chi-square-independence",
             TestMethod::ExactBinomialTwoSided => "exact-binomial-two-sided",
             TestMethod::ExactBinomialOutsideMode => "exact-binomial-outside-mode",
             TestMethod::PoissonTwoSided => "poisson-two-sided",
             TestMethod::NormalOccupancy => "normal-occupancy",
             TestMethod::ChiSquareIndependence => "chi-square-independence",
+            TestMethod::NormalTwoSided => "normal-two-sided",
             TestMethod::None => "none",
         }
     }
@@ -92,10 +100,48 @@ impl std::fmt::Display for TestMethod {
     }
 }
 
+/// The question a test of the family answers. A rejection is reported under its question, so
+/// that a biased but independent shuffle is never said to have dependent deals, nor a small
+/// seed space to have a biased law.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Question {
+    /// Is one deal drawn from the hypothesis's law? Every test of the counts of single deals:
+    /// the permutations, the identity, the positions, the permutation statistics, the slots
+    /// and hands of dealt hands, and the repeated decks of a full tally (a function of the
+    /// ordering counts alone). JSON `law-of-one-deal`.
+    #[serde(rename = "law-of-one-deal")]
+    OneDeal,
+    /// Are consecutive deals independent, whatever the law of one deal? The serial tests,
+    /// each conditional on the observed law (see [`deal_stream`]), and the poker transitions.
+    /// JSON `dependence-between-deals`.
+    #[serde(rename = "dependence-between-deals")]
+    Dependence,
+    /// Does the source reach as many decks as the hypothesis says? The repeated decks of a
+    /// stream counted by fingerprints, where a small seed space shows as repeats. JSON `reach`.
+    Reach,
+}
+
+impl Question {
+    /// Every question, in the order reports list them.
+    pub const ALL: [Question; 3] = [Question::OneDeal, Question::Dependence, Question::Reach];
+
+    /// The question in words, as verdicts and tables name it.
+    pub fn words(self) -> &'static str {
+        match self {
+            Question::OneDeal => "the law of one deal",
+            Question::Dependence => "dependence between deals",
+            Question::Reach => "too few reachable decks",
+        }
+    }
+}
+
 /// One test before Holm's adjustment: what [`goodness_of_fit`], [`identity`] and the statistic
 /// tests return, and what [`decision::decide`] adjusts.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Draft {
+    /// The question the test answers.
+    pub question: Question,
     /// `permutations`, `identity`, `position K` or a statistic's name.
     pub name: String,
     /// How the p-value was computed.
@@ -114,6 +160,7 @@ impl Draft {
     /// The placeholder of an empty family: nothing to test, p = 1.
     pub fn nothing_to_test(note: TestNote) -> Self {
         Draft {
+            question: Question::OneDeal,
             name: "none".to_string(),
             method: TestMethod::None,
             statistic: 0.0,
@@ -121,6 +168,14 @@ impl Draft {
             p: PValue::ONE,
             note: Some(note),
         }
+    }
+}
+
+impl Draft {
+    /// The same test, filed under `question`.
+    pub fn answering(mut self, question: Question) -> Self {
+        self.question = question;
+        self
     }
 }
 

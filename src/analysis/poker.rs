@@ -23,7 +23,7 @@ use std::ops::Range;
 
 use super::goodness_of_fit::{pooled_cells, statistic_test};
 use super::test_note::TestNote;
-use super::{Draft, TestMethod};
+use super::{Draft, Question, TestMethod};
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::pvalue::PValue;
 use crate::theory::permutation_statistics::ValueLaw;
@@ -151,6 +151,7 @@ pub fn transition_test(table: &[[u64; 9]; 9]) -> TransitionTest {
             0.0
         },
         draft: Draft {
+            question: Question::Dependence,
             name: TRANSITION_TEST.to_string(),
             method: TestMethod::PearsonIndependence,
             statistic,

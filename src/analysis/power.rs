@@ -42,7 +42,9 @@ pub struct ModelSummary {
     /// 2^32 needs about 10^20); left out of JSON otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log10_trials_for_99_power: Option<f64>,
-    /// The per-test level used for power: alpha / number of tests in the family.
+    /// The level of the permutations test's upper tail used for power: alpha / (2 · number of
+    /// tests in the family) — the test's share of alpha under Bonferroni, halved because the
+    /// test is two-sided (its lower tail rejects too-regular counts).
     pub power_alpha: f64,
 }
 
@@ -57,7 +59,8 @@ fn beyond_counting(df: f64, alpha: f64, w2: f64, biased: bool) -> Option<f64> {
 }
 
 /// Power figures of a law against uniform, for a family of `tests` tests at level `alpha`: the
-/// permutations test (n! − 1 degrees of freedom) at the Bonferroni level alpha/tests, with
+/// permutations test (n! − 1 degrees of freedom), whose upper tail has the Bonferroni level
+/// alpha/(2·tests) (two-sided), with
 /// noncentrality λ = trials·w² (Cohen 1988). `law` is None without an algorithm, an error when
 /// the law could not be computed; `trials` is None for `theory`.
 pub fn power_summary(
@@ -66,7 +69,8 @@ pub fn power_summary(
     alpha: f64,
     tests: usize,
 ) -> ModelSummary {
-    let power_alpha = alpha / tests as f64;
+    // The permutations test is two-sided: its upper tail rejects at half its share.
+    let power_alpha = alpha / tests as f64 / 2.0;
     match law {
         Some(Ok(law)) => {
             let df = (law.probabilities.len() - 1) as f64;
@@ -134,10 +138,11 @@ mod tests {
     #[test]
     fn a_biased_law_has_cohens_w2_and_the_power_of_its_noncentral_chi_square() {
         // P = (3/4, 1/4) against u = 1/2: w² = Σ (p − u)²/u = 2 · (1/16)/(1/2) = 1/4. Four
-        // tests at alpha 0.01 give the Bonferroni level 0.0025; 1 degree of freedom.
+        // tests at alpha 0.01 give the Bonferroni level 0.0025, whose half, 0.00125, is the
+        // upper tail's of the two-sided permutations test; 1 degree of freedom.
         let summary = power_summary(Some(&law(vec![0.75, 0.25])), Some(100), 0.01, 4);
         assert!(summary.available);
-        assert_eq!(summary.power_alpha, 0.0025);
+        assert_eq!(summary.power_alpha, 0.00125);
         assert_relative_eq!(
             summary.noncentrality_per_trial.unwrap(),
             0.25,
@@ -145,11 +150,11 @@ mod tests {
         );
         assert_eq!(
             summary.detection_power,
-            Some(detection_power(1.0, 0.0025, 0.25, 100.0))
+            Some(detection_power(1.0, 0.00125, 0.25, 100.0))
         );
         assert_eq!(
             summary.trials_for_99_power,
-            trials_for_power(1.0, 0.0025, 0.25, TARGET_POWER)
+            trials_for_power(1.0, 0.00125, 0.25, TARGET_POWER)
         );
         assert_eq!(summary.support_size, Some(2));
     }
@@ -163,6 +168,6 @@ mod tests {
         let unknown = power_summary(None, Some(100), 0.01, 4);
         assert!(!unknown.available);
         assert_eq!(unknown.unavailable_reason, None);
-        assert_eq!(unknown.power_alpha, 0.0025);
+        assert_eq!(unknown.power_alpha, 0.00125);
     }
 }

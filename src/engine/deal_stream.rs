@@ -19,7 +19,7 @@
 
 use crate::engine::algorithms::Card;
 use crate::engine::fingerprint_sort;
-use crate::engine::permutation::{factorial, rank};
+use crate::engine::permutation::{composition_into, factorial, rank};
 
 /// Bytes kept per deal for the repeated-deals test: one 128-bit fingerprint.
 pub const BYTES_PER_DEAL: u64 = 16;
@@ -408,9 +408,7 @@ impl DealStream {
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
             // π(c) = the card that took c's slot: its fixed points are the matching slots.
-            for (card, target) in self.composition.iter_mut().enumerate() {
-                *target = next[self.slot_of[card]];
-            }
+            composition_into(&self.slot_of, next, &mut self.composition);
             counts[rank(&self.composition)] += 1;
         }
         self.pairs += 1;

@@ -44,6 +44,18 @@ pub fn rank(deck: &[Card]) -> usize {
     rank as usize
 }
 
+/// The composition σ'∘σ⁻¹ of two decks as a map of cards: `out[c]` is the card of `next` at
+/// the slot where `previous` held card c (`slot_of_previous[c]`). Its fixed points are the
+/// slots at which the two decks show the same card. The deal stream counts consecutive decks'
+/// compositions with it, and the law of the composition under independence is formed with it
+/// (one definition for both).
+#[inline]
+pub fn composition_into(slot_of_previous: &[usize], next: &[Card], out: &mut [Card]) {
+    for (card, target) in out.iter_mut().enumerate() {
+        *target = next[slot_of_previous[card]];
+    }
+}
+
 /// The largest deck that [`rank_array`] ranks by table look-ups instead of [`rank`]'s loop.
 pub const TABLE_RANK_MAX_DECK: usize = 8;
 

@@ -9,10 +9,11 @@ use std::io::{self, Write};
 use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
-use crate::analysis::TestMethod;
 use crate::analysis::deal_stream::CollisionLaw;
+use crate::analysis::decision::TestResult;
 use crate::analysis::decision::format_p;
 use crate::analysis::figures::mean;
+use crate::analysis::{Question, TestMethod};
 use crate::engine::algorithms::shuffle_label;
 use crate::engine::permutation::format_permutation;
 use crate::input::permutation_reader::Numbering;
@@ -475,35 +476,58 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         },
         run.tests.len()
     ));
-    let mut tests = new_table(&["test", "statistic", "df", "p", "Holm p", "result"]);
     let fold_positions = run.header.deck > MATRIX_TABLE_MAX_DECK;
     let is_position = |name: &str| name.starts_with("position ");
-    for test in &run.tests {
-        if fold_positions && is_position(&test.name) && !test.rejected {
-            continue;
-        }
-        tests.add_row(vec![
-            test.name.clone(),
-            if test.method.is_count() {
-                format!("{} seen", group(test.statistic as u64))
-            } else {
-                statistic_text(test.statistic)
-            },
-            test.df.map_or_else(
-                || match test.method {
-                    TestMethod::PoissonTwoSided => "Poisson".to_string(),
-                    TestMethod::NormalOccupancy => "normal".to_string(),
-                    _ => "binom.".to_string(),
-                },
-                |df| group(df as u64),
+    let asked: Vec<Question> = Question::ALL
+        .into_iter()
+        .filter(|&q| run.tests.iter().any(|t| t.question == q))
+        .collect();
+    for question in asked {
+        let of_question: Vec<&TestResult> = run
+            .tests
+            .iter()
+            .filter(|t| t.question == question)
+            .collect();
+        let words = question.words();
+        doc.text(
+            format!(
+                "{}{} ({})",
+                words[..1].to_uppercase(),
+                &words[1..],
+                plural(of_question.len() as u64, "test")
             ),
-            format_p(test.log10_p_value),
-            format_p(test.log10_adjusted_p_value),
-            if test.rejected { "REJECTED" } else { "ok" }.to_string(),
-        ]);
+            "  ",
+        );
+        let mut tests = new_table(&["test", "statistic", "df", "p", "Holm p", "result"]);
+        for test in of_question {
+            if fold_positions && is_position(&test.name) && !test.rejected {
+                continue;
+            }
+            tests.add_row(vec![
+                test.name.clone(),
+                if test.method.is_count() {
+                    format!("{} seen", group(test.statistic as u64))
+                } else {
+                    statistic_text(test.statistic)
+                },
+                test.df.map_or_else(
+                    || match test.method {
+                        TestMethod::PoissonTwoSided => "Poisson".to_string(),
+                        TestMethod::NormalOccupancy | TestMethod::NormalTwoSided => {
+                            "normal".to_string()
+                        }
+                        _ => "binom.".to_string(),
+                    },
+                    |df| group(df as u64),
+                ),
+                format_p(test.log10_p_value),
+                format_p(test.log10_adjusted_p_value),
+                if test.rejected { "REJECTED" } else { "ok" }.to_string(),
+            ]);
+        }
+        align_right_from(&mut tests, 1);
+        doc.table(tests);
     }
-    align_right_from(&mut tests, 1);
-    doc.table(tests);
     if fold_positions {
         let positions: Vec<_> = run.tests.iter().filter(|t| is_position(&t.name)).collect();
         let rejected = positions.iter().filter(|t| t.rejected).count();
@@ -579,12 +603,19 @@ fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) {
     let matches = &deals.matches;
     doc.text(
         format!(
-            "serial matches: {:.4} slots on average show the same card in consecutive deals              ({:.4} expected)",
-            matches.mean_observed, matches.mean_expected
+            "serial matches: {:.4} slots on average show the same card in consecutive deals \
+             ({:.4} expected if the deals are independent, whatever the law of one deal; {:.4} \
+             if they are also uniform)",
+            matches.mean_observed, matches.mean_if_independent, matches.mean_expected
         ),
         "  ",
     );
-    let mut histogram = new_table(&["same slots", "pairs", "expected"]);
+    let independent = matches.expected_if_independent.as_ref();
+    let mut histogram = new_table(if independent.is_some() {
+        &["same slots", "pairs", "if independent", "if uniform"][..]
+    } else {
+        &["same slots", "pairs", "if uniform"][..]
+    });
     let shown = matches
         .observed
         .iter()
@@ -600,11 +631,12 @@ fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) {
         .map_or(0, |last| last + 1);
     for (m, (&observed, &p)) in matches.observed.iter().zip(&matches.expected).enumerate() {
         if m < shown {
-            histogram.add_row(vec![
-                m.to_string(),
-                group(observed),
-                format!("{:.1}", p * deals.pairs as f64),
-            ]);
+            let mut row = vec![m.to_string(), group(observed)];
+            if let Some(q) = independent {
+                row.push(format!("{:.1}", q[m] * deals.pairs as f64));
+            }
+            row.push(format!("{:.1}", p * deals.pairs as f64));
+            histogram.add_row(row);
         }
     }
     align_right_from(&mut histogram, 0);
@@ -635,9 +667,19 @@ fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) {
         );
     }
     if let Some(compositions) = &deals.compositions {
+        let repeated = compositions
+            .identity_if_independent
+            .map_or(String::new(), |expected| {
+                format!(
+                    "; the deck repeated exactly {} times ({expected:.1} expected if the decks \
+                     are independent)",
+                    group(compositions.identity_observed)
+                )
+            });
         doc.text(
             format!(
-                "serial compositions: {} of the {} orderings never seen as σ(t+1)∘σ(t)⁻¹                  ({:.1} expected each)",
+                "serial compositions: {} of the {} orderings never seen as σ(t+1)∘σ(t)⁻¹ \
+                 ({:.1} expected each if the decks are independent and uniform){repeated}",
                 group(compositions.never_seen),
                 group(compositions.orderings),
                 compositions.expected_per_ordering
@@ -763,8 +805,8 @@ fn power_section(run: &RunReport, doc: &mut Document) {
             doc.text(
                 format!(
                     "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
-                     probability {:.2}%; 99% power needs {} trials (permutations test at \
-                     alpha/{} = {:.2e}).",
+                     probability {:.2}%; 99% power needs {} trials (the permutations test's upper \
+                     tail at alpha/(2·{}) = {:.2e}).",
                     group(run.header.trials),
                     power * 100.0,
                     group(needed),

@@ -54,7 +54,7 @@ pub fn build_deal_report(
     let uniform_identity = uniform_deal_probability(n, k);
     let identity_law = theory.identity.unwrap_or(uniform_identity);
     let poker = tally.poker.as_ref().map(|poker| poker_part(poker, deals));
-    let stream = stream.map(|stream| deal_stream_part(facts, stream, None, None));
+    let stream = stream.map(|stream| deal_stream_part(facts, stream, None, &slot_counts, None));
     let drafts = family(
         slot_drafts(&slot_counts, model_slots.as_deref(), deals),
         deal_identity_test(tally.identity, deals, identity_law),

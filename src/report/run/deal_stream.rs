@@ -8,10 +8,13 @@ use serde::Serialize;
 
 use super::{Against, RunFacts};
 use crate::analysis::Draft;
+use crate::analysis::Question;
 use crate::analysis::deal_stream::{
-    CollisionLaw, CollisionNotRun, CollisionNull, DealShape, ReachableEstimate, RepeatCounts,
-    SlotIndependence, collision_test, matches_law, pooled_groups, reachable_estimate,
-    serial_compositions_test, serial_matches_test, serial_slots_test, slot_independence,
+    CollisionLaw, CollisionNotRun, CollisionNull, CompositionWorkTooLarge, DealShape,
+    MAX_COMPOSITION_WORK, ReachableEstimate, RepeatCounts, SlotIndependence, collision_test,
+    compositions_if_independent, matches_if_independent, matches_law, pooled_groups,
+    reachable_estimate, serial_compositions_test, serial_matches_test, serial_slots_test,
+    slot_independence,
 };
 use crate::analysis::figures::observed_mean;
 use crate::engine::deal_stream::{
@@ -81,12 +84,19 @@ pub struct RepeatsReport {
 pub struct MatchesReport {
     /// `observed[m]`: consecutive pairs with m slots showing the same card.
     pub observed: Vec<u64>,
-    /// The law of m under independent uniform deals (rencontres for whole decks).
+    /// The law of m under independent *uniform* deals (rencontres for whole decks): what a
+    /// fair shuffle gives, shown for reference; the test does not compare with it.
     pub expected: Vec<f64>,
+    /// The law of m under independent deals of the observed law of one deck, from the
+    /// compositions' law q̂ (full mode up to 7 cards; null otherwise).
+    pub expected_if_independent: Option<Vec<f64>>,
     /// Mean of the observed m.
     pub mean_observed: f64,
-    /// Mean under the law (K/n: 1 for whole decks).
+    /// Mean under independent uniform deals (K/n: 1 for whole decks).
     pub mean_expected: f64,
+    /// Mean under independent deals of the observed law of one deal, Σ p(c, s)² estimated from
+    /// the positions: what the test compares the observed mean with.
+    pub mean_if_independent: f64,
 }
 
 /// Serial (b): one independence test per slot.
@@ -105,17 +115,30 @@ pub struct CompositionsReport {
     pub orderings: u64,
     /// Compositions never seen.
     pub never_seen: u64,
-    /// Expected count per composition under uniform: pairs/n!.
+    /// Expected count per composition under independent uniform decks: pairs/n!.
     pub expected_per_ordering: f64,
+    /// Pairs whose composition is the identity (the deck repeated exactly).
+    pub identity_observed: u64,
+    /// Their expectation under independent decks of the observed law, (N − 1)·q̂(id) (null
+    /// when q̂ was not computed).
+    pub identity_if_independent: Option<f64>,
 }
 
 /// The deal-stream part and its tests for the family. `counts` are a full tally's counts
-/// (the repeats are computed from them), `law` the exact law when the hypothesis is the model
-/// in full mode.
+/// (the repeats are computed from them), `positions[card][slot]` the deals showing that card
+/// at that slot (the law of one deal the serial tests condition on), `law` the exact law when
+/// the hypothesis is the model in full mode.
+///
+/// Each test is filed under its question: the serial tests under *dependence between deals*
+/// (each conditional on the observed law of one deal, so a biased but independent shuffle
+/// passes them), the repeated decks under *the law of one deal* when counted from the full
+/// tally (a function of the ordering counts alone) and under *reach* when counted from
+/// fingerprints (a small seed space repeats decks).
 pub(super) fn deal_stream_part(
     facts: &RunFacts,
     tally: DealStreamTally,
     counts: Option<&[u64]>,
+    positions: &[Vec<u64>],
     law: Option<&Law>,
 ) -> (DealStreamReport, Vec<Draft>) {
     let shape = DealShape {
@@ -210,7 +233,10 @@ pub(super) fn deal_stream_part(
                     repeats.expected_pairs = Some(outcome.expected_pairs);
                     repeats.law = Some(outcome.law);
                     repeats.poisson_error_bound = Some(outcome.poisson_error_bound);
-                    drafts.push(outcome.draft);
+                    drafts.push(outcome.draft.answering(match tally.repeats {
+                        Repeats::FromTally => Question::OneDeal,
+                        _ => Question::Reach,
+                    }));
                 }
                 Err(CollisionNotRun::NoLawAtThisSize { bound }) => not_run.push(NotRun {
                     test: repeats_name.clone(),
@@ -236,19 +262,37 @@ pub(super) fn deal_stream_part(
         }
     }
 
-    // Serial (a) and (c): their laws are those of independent uniform deals.
+    // Serial (c)'s law under independence, when the full tally is small enough: it also gives
+    // serial (a)'s histogram under independence.
+    let composition_law: Option<Result<Vec<f64>, CompositionWorkTooLarge>> = tally
+        .compositions
+        .as_ref()
+        .and(counts)
+        .map(|counts| compositions_if_independent(shape.deck, counts));
+    let law_if_independent = composition_law.as_ref().and_then(|law| law.as_ref().ok());
+
+    // Serial (a), conditional on the positions seen.
     let law_a = matches_law(shape.deck, shape.dealt);
-    let dependent = "against a non-uniform law the compositions of consecutive pairs share a \
-                     deal and are dependent, so their counts have no χ² law; serial slots tests \
-                     independence under any law";
-    if against_model {
-        not_run.push(NotRun {
-            test: "serial matches".to_string(),
-            reason: dependent.to_string(),
+    let mean_if_independent = matches_if_independent(positions, tally.deals);
+    drafts.push(serial_matches_test(
+        &tally.matches,
+        tally.pairs,
+        mean_if_independent,
+    ));
+    let expected_if_independent = law_if_independent.map(|q| {
+        let mut histogram = vec![0.0; shape.dealt + 1];
+        let mut deck = vec![0; shape.deck];
+        crate::engine::permutation::for_each_in_rank_order(shape.deck, |rank, tau| {
+            deck.copy_from_slice(tau);
+            let fixed = deck
+                .iter()
+                .enumerate()
+                .filter(|&(c, &t)| usize::from(t) == c)
+                .count();
+            histogram[fixed] += q[rank];
         });
-    } else {
-        drafts.push(serial_matches_test(&tally.matches, &law_a, tally.pairs));
-    }
+        histogram
+    });
 
     // Serial (b).
     let groups = pooled_groups(tally.groups, tally.pairs);
@@ -293,15 +337,27 @@ pub(super) fn deal_stream_part(
             orderings: counts.len() as u64,
             never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
             expected_per_ordering: tally.pairs as f64 / counts.len() as f64,
+            identity_observed: counts[0],
+            identity_if_independent: law_if_independent.map(|q| q[0] * tally.pairs as f64),
         });
-    if let Some(counts) = &tally.compositions {
-        if against_model {
-            not_run.push(NotRun {
+    if let Some(observed) = &tally.compositions {
+        match &composition_law {
+            Some(Ok(q)) => drafts.push(serial_compositions_test(observed, q, tally.pairs)),
+            Some(Err(CompositionWorkTooLarge { distinct })) => not_run.push(NotRun {
                 test: "serial compositions".to_string(),
-                reason: dependent.to_string(),
-            });
-        } else {
-            drafts.push(serial_compositions_test(counts, tally.pairs));
+                reason: format!(
+                    "the law of a composition of two independent decks is formed from every \
+                     pair of the {distinct} distinct decks seen, over the limit of {} pairs; \
+                     serial matches and serial slots test dependence here",
+                    sci(MAX_COMPOSITION_WORK as f64)
+                ),
+            }),
+            None => not_run.push(NotRun {
+                test: "serial compositions".to_string(),
+                reason: "the law of one deck is not counted (no full tally): nothing to \
+                         condition the compositions on"
+                    .to_string(),
+            }),
         }
     }
 
@@ -321,8 +377,10 @@ pub(super) fn deal_stream_part(
         matches: MatchesReport {
             mean_observed: observed_mean(&tally.matches, tally.pairs),
             mean_expected: shape.dealt as f64 / shape.deck as f64,
+            mean_if_independent,
             observed: tally.matches,
             expected: law_a.probabilities,
+            expected_if_independent,
         },
         slots: SlotsReport { groups, tables },
         compositions,
@@ -414,7 +472,7 @@ mod tests {
             ends: Vec::new(),
             fingerprints: Vec::new(),
         };
-        let (report, drafts) = deal_stream_part(&facts(), tally, None, None);
+        let (report, drafts) = deal_stream_part(&facts(), tally, None, &[], None);
         assert!(drafts.iter().all(|d| d.name != "repeated decks"));
         assert_eq!(report.repeats.repeated_pairs, None);
         let skipped = &report.not_run[0];

@@ -12,11 +12,12 @@ use crate::analysis::figures::{count_figures, position_counts};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::identity::identity_test;
 use crate::analysis::power::power_summary;
-use crate::analysis::{Draft, ratio};
+use crate::analysis::{Draft, MIN_EXPECTED_COUNT, TestMethod, ratio};
 use crate::engine::deal_stream::DealStreamTally;
 use crate::engine::permutation::factorial;
 use crate::engine::simulate::Tally;
 use crate::report::notes::{MAX_LISTED_DECK, Note, Warning};
+use crate::stats::chi_square::chi_square_cdf;
 use crate::stats::probability::Probability;
 use crate::theory::exact::{ExactError, Law};
 
@@ -60,8 +61,13 @@ pub fn build_run_report_with_deals(
     let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
     drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
     let deal_stream = deals.map(|deals| {
-        let (part, deal_drafts) =
-            deal_stream_part(facts, deals, Some(&counts), hypothesis.map(|law| &**law));
+        let (part, deal_drafts) = deal_stream_part(
+            facts,
+            deals,
+            Some(&counts),
+            &position_counts,
+            hypothesis.map(|law| &**law),
+        );
         drafts.extend(deal_drafts);
         part
     });
@@ -88,19 +94,54 @@ pub fn build_run_report_with_deals(
     common.into_report(facts, ModePart::Full(part))
 }
 
-/// Pearson's χ² over every ordering, against uniform or the law `hypothesis`.
+/// Pearson's χ² over every ordering, against uniform or the law `hypothesis`, two-sided.
+///
+/// The upper tail finds counts too far from the law; the lower tail finds counts *too close*
+/// to it, as no sequence of independent shuffles leaves them (a clock-seeded stream whose decks
+/// follow a pattern, a file that lists the orderings in turn): the generator batteries reject
+/// both tails (L'Ecuyer & Simard 2007, TestU01). The lower tail is used only where χ² is its law
+/// at both ends, every cell expected at least [`MIN_EXPECTED_COUNT`] times (Cochran 1954);
+/// below that the test stays one-sided. A statistic of exactly 0 (every count equal to its
+/// expectation) is read at half the smallest step a count can make, 1/e_max (the continuity
+/// correction at the lattice's first point: k/N for uniform), not at 0 where the continuous
+/// law would say p = 0.
+///
+/// A lower-tail rejection is a defect wherever the tally should be a sample of independent
+/// shuffles — every `run`, and `check` of a program's output. It is not one for a file that
+/// lists each ordering equally often on purpose (a balanced design, an enumeration): such a
+/// file is not a sample of shuffles, and `check` is the wrong test for it.
 fn full_permutations_test(counts: &[u64], hypothesis: Option<&Arc<Law>>, trials: u64) -> Draft {
     let uniform_p = 1.0 / counts.len() as f64;
-    goodness_of_fit(
+    let probability = |rank: usize| hypothesis.map_or(uniform_p, |law| law.probabilities[rank]);
+    let mut draft = goodness_of_fit(
         "permutations".to_string(),
-        counts.iter().enumerate().map(|(rank, &observed)| {
-            (
-                observed,
-                hypothesis.map_or(uniform_p, |law| law.probabilities[rank]),
-            )
-        }),
+        counts
+            .iter()
+            .enumerate()
+            .map(|(rank, &observed)| (observed, probability(rank))),
         trials,
-    )
+    );
+    let (smallest, largest) = (0..counts.len())
+        .map(probability)
+        .filter(|&p| p > 0.0)
+        .fold((f64::INFINITY, 0.0f64), |(lo, hi), p| {
+            (lo.min(p), hi.max(p))
+        });
+    let trials_f = trials as f64;
+    if let (None, Some(df)) = (&draft.note, draft.df)
+        && smallest * trials_f >= MIN_EXPECTED_COUNT
+    {
+        let upper = draft.p;
+        let lower = chi_square_cdf(draft.statistic.max(1.0 / (largest * trials_f)), df);
+        draft.p = if upper.log10 <= lower.log10 {
+            upper
+        } else {
+            lower
+        }
+        .scaled(2.0);
+        draft.method = TestMethod::PearsonChiSquareTwoSided;
+    }
+    draft
 }
 
 /// The figures only a full tally has: ratios, distances, extremes and the ordering table.

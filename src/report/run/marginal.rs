@@ -77,7 +77,7 @@ pub fn build_marginal_report_with_deals(
         drafts.push(draft);
     }
     let deal_stream = deals.map(|deals| {
-        let (part, deal_drafts) = deal_stream_part(facts, deals, None, None);
+        let (part, deal_drafts) = deal_stream_part(facts, deals, None, &position_counts, None);
         drafts.extend(deal_drafts);
         part
     });
