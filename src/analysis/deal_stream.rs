@@ -314,41 +314,54 @@ fn libm_erfc(x: f64) -> f64 {
 /// the 95% interval C(N,2)/[Garwood interval of R's mean] (R is Poisson, or has variance equal
 /// to its mean to within 1/M'). For a source whose outcomes are not equally likely, M̂
 /// estimates 1/Σp², the number of equally likely outcomes that repeat as often (so never more
-/// than the outcomes it reaches).
+/// than the outcomes it reaches). The estimate and its interval are capped at M, the outcomes
+/// that exist: a count of repeats as small as M outcomes give (or smaller) says every outcome
+/// may be reachable, never that more are.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
 pub struct ReachableEstimate {
-    /// C(N,2)/R (null when no pair repeated: only a lower bound is known).
+    /// min(C(N,2)/R, M) (null when no pair repeated: only a lower bound is known).
     pub estimate: Option<f64>,
-    /// Lower end of the 95% interval.
+    /// Lower end of the 95% interval (at most M).
     pub low: f64,
-    /// Upper end (null when R = 0: unbounded).
+    /// Upper end, at most M (null when R = 0 and the lower end is below M: unbounded but by M).
     pub high: Option<f64>,
     /// The seed sizes B (bits) whose 2^B lies in the interval, smallest and largest (null when
-    /// none from 1 to 256 does).
+    /// none from 1 to 256 does, or when the interval reaches M).
     pub seed_bits: Option<[u32; 2]>,
+    /// Whether the interval reaches M: the repeats are consistent with every outcome reachable.
+    pub every_outcome_possible: bool,
 }
 
-/// The estimate of reachable outcomes from `counts` (see [`ReachableEstimate`]).
-pub fn reachable_estimate(counts: RepeatCounts) -> ReachableEstimate {
+/// The estimate of reachable outcomes from `counts` among M = e^`ln_outcomes` outcomes (see
+/// [`ReachableEstimate`]).
+pub fn reachable_estimate(counts: RepeatCounts, ln_outcomes: f64) -> ReachableEstimate {
+    let outcomes = ln_outcomes.exp();
     let pairs = counts.pairs_of_deals();
     let r = counts.repeated_pairs;
     let (lo_mean, hi_mean) = poisson_mean_interval(r, 0.95);
-    let low = pairs / hi_mean;
-    let high = (r > 0).then(|| pairs / lo_mean);
+    let low = (pairs / hi_mean).min(outcomes);
+    let uncapped_high = (r > 0).then(|| pairs / lo_mean);
+    let every_outcome_possible = uncapped_high.is_none_or(|high| high >= outcomes);
+    let high = uncapped_high.map(|high| high.min(outcomes));
     let inside = |bits: u32| {
         let value = 2f64.powi(bits as i32);
         value >= low && high.is_none_or(|high| value <= high)
     };
     let fitting: Vec<u32> = (1..=256).filter(|&b| inside(b)).collect();
     ReachableEstimate {
-        estimate: (r > 0).then(|| pairs / r as f64),
+        estimate: (r > 0).then(|| (pairs / r as f64).min(outcomes)),
         low,
-        high,
+        high: if every_outcome_possible && r == 0 {
+            None
+        } else {
+            high
+        },
         // An open interval fits every size above its lower end: name none then.
         seed_bits: match (fitting.first(), fitting.last(), high) {
-            (Some(&a), Some(&b), Some(_)) => Some([a, b]),
+            (Some(&a), Some(&b), Some(_)) if !every_outcome_possible => Some([a, b]),
             _ => None,
         },
+        every_outcome_possible,
     }
 }
 
@@ -935,11 +948,14 @@ mod tests {
     fn ten_repeats_in_300000_decks_estimate_about_four_billion_reachable_decks() {
         // C(300000, 2) = 44,999,850,000; R = 10 → M̂ ≈ 4.5·10^9, and the Garwood interval of R,
         // [4.795, 18.390], gives [2.45·10^9, 9.38·10^9], which holds 2^32 and 2^33.
-        let estimate = reachable_estimate(RepeatCounts {
-            deals: 300_000,
-            distinct: 299_990,
-            repeated_pairs: 10,
-        });
+        let estimate = reachable_estimate(
+            RepeatCounts {
+                deals: 300_000,
+                distinct: 299_990,
+                repeated_pairs: 10,
+            },
+            DealShape::whole(52).ln_outcomes(),
+        );
         assert_relative_eq!(
             estimate.estimate.unwrap(),
             4_499_985_000.0,
@@ -957,11 +973,14 @@ mod tests {
         );
         assert_eq!(estimate.seed_bits, Some([32, 33]));
         // No repeat: a lower bound only, C(N,2)/3.689.
-        let none = reachable_estimate(RepeatCounts {
-            deals: 300_000,
-            distinct: 300_000,
-            repeated_pairs: 0,
-        });
+        let none = reachable_estimate(
+            RepeatCounts {
+                deals: 300_000,
+                distinct: 300_000,
+                repeated_pairs: 0,
+            },
+            DealShape::whole(52).ln_outcomes(),
+        );
         assert_eq!(none.estimate, None);
         assert_eq!(none.high, None);
         assert_eq!(none.seed_bits, None);
@@ -1005,5 +1024,35 @@ mod tests {
         assert_eq!(pooled_groups(52, 1000), 10);
         assert_eq!(pooled_groups(52, 39), 1);
         assert_eq!(pooled_groups(52, 0), 0);
+    }
+
+    #[test]
+    fn the_reachable_estimate_never_exceeds_the_decks_that_exist() {
+        // 6 cards, M = 720. 3000 deals from every deck equally: C(3000, 2)/720 ≈ 6245.8
+        // repeated pairs expected; fewer seen (6240) would put the estimate above 720.
+        let estimate = reachable_estimate(
+            RepeatCounts {
+                deals: 3000,
+                distinct: 720,
+                repeated_pairs: 6240,
+            },
+            DealShape::whole(6).ln_outcomes(),
+        );
+        assert!(estimate.every_outcome_possible);
+        assert_relative_eq!(estimate.estimate.unwrap(), 720.0, max_relative = 1e-12);
+        assert_relative_eq!(estimate.high.unwrap(), 720.0, max_relative = 1e-12);
+        assert!(estimate.low < 720.0);
+        assert_eq!(estimate.seed_bits, None);
+        // Many repeats: a small seed space, well inside M.
+        let small = reachable_estimate(
+            RepeatCounts {
+                deals: 3000,
+                distinct: 64,
+                repeated_pairs: 70_000,
+            },
+            DealShape::whole(6).ln_outcomes(),
+        );
+        assert!(!small.every_outcome_possible);
+        assert!(small.high.unwrap() < 720.0);
     }
 }

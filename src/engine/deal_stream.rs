@@ -188,6 +188,19 @@ pub struct DealStream {
     own_pairs_only: bool,
 }
 
+/// Bits a card takes in a packed fingerprint: ⌈log2 n⌉ (at least 1).
+fn card_bits(deck: usize) -> u32 {
+    usize::BITS - (deck - 1).max(1).leading_zeros()
+}
+
+/// Whether the fingerprints of deals of `dealt` cards out of `deck` are 128-bit hashes (K·⌈log2
+/// n⌉ > 128 bits: 52-card decks) rather than the deals themselves packed. Two distinct deals then
+/// share a fingerprint with probability 2^−128 a pair, so a count of repeated deals is exact only
+/// up to C(N, 2)·2^−128 — the smallest p-value of too many repeats that can be resolved.
+pub fn fingerprints_are_hashes(deck: usize, dealt: usize) -> bool {
+    card_bits(deck) as usize * dealt > 128
+}
+
 impl DealStream {
     /// An empty accumulator.
     pub fn new(options: DealStreamOptions) -> Self {
@@ -198,7 +211,7 @@ impl DealStream {
         );
         let groups = deck.min(MAX_GROUPS);
         let compositions = options.compositions && dealt == deck && deck <= MAX_COMPOSITION_DECK;
-        let bits = usize::BITS - (deck - 1).max(1).leading_zeros();
+        let bits = card_bits(deck);
         let dropped = match options.repeats {
             RepeatSource::Off => Some(RepeatsSkipped::Off),
             RepeatSource::TooMany { limit } => Some(RepeatsSkipped::Memory { limit, deals: 0 }),
@@ -227,7 +240,7 @@ impl DealStream {
             composition: vec![0; if compositions { deck } else { 0 }],
             block: None,
             seams: Vec::new(),
-            packed_bits: ((bits as usize) * dealt <= 128).then_some(bits),
+            packed_bits: (!fingerprints_are_hashes(deck, dealt)).then_some(bits),
             own_pairs_only: true,
         }
     }

@@ -150,8 +150,8 @@ impl fmt::Display for Note {
                 orderings,
             } => write!(
                 f,
-                "only {support} of the {orderings} orderings are reachable under the exact law \
-                 of {algorithm}; the other {} have probability 0",
+                "the algorithm reaches only {support} of the {orderings} orderings (its exact \
+                 law, whatever the source): the other {} have probability 0 under {algorithm}",
                 orderings - support
             ),
             Note::NoExactLaw {

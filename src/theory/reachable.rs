@@ -59,7 +59,8 @@ impl Reachable {
 
 impl Reachable {
     /// The same in one short clause for a report's header, e.g. "32 bits of state < 225.6 bits
-    /// of orderings (log2 52!): at most 10^-58.3 of them reachable".
+    /// of orderings (log2 52!): at most 10^-58.3 of them reachable". It speaks of the random
+    /// *source*; what the algorithm reaches is the exact law's note.
     /// `of` is what the bits are of: `state`, or `seed` for a source re-seeded every shuffle.
     pub fn clause(&self, deck: usize, of: &str) -> String {
         if self.limited {
@@ -70,8 +71,8 @@ impl Reachable {
             )
         } else {
             format!(
-                "{} bits of {of} ≥ {:.1} bits of orderings (log2 {deck}!): every ordering \
-                 reachable",
+                "{} bits of {of} ≥ {:.1} bits of orderings (log2 {deck}!): the source can \
+                 reach every ordering",
                 self.state_bits, self.ordering_bits
             )
         }
@@ -127,7 +128,8 @@ mod tests {
         // log2 12! = log2 479001600 = 28.84.
         assert_eq!(
             Reachable::of(32, 12).clause(12, "state"),
-            "32 bits of state ≥ 28.8 bits of orderings (log2 12!): every ordering reachable"
+            "32 bits of state ≥ 28.8 bits of orderings (log2 12!): the source can reach every \
+             ordering"
         );
     }
 }

@@ -19,7 +19,10 @@ use crate::analysis::deal_stream::{
 use crate::analysis::figures::observed_mean;
 use crate::engine::deal_stream::{
     BYTES_PER_DEAL, DealStreamTally, MAX_COMPOSITION_DECK, Repeats, RepeatsSkipped,
+    fingerprints_are_hashes,
 };
+use crate::stats::probability::ln_sum;
+use crate::stats::pvalue::PValue;
 use crate::theory::exact::Law;
 
 /// The deal-stream part of a report.
@@ -207,7 +210,7 @@ pub(super) fn deal_stream_part(
         reachable_summary: None,
     };
     if let Some(counted) = counted {
-        let estimate = reachable_estimate(counted);
+        let estimate = reachable_estimate(counted, shape.ln_outcomes());
         // Once the decks seen are as many as the estimate's lower bound, the sample has
         // saturated the outcomes (every deck seen again and again): the pair count then says
         // nothing about how many exist, so no estimate is given.
@@ -229,10 +232,20 @@ pub(super) fn deal_stream_part(
                 },
             }),
             Some(null) => match collision_test(&repeats_name, shape, counted, null) {
-                Ok(outcome) => {
+                Ok(mut outcome) => {
                     repeats.expected_pairs = Some(outcome.expected_pairs);
                     repeats.law = Some(outcome.law);
-                    repeats.poisson_error_bound = Some(outcome.poisson_error_bound);
+                    // The Chen–Stein figure bounds the error of the Poisson law *under the
+                    // hypothesis* (so of the p-value), not of the reachable estimate; it is
+                    // reported only where the Poisson law is used, and a total variation
+                    // distance is never more than 1.
+                    repeats.poisson_error_bound = (outcome.law == CollisionLaw::Poisson)
+                        .then_some(outcome.poisson_error_bound.min(1.0));
+                    if matches!(tally.repeats, Repeats::Counted { .. })
+                        && fingerprints_are_hashes(shape.deck, shape.dealt)
+                    {
+                        outcome.draft.p = with_hash_collisions(outcome.draft.p, counted);
+                    }
                     drafts.push(outcome.draft.answering(match tally.repeats {
                         Repeats::FromTally => Question::OneDeal,
                         _ => Question::Reach,
@@ -389,6 +402,17 @@ pub(super) fn deal_stream_part(
     (report, drafts)
 }
 
+/// The p-value of the repeated-deals test counted from 128-bit hashes: two distinct deals share
+/// a hash with probability 2^−128 a pair, so the count of repeats may exceed the true one with
+/// probability at most C(N,2)·2^−128 (a union bound), and P(count ≥ r) ≤ P(true ≥ r) +
+/// C(N,2)·2^−128. Adding twice that to the two-sided p keeps it valid, and no p-value smaller
+/// than the fingerprints can resolve is printed.
+fn with_hash_collisions(p: PValue, counts: RepeatCounts) -> PValue {
+    let ln_collision = counts.pairs_of_deals().ln() - 128.0 * std::f64::consts::LN_2;
+    let ln = ln_sum([p.ln(), std::f64::consts::LN_2 + ln_collision].into_iter());
+    PValue::from_ln(ln.min(0.0))
+}
+
 /// A large count as `4.3·10^9`, a small one in full.
 pub fn sci(value: f64) -> String {
     if value < 1e6 {
@@ -408,6 +432,13 @@ pub fn sci(value: f64) -> String {
 /// "about 4.5·10^9 distinct decks (95% interval 2.4·10^9 – 9.4·10^9): consistent with a
 /// 32- to 33-bit seed", or the lower bound when nothing repeated.
 pub fn reachable_words(estimate: &ReachableEstimate, noun: &str) -> String {
+    if estimate.every_outcome_possible {
+        return format!(
+            "every {noun} may be reachable: the repeats are as few as all of them give (95% \
+             lower bound {} distinct {noun}s)",
+            sci(estimate.low)
+        );
+    }
     match (estimate.estimate, estimate.high) {
         (Some(value), Some(high)) => {
             let seed = match estimate.seed_bits {
@@ -487,11 +518,14 @@ mod tests {
 
     #[test]
     fn reachable_decks_read_in_words() {
-        let estimate = reachable_estimate(RepeatCounts {
-            deals: 300_000,
-            distinct: 299_990,
-            repeated_pairs: 10,
-        });
+        let estimate = reachable_estimate(
+            RepeatCounts {
+                deals: 300_000,
+                distinct: 299_990,
+                repeated_pairs: 10,
+            },
+            DealShape::whole(52).ln_outcomes(),
+        );
         assert_eq!(
             reachable_words(&estimate, "deck"),
             "about 4.5·10^9 distinct decks reachable (95% interval 2.4·10^9 – 9.4·10^9): \
