@@ -46,10 +46,13 @@ fn a_biased_run_stops_when_decided_with_the_tally_of_the_trials_used() {
         .map(|row| row["count"].as_u64().unwrap())
         .sum();
     assert_eq!(counted, used);
-    // K = permutations, identity and 4 positions; alpha 0.001.
+    // K = permutations, identity and 4 positions; alpha 0.001, of which the e-processes spend
+    // half: K/0.0005.
     assert_eq!(sequential["family_size"], 6);
-    assert_eq!(sequential["threshold"], 6000.0);
-    assert!(sequential["log10_strongest"].as_f64().unwrap() >= 6000f64.log10());
+    assert_eq!(sequential["threshold"], 12000.0);
+    assert_eq!(sequential["sequential_alpha"], 0.0005);
+    assert_eq!(sequential["fixed_sample_alpha"], 0.0005);
+    assert!(sequential["log10_strongest"].as_f64().unwrap() >= 12000f64.log10());
     let last = sequential["evidence"]
         .as_array()
         .unwrap()
@@ -84,6 +87,7 @@ fn a_fair_run_that_never_decides_is_judged_by_the_fixed_sample_tests() {
     assert_eq!(json["trials"], 50_000);
     let notes = json["notes"].to_string();
     assert!(notes.contains("the sequential test did not decide within 50000 trials"));
+    assert!(notes.contains("the fixed-sample tests decide, at alpha = 0.0005"));
 }
 
 #[test]

@@ -384,12 +384,12 @@ fn merged_files(merged: &MergedFrom, doc: &mut Document) {
     }
 }
 
-/// The anytime-valid sequential test: each test's e-value against K/alpha, where it stopped,
+/// The anytime-valid sequential test: each test's e-value against 2K/alpha, where it stopped,
 /// and the running evidence at a few checkpoints (every checkpoint is in JSON). On a large deck
 /// only the strongest position test and those that reached the threshold are listed.
 fn sequential_section(sequential: &SequentialOutcome, deck: usize, unit: &str, doc: &mut Document) {
     doc.heading(format!(
-        "Sequential test (--until-decided): e-Bonferroni over {} tests, threshold K/alpha = {}",
+        "Sequential test (--until-decided): e-Bonferroni over {} tests, threshold 2K/alpha = {}",
         sequential.family_size, sequential.threshold
     ));
     let mut table = new_table(&["test", "cells", "e-value", "result"]);
