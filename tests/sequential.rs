@@ -406,3 +406,106 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
         assert_eq!(tally, simulate_marginal(&spec, &stop, &mut |_| {}));
     }
 }
+
+#[test]
+fn until_decided_keeps_the_deal_stream_tests_and_rejects_a_32_bit_seed_space() {
+    // The README's example: 300,000 decks of 52 cards from 2^32 seeds repeat about
+    // C(300000, 2)/2^32 ≈ 10.5 times, against C(300000, 2)/52! ≈ 0 for uniform decks. The
+    // positions and statistics are uniform, so the sequential part never decides and the
+    // repeated decks must still reject at the planned end.
+    let (json, code) = json_of(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "32",
+        "--seeds",
+        "random",
+        "-t",
+        "300000",
+        "--seed",
+        "1",
+        "--until-decided",
+    ]);
+    assert_eq!(code, 1, "{}", json["verdict"]);
+    assert_eq!(json["sequential"]["decided"], false);
+    assert!(
+        json["deal_stream"].is_object(),
+        "the deal-stream part is kept"
+    );
+    let tests = json["tests"].as_array().unwrap();
+    let repeats = tests
+        .iter()
+        .find(|t| t["name"] == "repeated decks")
+        .expect("the repeated-decks test is in the family");
+    assert_eq!(repeats["rejected"], true);
+    for name in ["serial matches", "serial slots"] {
+        assert!(
+            tests.iter().any(|t| t["name"] == name),
+            "{name} is in the family"
+        );
+    }
+    assert!(json["verdict"].as_str().unwrap().contains("repeated decks"));
+    // The second case: msvc's rand() % k re-seeded from a counting clock before every
+    // 6-card shuffle. Its decks are uniform one by one but consecutive ones share their first
+    // swaps; only the serial tests see it.
+    let (json, code) = json_of(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "6",
+        "--rng",
+        "msvc",
+        "--map",
+        "modulo",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "32",
+        "--seeds",
+        "counter",
+        "-t",
+        "100000",
+        "--seed",
+        "1",
+        "--until-decided",
+    ]);
+    assert_eq!(code, 1, "{}", json["verdict"]);
+    assert_eq!(json["sequential"]["decided"], false);
+    assert!(json["verdict"].as_str().unwrap().contains("serial"));
+}
+
+#[test]
+fn a_sequential_run_to_its_end_has_the_deal_stream_of_the_plain_run() {
+    let args = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "4",
+        "-t",
+        "70000",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+    ];
+    let (plain, _) = json_of(&args);
+    let mut sequential = args.to_vec();
+    sequential.push("--until-decided");
+    let (until, _) = json_of(&sequential);
+    assert_eq!(until["sequential"]["decided"], false);
+    assert!(plain["deal_stream"].is_object());
+    assert_eq!(until["deal_stream"], plain["deal_stream"]);
+    let names = |json: &Value| -> Vec<Value> {
+        json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect()
+    };
+    assert_eq!(names(&until), names(&plain));
+}
