@@ -407,6 +407,73 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
     }
 }
 
+/// The section of a table or Markdown report from the fixed-sample family's heading to the
+/// figures of a full tally.
+fn fixed_sample_section(text: &str) -> &str {
+    let start = text
+        .find("Tests against")
+        .expect("the fixed-sample family's heading");
+    let rest = &text[start..];
+    let end = rest.find("figure").expect("the figures after the family");
+    &rest[..end]
+}
+
+#[test]
+fn after_a_sequential_stop_the_fixed_sample_tests_are_marked_descriptive_in_every_format() {
+    // Sattolo on 4 cards stops after about 20 shuffles; on those the permutations χ² has a
+    // Holm p near 10^-6, which a fixed-sample verdict would call REJECTED.
+    let base = [
+        "run",
+        "sattolo",
+        "-n",
+        "4",
+        "--seed",
+        "1",
+        "--until-decided",
+        "-q",
+    ];
+    let (json, code) = json_of(&base[..base.len() - 1]);
+    assert_eq!(code, 1);
+    assert_eq!(json["sequential"]["decided"], true);
+    for test in json["tests"].as_array().unwrap() {
+        assert_eq!(test["descriptive"], true, "{test}");
+        assert_eq!(test["rejected"], false, "{test}");
+    }
+    for format in ["table", "markdown"] {
+        let output = shuffle_bias()
+            .args(base)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        let section = fixed_sample_section(&text);
+        let rows: Vec<&str> = section
+            .lines()
+            .filter(|line| line.starts_with('│') || line.starts_with('|'))
+            .filter(|line| line.contains("permutations") || line.contains("position "))
+            .collect();
+        assert_eq!(rows.len(), 5, "{format}: {section}");
+        for row in rows {
+            assert!(row.contains("descriptive"), "{format}: {row}");
+        }
+        assert!(!section.contains("REJECTED"), "{format}: {section}");
+        assert!(!section.contains(" ok "), "{format}: {section}");
+    }
+    let output = shuffle_bias()
+        .args(base)
+        .args(["--format", "csv", "--table", "tests"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|&h| h == "rejected").unwrap();
+    for line in lines {
+        let row: Vec<&str> = line.split(',').collect();
+        assert_eq!(row[at], "descriptive", "{line}");
+    }
+}
+
 #[test]
 fn until_decided_keeps_the_deal_stream_tests_and_rejects_a_32_bit_seed_space() {
     // The README's example: 300,000 decks of 52 cards from 2^32 seeds repeat about

@@ -25,8 +25,8 @@ pub fn format_e_value(log10: Option<f64>) -> String {
 
 impl RunReport {
     /// Put the sequential test's outcome into the report of the tally it filled: its verdict
-    /// when it decided (bias detected; the count warnings of the fixed-sample tests, which do
-    /// not decide, are dropped); otherwise the fixed-sample family decided again at
+    /// when it decided (bias detected; the fixed-sample tests are marked descriptive and their
+    /// count warnings, which concern a decision they no longer make, are dropped); otherwise the fixed-sample family decided again at
     /// `outcome.fixed_sample_alpha`, the share of alpha the sequential test left; a note either
     /// way.
     pub fn with_sequential(mut self, facts: &RunFacts, outcome: SequentialOutcome) -> RunReport {
@@ -44,6 +44,10 @@ impl RunReport {
                 outcome.threshold
             );
             self.warnings.clear();
+            for test in &mut self.tests {
+                test.rejected = false;
+                test.descriptive = true;
+            }
             self.notes.push(Note::SequentialStopped {
                 used: outcome.trials_used,
                 most: (facts.command != "check").then_some(facts.trials_requested),
@@ -150,7 +154,9 @@ mod tests {
             report.verdict
         );
         assert!(report.warnings.is_empty());
+        assert!(report.tests.iter().all(|t| t.descriptive && !t.rejected));
         let json = serde_json::to_value(&report).unwrap();
+        assert_eq!(json["tests"][0]["descriptive"], true);
         assert_eq!(json["sequential"]["decided"], true);
         assert_eq!(json["sequential"]["family_size"], 1 + 1 + 3);
         assert_eq!(json["sequential"]["threshold"], 1000.0);
