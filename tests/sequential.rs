@@ -46,10 +46,13 @@ fn a_biased_run_stops_when_decided_with_the_tally_of_the_trials_used() {
         .map(|row| row["count"].as_u64().unwrap())
         .sum();
     assert_eq!(counted, used);
-    // K = permutations, identity and 4 positions; alpha 0.001.
+    // K = permutations, identity and 4 positions; alpha 0.001, of which the e-processes spend
+    // half: K/0.0005.
     assert_eq!(sequential["family_size"], 6);
-    assert_eq!(sequential["threshold"], 6000.0);
-    assert!(sequential["log10_strongest"].as_f64().unwrap() >= 6000f64.log10());
+    assert_eq!(sequential["threshold"], 12000.0);
+    assert_eq!(sequential["sequential_alpha"], 0.0005);
+    assert_eq!(sequential["fixed_sample_alpha"], 0.0005);
+    assert!(sequential["log10_strongest"].as_f64().unwrap() >= 12000f64.log10());
     let last = sequential["evidence"]
         .as_array()
         .unwrap()
@@ -84,6 +87,7 @@ fn a_fair_run_that_never_decides_is_judged_by_the_fixed_sample_tests() {
     assert_eq!(json["trials"], 50_000);
     let notes = json["notes"].to_string();
     assert!(notes.contains("the sequential test did not decide within 50000 trials"));
+    assert!(notes.contains("the fixed-sample tests decide, at alpha = 0.0005"));
 }
 
 #[test]
@@ -401,4 +405,174 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
         };
         assert_eq!(tally, simulate_marginal(&spec, &stop, &mut |_| {}));
     }
+}
+
+/// The section of a table or Markdown report from the fixed-sample family's heading to the
+/// figures of a full tally.
+fn fixed_sample_section(text: &str) -> &str {
+    let start = text
+        .find("Tests against")
+        .expect("the fixed-sample family's heading");
+    let rest = &text[start..];
+    let end = rest.find("figure").expect("the figures after the family");
+    &rest[..end]
+}
+
+#[test]
+fn after_a_sequential_stop_the_fixed_sample_tests_are_marked_descriptive_in_every_format() {
+    // Sattolo on 4 cards stops after about 20 shuffles; on those the permutations χ² has a
+    // Holm p near 10^-6, which a fixed-sample verdict would call REJECTED.
+    let base = [
+        "run",
+        "sattolo",
+        "-n",
+        "4",
+        "--seed",
+        "1",
+        "--until-decided",
+        "-q",
+    ];
+    let (json, code) = json_of(&base[..base.len() - 1]);
+    assert_eq!(code, 1);
+    assert_eq!(json["sequential"]["decided"], true);
+    for test in json["tests"].as_array().unwrap() {
+        assert_eq!(test["descriptive"], true, "{test}");
+        assert_eq!(test["rejected"], false, "{test}");
+    }
+    for format in ["table", "markdown"] {
+        let output = shuffle_bias()
+            .args(base)
+            .args(["--format", format])
+            .output()
+            .unwrap();
+        let text = String::from_utf8(output.stdout).unwrap();
+        let section = fixed_sample_section(&text);
+        let rows: Vec<&str> = section
+            .lines()
+            .filter(|line| line.starts_with('│') || line.starts_with('|'))
+            .filter(|line| line.contains("permutations") || line.contains("position "))
+            .collect();
+        assert_eq!(rows.len(), 5, "{format}: {section}");
+        for row in rows {
+            assert!(row.contains("descriptive"), "{format}: {row}");
+        }
+        assert!(!section.contains("REJECTED"), "{format}: {section}");
+        assert!(!section.contains(" ok "), "{format}: {section}");
+    }
+    let output = shuffle_bias()
+        .args(base)
+        .args(["--format", "csv", "--table", "tests"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let at = header.iter().position(|&h| h == "rejected").unwrap();
+    for line in lines {
+        let row: Vec<&str> = line.split(',').collect();
+        assert_eq!(row[at], "descriptive", "{line}");
+    }
+}
+
+#[test]
+fn until_decided_keeps_the_deal_stream_tests_and_rejects_a_32_bit_seed_space() {
+    // The README's example: 300,000 decks of 52 cards from 2^32 seeds repeat about
+    // C(300000, 2)/2^32 ≈ 10.5 times, against C(300000, 2)/52! ≈ 0 for uniform decks. The
+    // positions and statistics are uniform, so the sequential part never decides and the
+    // repeated decks must still reject at the planned end.
+    let (json, code) = json_of(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "32",
+        "--seeds",
+        "random",
+        "-t",
+        "300000",
+        "--seed",
+        "1",
+        "--until-decided",
+    ]);
+    assert_eq!(code, 1, "{}", json["verdict"]);
+    assert_eq!(json["sequential"]["decided"], false);
+    assert!(
+        json["deal_stream"].is_object(),
+        "the deal-stream part is kept"
+    );
+    let tests = json["tests"].as_array().unwrap();
+    let repeats = tests
+        .iter()
+        .find(|t| t["name"] == "repeated decks")
+        .expect("the repeated-decks test is in the family");
+    assert_eq!(repeats["rejected"], true);
+    for name in ["serial matches", "serial slots"] {
+        assert!(
+            tests.iter().any(|t| t["name"] == name),
+            "{name} is in the family"
+        );
+    }
+    assert!(json["verdict"].as_str().unwrap().contains("repeated decks"));
+    // The second case: msvc's rand() % k re-seeded from a counting clock before every
+    // 6-card shuffle. Its decks are uniform one by one but consecutive ones share their first
+    // swaps; only the serial tests see it.
+    let (json, code) = json_of(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "6",
+        "--rng",
+        "msvc",
+        "--map",
+        "modulo",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "32",
+        "--seeds",
+        "counter",
+        "-t",
+        "100000",
+        "--seed",
+        "1",
+        "--until-decided",
+    ]);
+    assert_eq!(code, 1, "{}", json["verdict"]);
+    assert_eq!(json["sequential"]["decided"], false);
+    assert!(json["verdict"].as_str().unwrap().contains("serial"));
+}
+
+#[test]
+fn a_sequential_run_to_its_end_has_the_deal_stream_of_the_plain_run() {
+    let args = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "4",
+        "-t",
+        "70000",
+        "--seed",
+        "2",
+        "--threads",
+        "2",
+    ];
+    let (plain, _) = json_of(&args);
+    let mut sequential = args.to_vec();
+    sequential.push("--until-decided");
+    let (until, _) = json_of(&sequential);
+    assert_eq!(until["sequential"]["decided"], false);
+    assert!(plain["deal_stream"].is_object());
+    assert_eq!(until["deal_stream"], plain["deal_stream"]);
+    let names = |json: &Value| -> Vec<Value> {
+        json["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["name"].clone())
+            .collect()
+    };
+    assert_eq!(names(&until), names(&plain));
 }

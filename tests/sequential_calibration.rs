@@ -13,6 +13,10 @@
 //! more often than alpha: repeated significance testing inflates the error (Armitage, McPherson &
 //! Rowe 1969). The test asserts the count is above the same quantile.
 //!
+//! The whole `--until-decided` decision — the sequential part, and at the planned end the
+//! fixed-sample family with the deal-stream tests — is calibrated over R = 3200 seeds: every
+//! "bias detected", whatever part said it, is counted.
+//!
 //! `cargo test --release --test sequential_calibration -- --nocapture` prints the rates the README
 //! quotes.
 
@@ -20,14 +24,17 @@ use std::ops::ControlFlow;
 use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::analysis::identity::uniform_ordering_probability;
-use shuffle_bias::analysis::sequential::{MarginalNull, SequentialFamily};
+use shuffle_bias::analysis::sequential::{MarginalNull, SequentialFamily, SequentialTally};
 use shuffle_bias::engine::algorithms::Algorithm;
+use shuffle_bias::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
 use shuffle_bias::engine::mapped_source::SourceSpec;
 use shuffle_bias::engine::permutation::{factorial, rank};
 use shuffle_bias::engine::random_source::RngKind;
 use shuffle_bias::engine::simulate::{SimulationSpec, Tally};
 use shuffle_bias::engine::trial_order::visit_in_trial_order;
-use shuffle_bias::report::run::{Against, Origin, RunFacts, build_run_report};
+use shuffle_bias::report::run::{
+    Against, Origin, RunFacts, build_run_report, build_run_report_with_deals,
+};
 use shuffle_bias::theory::permutation_statistics::Statistic;
 
 const RUNS: u64 = 1000;
@@ -172,4 +179,75 @@ fn the_marginal_family_watched_after_every_shuffle_keeps_false_alarms_within_alp
          trials, alpha = {ALPHA}: {alarms} false alarms (bound {bound})"
     );
     assert!(alarms <= bound, "{alarms} > {bound}");
+}
+
+#[test]
+fn every_bias_detected_by_until_decided_counts_and_the_rate_stays_within_alpha() {
+    // The decision `run fisher-yates -n 4 -t 20000 --until-decided --alpha 0.05` gives, wired as
+    // the command wires it: the deck goes to the deal stream and to the sequential family in
+    // trial order; at the stop (or at --trials) the report of the tally and the stream, with
+    // the sequential outcome, says "bias detected" or not.
+    //
+    // Bound: under a fair shuffle the R runs' false rejections are Binomial(R, q) with q ≤ alpha
+    // if the whole decision holds its level. Binomial(3200, 0.05) has mean 160 and sd
+    // √(3200 · 0.05 · 0.95) = 12.33; the test allows 3 sd above the mean, 196, which a correct
+    // tool exceeds with probability about 0.13% (normal approximation), and never with these
+    // fixed seeds once passed. A decision that spends alpha twice (the sequential part at alpha
+    // OR the fixed-sample family at alpha) sits near 7% (about 220 of 3200) and fails it.
+    const SEEDS: u64 = 3200;
+    let trials = 20_000;
+    let deck = 4;
+    let mean = SEEDS as f64 * ALPHA;
+    let sd = (SEEDS as f64 * ALPHA * (1.0 - ALPHA)).sqrt();
+    let bound = (mean + 3.0 * sd).floor() as u64;
+    assert_eq!(bound, 196);
+    let stop = AtomicBool::new(false);
+    let (mut rejected, mut by_sequential, mut by_fixed_sample) = (0u64, 0u64, 0u64);
+    for seed in 0..SEEDS {
+        let spec = spec(Algorithm::FisherYates, deck, trials, 5_000_000 + seed);
+        let source = SourceSpec::chacha(spec.rng);
+        let facts = RunFacts {
+            command: "run",
+            shuffle: Some(spec.shuffle),
+            origin: Origin::Simulation {
+                seed: spec.seed,
+                source,
+                threads: 1,
+            },
+            trials_requested: trials,
+            elapsed_seconds: 1.0,
+            interrupted: false,
+            alpha: ALPHA,
+            against: Against::Uniform,
+            all_orderings: false,
+        };
+        let mut family = SequentialFamily::full(deck, None, ALPHA);
+        let mut stream = DealStream::new(DealStreamOptions {
+            deck,
+            dealt: deck,
+            repeats: RepeatSource::FullTally,
+            compositions: true,
+        });
+        visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |cards| {
+            stream.add(cards);
+            family.observe(cards)
+        });
+        let (outcome, tally) = family.finish();
+        let SequentialTally::Full(tally) = tally else {
+            panic!("full mode")
+        };
+        let decided = outcome.decided;
+        let report = build_run_report_with_deals(&facts, tally, None, Some(stream.finish()))
+            .with_sequential(&facts, outcome);
+        rejected += u64::from(report.bias_detected);
+        by_sequential += u64::from(decided);
+        by_fixed_sample += u64::from(report.bias_detected && !decided);
+    }
+    println!(
+        "fisher-yates, {deck} cards, {SEEDS} seeds, up to {trials} trials, alpha = {ALPHA}, \
+         --until-decided with the deal-stream tests: {rejected} said \"bias detected\" \
+         ({by_sequential} by the sequential part, {by_fixed_sample} by the fixed-sample family \
+         at the planned end; bound {bound})"
+    );
+    assert!(rejected <= bound, "{rejected} > {bound}");
 }

@@ -33,8 +33,13 @@ pub struct TestResult {
     pub adjusted_p_value: Option<f64>,
     /// log10 of the adjusted p-value.
     pub log10_adjusted_p_value: f64,
-    /// Whether the adjusted p-value is at most alpha.
+    /// Whether the adjusted p-value is at most alpha (false when `descriptive`).
     pub rejected: bool,
+    /// True when the test only describes the data and takes no part in the verdict: after a
+    /// `--until-decided` run stopped on its sequential test, whose sample size the data chose
+    /// (JSON: present only then).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub descriptive: bool,
     /// Why a test failed outright or could not be run, when it did.
     pub note: Option<TestNote>,
 }
@@ -58,6 +63,7 @@ pub fn decide(drafts: Vec<Draft>, alpha: f64) -> Vec<TestResult> {
             adjusted_p_value: plain(adjusted),
             log10_adjusted_p_value: adjusted.log10,
             rejected: adjusted.p <= alpha,
+            descriptive: false,
             note: draft.note,
         })
         .collect()

@@ -24,7 +24,29 @@
 //!
 //! The family of K tests is combined by e-Bonferroni (Vovk & Wang 2021, "E-values: calibration,
 //! combination and applications"): the mean of K e-values is an e-value under any dependence,
-//! so rejecting the family when some E_k ≥ K/α keeps the family-wise error at most α.
+//! so rejecting the family when some E_k ≥ K/α_s keeps its family-wise error at most α_s.
+//!
+//! **The whole decision and its level.** `--until-decided` decides with two parts and splits
+//! the family-wise α between them (Bonferroni): the e-processes above spend
+//! α_s = [`sequential_alpha`]`(α)` = α/2, rejecting once some E_k ≥ K/α_s = 2K/α; the report's
+//! fixed-sample family (Holm 1979 over the tests of one deal and the deal-stream tests) spends
+//! the rest, α_f = α − α_s, and only at the planned end of the run (`--trials`, or the end of
+//! `check`'s input). For T that planned end,
+//!
+//! P(bias detected) ≤ P(sup_{t ≤ T} max_k E_{k,t} ≥ K/α_s) + P(Holm on the first T rejects at α_f)
+//! ≤ α_s + α_f = α,
+//!
+//! the first term by Ville's inequality with e-Bonferroni, the second because T was fixed
+//! before any data, so the fixed-sample p-values are exact there. When the sequential part
+//! stops the run at τ < T, the fixed-sample p-values of the first τ deals are not valid: τ was
+//! chosen by the data, and the stream tests' statistics (repeats, serial matches, slots,
+//! compositions) are functions of the same deals as the e-processes that chose it, so their law
+//! at τ is not their fixed-sample law (optional stopping: Armitage, McPherson & Rowe 1969). They
+//! need not be valid: the verdict is then already "bias detected", and the report shows them as
+//! descriptive only. This is the α-spending of group-sequential designs (Lan & DeMets 1983) with
+//! two looks of different kinds, one continuous and anytime-valid, one fixed-sample at the end.
+//! Its cost: a bias that only the deal-stream tests see (repeated decks from a small seed
+//! space), having no e-process, is found at the planned end rather than earlier.
 
 use std::ops::ControlFlow;
 use std::sync::Arc;
@@ -47,6 +69,18 @@ pub const KT_PRIOR: f64 = 0.5;
 /// their total probability stays below this, decided from the law alone before any data:
 /// every cell costs about ½ ln t nats of evidence, and a tail this rare adds almost no power.
 pub const POOLED_TAIL: f64 = 1e-3;
+
+/// The share of the family-wise `alpha` that the e-processes of `--until-decided` spend: half.
+/// The other half, `alpha − sequential_alpha(alpha)`, is the fixed-sample family's at the
+/// planned end of the run (see the module documentation for why the sum holds the level).
+///
+/// ```
+/// use shuffle_bias::analysis::sequential::sequential_alpha;
+/// assert_eq!(sequential_alpha(0.001), 0.0005);
+/// ```
+pub fn sequential_alpha(alpha: f64) -> f64 {
+    alpha / 2.0
+}
 
 /// One cell of a null law, ready for [`MixtureEValue::observe_cell`]: the logarithm of its
 /// probability (−∞ when impossible) and the inverse of the probability (∞ when it does not
@@ -240,7 +274,7 @@ pub struct SequentialTest {
     /// log10 of its e-value at the stop (null when infinite: an outcome of null probability 0
     /// was seen).
     pub log10_e_value: Option<f64>,
-    /// Whether it reached the family's threshold K/alpha.
+    /// Whether it reached the family's threshold K/sequential_alpha.
     pub rejected: bool,
 }
 
@@ -261,11 +295,17 @@ pub struct SequentialOutcome {
     pub decided: bool,
     /// Shuffles (or permutations) observed: where the run stopped.
     pub trials_used: u64,
-    /// The family-wise level.
+    /// The family-wise level of the whole decision (`--alpha`).
     pub alpha: f64,
+    /// The share of `alpha` the e-processes spend: alpha/2 ([`sequential_alpha`]).
+    pub sequential_alpha: f64,
+    /// The share left to the fixed-sample family, which decides only at the planned end of a
+    /// run the sequential part did not stop: alpha − sequential_alpha.
+    pub fixed_sample_alpha: f64,
     /// The number of tests K.
     pub family_size: usize,
-    /// The threshold on every e-value, K/alpha (e-Bonferroni, Vovk & Wang 2021).
+    /// The threshold on every e-value, K/sequential_alpha = 2K/alpha (e-Bonferroni, Vovk &
+    /// Wang 2021).
     pub threshold: f64,
     /// log10 of the threshold.
     pub log10_threshold: f64,
@@ -443,6 +483,8 @@ pub struct SequentialFamily {
 impl SequentialFamily {
     /// The full-mode family on `deck` cards (at most 11): every ordering, the identity and
     /// each position, against `law` (None: uniform), as the fixed-sample family tests them.
+    /// `alpha` is the family-wise level of the whole decision, of which the e-processes spend
+    /// [`sequential_alpha`].
     pub fn full(deck: usize, law: Option<Arc<Law>>, alpha: f64) -> Self {
         let orderings = factorial(deck) as usize;
         let n = deck;
@@ -489,7 +531,7 @@ impl SequentialFamily {
     }
 
     /// The marginal-mode family on `deck` cards: the positions, the identity and the
-    /// statistics whose laws `null` gives.
+    /// statistics whose laws `null` gives; `alpha` as for [`SequentialFamily::full`].
     pub fn marginal(deck: usize, null: MarginalNull, alpha: f64) -> Self {
         let n = deck;
         let mut tests = Vec::new();
@@ -545,7 +587,7 @@ impl SequentialFamily {
         parts: Parts,
     ) -> Self {
         let family = tests.len().max(1);
-        let ln_threshold = (family as f64 / alpha).ln();
+        let ln_threshold = (family as f64 / sequential_alpha(alpha)).ln();
         SequentialFamily {
             alpha,
             ln_threshold,
@@ -570,7 +612,7 @@ impl SequentialFamily {
         self.tests.len()
     }
 
-    /// ln of the threshold K/alpha.
+    /// ln of the threshold K/sequential_alpha.
     pub fn ln_threshold(&self) -> f64 {
         self.ln_threshold
     }
@@ -591,7 +633,8 @@ impl SequentialFamily {
     }
 
     /// Observe one shuffled deck (`deck[position] = card`): tally it, update every e-process,
-    /// and break once some e-value reaches K/alpha (the family rejects; the caller stops).
+    /// and break once some e-value reaches K/sequential_alpha (the family rejects; the caller
+    /// stops).
     /// After a break, further decks are not observed.
     pub fn observe(&mut self, deck: &[Card]) -> ControlFlow<()> {
         if self.decided {
@@ -742,8 +785,10 @@ impl SequentialFamily {
             decided: self.decided,
             trials_used: self.trials,
             alpha: self.alpha,
+            sequential_alpha: sequential_alpha(self.alpha),
+            fixed_sample_alpha: self.alpha - sequential_alpha(self.alpha),
             family_size,
-            threshold: family_size.max(1) as f64 / self.alpha,
+            threshold: family_size.max(1) as f64 / sequential_alpha(self.alpha),
             log10_threshold: self.ln_threshold * std::f64::consts::LOG10_E,
             tests,
             strongest,
@@ -885,12 +930,13 @@ mod tests {
     }
 
     #[test]
-    fn the_family_rejects_when_one_e_value_reaches_k_over_alpha() {
+    fn the_family_rejects_when_one_e_value_reaches_k_over_half_of_alpha() {
         // Two cards, always the identity: permutations, identity and both positions are the
-        // same fair coin, E_t = Γ(1)Γ(½+t)/(Γ(½)Γ(1+t)) · 2^t; K = 4, alpha = 0.01 → 400.
+        // same fair coin, E_t = Γ(1)Γ(½+t)/(Γ(½)Γ(1+t)) · 2^t; K = 4, alpha = 0.01 of which the
+        // e-processes spend 0.005 → 800.
         let mut family = SequentialFamily::full(2, None, 0.01);
         assert_eq!(family.family_size(), 4);
-        assert_relative_eq!(family.ln_threshold(), 400f64.ln(), max_relative = 1e-15);
+        assert_relative_eq!(family.ln_threshold(), 800f64.ln(), max_relative = 1e-15);
         let mut stopped = None;
         for t in 1..=100u64 {
             if family.observe(&[0, 1]).is_break() {
@@ -900,13 +946,16 @@ mod tests {
         }
         // Independently: the first t with ln E_t ≥ ln 400.
         let first = (1..=100u64)
-            .find(|&t| ln_mixture_e_value(&[t, 0], &[0.5f64.ln(); 2]) >= 400f64.ln())
+            .find(|&t| ln_mixture_e_value(&[t, 0], &[0.5f64.ln(); 2]) >= 800f64.ln())
             .unwrap();
         assert_eq!(stopped, Some(first));
         let (outcome, tally) = family.finish();
         assert!(outcome.decided);
         assert_eq!(outcome.trials_used, first);
-        assert_eq!(outcome.threshold, 400.0);
+        assert_eq!(outcome.threshold, 800.0);
+        assert_eq!(outcome.alpha, 0.01);
+        assert_eq!(outcome.sequential_alpha, 0.005);
+        assert_eq!(outcome.fixed_sample_alpha, 0.005);
         assert!(outcome.tests.iter().all(|t| t.rejected));
         let SequentialTally::Full(tally) = tally else {
             panic!("full mode")
@@ -975,7 +1024,8 @@ mod tests {
         assert!(outcome.decided);
         assert_eq!(outcome.trials_used, used);
         // The identity test alone: ln E_t = lnΓ(1) − lnΓ(1+t) + lnΓ(½+t) − lnΓ(½) + t ln 120,
-        // which passes ln(10/0.01) at t = 2 (E_1 = 60, E_2 = 60 · 1.5/2 · 120 = 5400).
+        // which passes ln(10/0.005) = ln 2000 (the e-processes spend alpha/2) at t = 2
+        // (E_1 = 60, E_2 = 60 · 1.5/2 · 120 = 5400).
         assert_eq!(used, 2);
         let SequentialTally::Marginal(tally) = tally else {
             panic!("marginal mode")

@@ -55,9 +55,10 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
         let (tally, sequential) = if config.until_decided {
             let family = SequentialFamily::full(settings.deck, None, settings.alpha);
             let source = SourceSpec::chacha(settings.rng);
-            match simulate_until_decided(&spec, &source, family, stop, &mut show) {
-                (Counted::Full(tally), outcome) => (tally, Some(outcome)),
-                (Counted::Marginal(_), _) => unreachable!("compare tallies every ordering"),
+            // compare runs no deal-stream tests.
+            match simulate_until_decided(&spec, &source, family, None, stop, &mut show) {
+                (Counted::Full(tally), _, outcome) => (tally, Some(outcome)),
+                (Counted::Marginal(_), _, _) => unreachable!("compare tallies every ordering"),
             }
         } else {
             (simulate(&spec, stop, &mut show), None)

@@ -59,19 +59,26 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     let mut show = |done| progress.set(done);
     let blocks = 0..block_count(spec.trials);
-    // The deal-stream tests read the whole run in order; --until-decided stops it early.
-    let deals = (config.deal_tests && !config.until_decided)
+    // The deal-stream tests read the whole run in trial order (--until-decided too: they join
+    // the fixed-sample family, which decides at the planned end).
+    let deals = config
+        .deal_tests
         .then(|| deal_stream_options(config.settings.mode, &spec));
     let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
         _ if config.until_decided => {
             let family = family_for(&theory, spec.deck, config.against, config.settings.alpha);
-            let (counted, outcome) =
-                simulate_until_decided(&spec, &config.source, family, stop, &mut show);
+            let (counted, deals, outcome) =
+                simulate_until_decided(&spec, &config.source, family, deals, stop, &mut show);
             let tallied = counted.trials();
             sequential = Some(outcome);
             // --until-decided saves no tally (refused with --save-tally).
-            (counted, tallied, BlockCoverage::whole(blocks.clone()), None)
+            (
+                counted,
+                tallied,
+                BlockCoverage::whole(blocks.clone()),
+                deals,
+            )
         }
         TallyMode::Full => {
             let (tally, coverage, deals) = simulate_blocks_deals_from(

@@ -13,6 +13,7 @@ use std::sync::atomic::AtomicBool;
 use super::{Counted, Failure, Theory};
 use crate::analysis::sequential::{SequentialFamily, SequentialOutcome, SequentialTally};
 use crate::engine::algorithms::Card;
+use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::simulate::SimulationSpec;
 use crate::engine::trial_order::visit_in_trial_order;
@@ -42,15 +43,27 @@ pub(super) fn family_for(
 }
 
 /// Simulate `spec` in trial order until the family decides, `spec.trials` are done or `stop`
-/// is set: the tally of the shuffles used, and the sequential test's outcome.
+/// is set: the tally of the shuffles used, the deal stream of the same shuffles when `deals`
+/// asks for one, and the sequential test's outcome.
+///
+/// Every shuffle goes to the deal stream before the family sees it, so the stream holds exactly
+/// the shuffles tallied, paired in trial order: at the planned end the same counts as the plain
+/// run's stream, whose blocks are joined at their seams. Its tests join the fixed-sample family,
+/// which decides at the planned end (see [`crate::analysis::sequential`] for why there and not
+/// at a stop).
 pub(super) fn simulate_until_decided(
     spec: &SimulationSpec,
     source: &SourceSpec,
     mut family: SequentialFamily,
+    deals: Option<DealStreamOptions>,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
-) -> (Counted, SequentialOutcome) {
+) -> (Counted, Option<DealStreamTally>, SequentialOutcome) {
+    let mut stream = deals.map(DealStream::new);
     visit_in_trial_order(spec, source, stop, progress, &mut |deck| {
+        if let Some(stream) = &mut stream {
+            stream.add(deck);
+        }
         family.observe(deck)
     });
     let (outcome, tally) = family.finish();
@@ -58,7 +71,7 @@ pub(super) fn simulate_until_decided(
         SequentialTally::Full(tally) => Counted::Full(tally),
         SequentialTally::Marginal(tally) => Counted::Marginal(tally),
     };
-    (counted, outcome)
+    (counted, stream.map(DealStream::finish), outcome)
 }
 
 /// `check --until-decided`: the family is made at the first permutation, once the deck size

@@ -339,7 +339,11 @@ fn write_run_tests<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> cs
             test.log10_p_value.to_string(),
             opt(test.adjusted_p_value),
             test.log10_adjusted_p_value.to_string(),
-            test.rejected.to_string(),
+            if test.descriptive {
+                "descriptive".to_string()
+            } else {
+                test.rejected.to_string()
+            },
             test.note
                 .as_ref()
                 .map_or_else(String::new, ToString::to_string),

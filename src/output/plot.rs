@@ -1426,7 +1426,7 @@ pub fn evidence_chart(title: &str, points: &[(u64, Option<f64>)]) -> Result<Stri
             &plot,
             &chart,
             (0.0, top),
-            "log10(largest e-value / threshold K/alpha)",
+            "log10(largest e-value / threshold 2K/alpha)",
         )?;
         chart.draw_series([dashed(vec![(0.0, 0.0), (x_end, 0.0)], REFERENCE)])?;
         let (base_x, base_y) = plot.get_base_pixel();

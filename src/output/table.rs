@@ -10,7 +10,6 @@ use super::document::{Document, TableBlock};
 use super::text::{group, plural};
 use super::{Exporter, Report, Terminal, entries};
 use crate::analysis::deal_stream::CollisionLaw;
-use crate::analysis::decision::TestResult;
 use crate::analysis::decision::format_p;
 use crate::analysis::figures::mean;
 use crate::analysis::{Question, TestMethod};
@@ -23,7 +22,9 @@ use crate::report::run::{
     Against, DealPart, DealStreamReport, FullPart, ModePart, PermutationRow, PokerPart, RunReport,
     StatisticResult,
 };
-use crate::report::run::{Identity, MergedFrom, Positions, SequentialOutcome, format_e_value};
+use crate::report::run::{
+    Identity, MergedFrom, Positions, SequentialOutcome, TestResult, format_e_value,
+};
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
 use crate::theory::poker::{Category, card_name};
@@ -385,12 +386,12 @@ fn merged_files(merged: &MergedFrom, doc: &mut Document) {
     }
 }
 
-/// The anytime-valid sequential test: each test's e-value against K/alpha, where it stopped,
+/// The anytime-valid sequential test: each test's e-value against 2K/alpha, where it stopped,
 /// and the running evidence at a few checkpoints (every checkpoint is in JSON). On a large deck
 /// only the strongest position test and those that reached the threshold are listed.
 fn sequential_section(sequential: &SequentialOutcome, deck: usize, unit: &str, doc: &mut Document) {
     doc.heading(format!(
-        "Sequential test (--until-decided): e-Bonferroni over {} tests, threshold K/alpha = {}",
+        "Sequential test (--until-decided): e-Bonferroni over {} tests, threshold 2K/alpha = {}",
         sequential.family_size, sequential.threshold
     ));
     let mut table = new_table(&["test", "cells", "e-value", "result"]);
@@ -469,12 +470,17 @@ fn sequential_section(sequential: &SequentialOutcome, deck: usize, unit: &str, d
 /// The family of tests; on a large deck the position tests that pass are summed up in one line.
 fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
     doc.heading(format!(
-        "Tests against {}, Holm–Bonferroni over {} tests",
+        "Tests against {}, Holm–Bonferroni over {} tests{}",
         match run.header.against {
             Against::Uniform => "uniform".to_string(),
             Against::Model => format!("the exact law of {algorithm}"),
         },
-        run.tests.len()
+        run.tests.len(),
+        if run.tests.iter().any(|t| t.descriptive) {
+            " (descriptive: the run stopped on the sequential test)"
+        } else {
+            ""
+        }
     ));
     let fold_positions = run.header.deck > MATRIX_TABLE_MAX_DECK;
     let is_position = |name: &str| name.starts_with("position ");
@@ -522,7 +528,7 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 ),
                 format_p(test.log10_p_value),
                 format_p(test.log10_adjusted_p_value),
-                if test.rejected { "REJECTED" } else { "ok" }.to_string(),
+                fixed_sample_result(test).to_string(),
             ]);
         }
         align_right_from(&mut tests, 1);
@@ -551,6 +557,16 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
         if let Some(note) = &test.note {
             doc.text(format!("  {}: {note}", test.name), "    ");
         }
+    }
+}
+
+/// A fixed-sample test's result: REJECTED, ok, or descriptive (after a sequential stop it
+/// takes no part in the verdict).
+fn fixed_sample_result(test: &TestResult) -> &'static str {
+    match (test.descriptive, test.rejected) {
+        (true, _) => "descriptive",
+        (false, true) => "REJECTED",
+        (false, false) => "ok",
     }
 }
 

@@ -135,8 +135,12 @@ pub enum Note {
         unit: TrialUnit,
         /// The largest e-value, as `10^x`.
         largest: String,
-        /// The threshold K/alpha.
+        /// The threshold 2K/alpha.
         threshold: f64,
+        /// The family-wise level.
+        alpha: f64,
+        /// The share of it the fixed-sample tests spend.
+        fixed_sample_alpha: f64,
     },
 }
 
@@ -262,11 +266,14 @@ impl fmt::Display for Note {
                 unit,
                 largest,
                 threshold,
+                alpha,
+                fixed_sample_alpha,
             } => write!(
                 f,
                 "--until-decided: the sequential test did not decide within {used} {unit} \
-                 (largest e-value {largest}, threshold K/alpha = {threshold}); the fixed-sample \
-                 tests decide"
+                 (largest e-value {largest}, threshold 2K/alpha = {threshold}); the fixed-sample \
+                 tests decide, at alpha = {fixed_sample_alpha}: the half of alpha = {alpha} \
+                 that the sequential test did not spend"
             ),
         }
     }
