@@ -378,6 +378,7 @@ impl ShuffleTest {
             invalid: 0,
             invalid_examples: Vec::new(),
             numbering: Numbering::ZeroBased,
+            format: None,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             interrupted: false,
             numbering_assumed: 0,

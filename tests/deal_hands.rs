@@ -145,6 +145,7 @@ fn report(hands: &[[Card; 5]], alpha: f64) -> RunReport {
             lines: hands.len() as u64,
             permutations: hands.len() as u64,
             numbering: shuffle_bias::input::permutation_reader::Numbering::ZeroBased,
+            format: None,
             labels: None,
             invalid_lines: 0,
             invalid_examples: Vec::new(),

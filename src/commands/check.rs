@@ -184,6 +184,7 @@ pub(crate) fn judge_input(
             lines: input.lines,
             permutations: input.permutations,
             numbering: input.numbering,
+            format: input.format,
             labels: settings.labels.clone(),
             invalid_lines: input.invalid,
             invalid_examples: input.invalid_examples.clone(),

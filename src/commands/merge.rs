@@ -229,6 +229,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 lines: parts.iter().map(|c| c.lines).sum(),
                 permutations: trials,
                 numbering: numbering(&check.numbering),
+                format: None,
                 labels: check.labels.clone(),
                 invalid_lines: parts.iter().map(|c| c.invalid_lines).sum(),
                 invalid_examples: parts
