@@ -381,6 +381,7 @@ impl ShuffleTest {
             format: None,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             interrupted: false,
+            stopped_early: false,
             numbering_assumed: 0,
             deals: stream.map(|stream| stream.finish()),
         };

@@ -146,6 +146,8 @@ fn report(hands: &[[Card; 5]], alpha: f64) -> RunReport {
             permutations: hands.len() as u64,
             numbering: shuffle_bias::input::permutation_reader::Numbering::ZeroBased,
             format: None,
+            command: None,
+            seed: None,
             labels: None,
             invalid_lines: 0,
             invalid_examples: Vec::new(),

@@ -4,4 +4,5 @@
 pub mod cards;
 pub mod line_format;
 pub mod permutation_reader;
+pub mod producer;
 pub mod wide_line_parser;

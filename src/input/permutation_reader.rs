@@ -91,6 +91,9 @@ pub enum InputSource {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// The standard output of a command (`check --exec`), by the name its messages use; it is
+    /// started by [`crate::input::producer::Producer`], not by [`open_sources`].
+    Command(String),
 }
 
 impl InputSource {
@@ -99,6 +102,7 @@ impl InputSource {
         match self {
             InputSource::Stdin => "<stdin>".to_string(),
             InputSource::File(path) => path.display().to_string(),
+            InputSource::Command(name) => name.clone(),
         }
     }
 }
@@ -143,6 +147,9 @@ pub struct ReaderOptions {
     /// Feed every permutation, in line order, to a deal-stream accumulator too (the repeated
     /// decks and serial tests); None: do not.
     pub deals: Option<DealsRequest>,
+    /// `--trials N`: stop reading once N permutations (or deals) are tallied; None: read the
+    /// whole input.
+    pub limit: Option<u64>,
 }
 
 /// What the reader's deal-stream accumulator keeps ([`crate::engine::deal_stream`]).
@@ -291,6 +298,9 @@ pub struct InputTally {
     pub sources: Vec<String>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
+    /// Whether the reading ended before the input did, by Ctrl-C, at `--trials`, or when the
+    /// observer (`--until-decided`) broke.
+    pub stopped_early: bool,
     /// The deal-stream counts, in line order (when [`ReaderOptions::deals`] asked for them).
     pub deals: Option<DealStreamTally>,
 }
@@ -888,6 +898,8 @@ struct Reader<'a> {
     observer: Option<Observer<'a>>,
     /// Whether the observer broke.
     observer_broke: bool,
+    /// [`ReaderOptions::limit`], or u64::MAX.
+    limit: u64,
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
     /// into the counts at the end of the input (the counts are sums, so order does not matter).
     batch: Option<MarginalBatch>,
@@ -1015,6 +1027,7 @@ impl<'a> Reader<'a> {
             deals: deck.and_then(|n| deal_sink_for(options, n)),
             observer: None,
             observer_broke: false,
+            limit: options.limit.unwrap_or(u64::MAX),
             batch: None,
             wide: wide_line_parser::available(),
         }
@@ -1388,7 +1401,7 @@ impl<'a> Reader<'a> {
     fn chunk(&mut self, lines: &mut Lines, chunk: &[u8]) -> Result<(), InputError> {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', chunk) {
-            if self.observer_broke {
+            if self.stopped() {
                 return Ok(());
             }
             lines.number += 1;
@@ -1433,7 +1446,7 @@ impl<'a> Reader<'a> {
     /// The end of a source: its last line, if it has no newline; a list in brackets still open
     /// is rejected (a list does not go on in the next source).
     fn end(&mut self, lines: &mut Lines) -> Result<(), InputError> {
-        if !lines.skipping && !lines.carry.is_empty() {
+        if !lines.skipping && !lines.carry.is_empty() && !self.stopped() {
             lines.number += 1;
             self.line(&lines.carry, &lines.name, lines.number)?;
         }
@@ -1518,6 +1531,13 @@ impl<'a> Reader<'a> {
             return self.record(&open.record, name, open.number);
         }
         Ok(())
+    }
+
+    /// Whether the reading is to end here: the observer broke, or `--trials` permutations are
+    /// tallied.
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.observer_broke || self.permutations >= self.limit
     }
 
     /// Tally one record (a line, or a list gathered over lines `number`…), or reject it.
@@ -1651,7 +1671,7 @@ impl<'a> Reader<'a> {
                     let _ = spent.send(buffer);
                     tallied?;
                     progress(self.lines);
-                    if self.observer_broke {
+                    if self.stopped() {
                         // The reading thread is left behind, as after a stop.
                         return Ok(true);
                     }
@@ -1659,7 +1679,7 @@ impl<'a> Reader<'a> {
                 Ok(Delivery::End) => {
                     self.end(&mut lines)?;
                     progress(self.lines);
-                    if self.observer_broke {
+                    if self.stopped() {
                         return Ok(true);
                     }
                     source += 1;
@@ -1814,6 +1834,12 @@ pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Input>, InputError> {
         .iter()
         .map(|source| match source {
             InputSource::Stdin => Ok(Input(Opening::Stdin)),
+            InputSource::Command(name) => Err(InputError::new(
+                name.clone(),
+                InputProblem::CannotStart(io::Error::other(
+                    "a command is started with its seed by check --exec, not opened",
+                )),
+            )),
             InputSource::File(path) => {
                 let name = source.name();
                 let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&name, e))?;
@@ -1895,6 +1921,7 @@ pub fn read_permutations_observed<'a>(
     {
         tally.merge(&batch.finish());
     }
+    let stopped_early = !finished || reader.stopped();
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
         counts: reader
@@ -1911,6 +1938,7 @@ pub fn read_permutations_observed<'a>(
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
+        stopped_early,
         deals: reader.deals.map(DealSink::finish),
     })
 }

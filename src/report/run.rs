@@ -648,6 +648,13 @@ pub struct InputSummary {
     /// permutations did not come from text (a merge of tallies, the library API).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub format: Option<LineFormat>,
+    /// `check --exec`: the command whose standard output was read (left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// `check --exec`: the seed the command was given in `SHUFFLE_BIAS_SEED` (left out of JSON
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// The labels, in starting order, when `--labels` was given.
     pub labels: Option<Vec<String>>,
     /// Lines rejected under `--skip-invalid`.
