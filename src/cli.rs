@@ -419,6 +419,20 @@ pub struct CheckArgs {
     /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
     #[arg(long)]
     pub skip_invalid: bool,
+    /// Run COMMAND in the shell and read its standard output instead of files (e.g. --exec
+    /// 'python3 shuffle.py'). It gets a seed in the environment variable SHUFFLE_BIAS_SEED
+    /// (--seed, else a random one that the report gives), is stopped once --trials permutations
+    /// are read or --until-decided decides, and fails the check (exit 2, with the end of its
+    /// standard error) if it exits with an error.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "files")]
+    pub exec: Option<String>,
+    /// With --exec: the seed given to the command in SHUFFLE_BIAS_SEED, to repeat a run.
+    #[arg(long, value_parser = parse_seed)]
+    pub seed: Option<u64>,
+    /// Read at most this many permutations (or deals), then stop: 240000, 240k, 1M, 1e6
+    /// (default: the whole input).
+    #[arg(short = 't', long, value_parser = parse_count)]
+    pub trials: Option<u64>,
     /// Also save the tally in FILE, for `merge` to add it to others (e.g. one file per day of
     /// logs); a check cut short by Ctrl-C saves what was read, marked partial.
     #[arg(long, value_name = "FILE")]

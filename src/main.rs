@@ -33,6 +33,7 @@ fn exit_code(failure: &Failure) -> ExitCode {
         Failure::Usage(_)
         | Failure::File(_)
         | Failure::Input(_)
+        | Failure::Producer(_)
         | Failure::Stdout(_)
         | Failure::Export(_)
         | Failure::NoLaw(_)

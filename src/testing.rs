@@ -378,8 +378,10 @@ impl ShuffleTest {
             invalid: 0,
             invalid_examples: Vec::new(),
             numbering: Numbering::ZeroBased,
+            format: None,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             interrupted: false,
+            stopped_early: false,
             numbering_assumed: 0,
             deals: stream.map(|stream| stream.finish()),
         };

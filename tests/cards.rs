@@ -174,7 +174,7 @@ fn dealt_hands_by_name_give_the_same_poker_tally_as_by_number() {
         &hands(&written),
         &[&poker[..], &["--cards", "standard"]].concat(),
     );
-    assert!(table.contains("(card names)"), "{table}");
+    assert!(table.contains("(card names, plain lines)"), "{table}");
 }
 
 #[test]

@@ -1,7 +1,9 @@
 //! Property tests of the permutation reader: no input whatever makes it panic (every failure is
 //! an error with a location), and any valid file round-trips to the counts it was written from,
 //! in every mode: all orderings of a small deck, the marginal tally of a 52-card deal, and the
-//! deal tally of five-card hands (numbered 0-based or 1-based, or named).
+//! deal tally of five-card hands (numbered 0-based or 1-based, or named); and a deck printed as
+//! programs print it (plain, JSON, Python's and Node's prints, over several lines, NumPy's; numbers
+//! or quoted labels) reads back to the same permutation.
 
 use std::sync::atomic::AtomicBool;
 
@@ -268,5 +270,91 @@ proptest! {
             prop_assert_eq!(tally.numbering_assumed, 0);
             prop_assert_eq!(tally.counts.deal(), Some(&expected));
         }
+    }
+}
+
+/// The labels of the format round trip: suits, as programs print them (escaped in JSON).
+const SUITED: [&str; 7] = ["A♠", "K♥", "Q♦", "10♣", "J♣", "9♦", "8♥"];
+
+/// `text` as Python's `json.dumps` writes a string: quoted, every non-ASCII character escaped.
+fn json_string(text: &str) -> String {
+    let mut quoted = String::from("\"");
+    for character in text.chars() {
+        if character.is_ascii() {
+            quoted.push(character);
+        } else {
+            quoted.push_str(&format!("\\u{:04x}", u32::from(character)));
+        }
+    }
+    quoted.push('"');
+    quoted
+}
+
+/// The tokens of a deck printed by program `style` (0 `print(*deck)`, 1 `deck.join(",")`,
+/// 2 `JSON.stringify`, 3 Python's `print(deck)`, 4 Node's `console.log` on one line, 5 the same
+/// over several lines of `row` items, 6 NumPy's `print`): quoted labels in the bracketed styles
+/// but NumPy's when `labelled`.
+fn printed(tokens: &[String], labelled: bool, style: usize, row: usize) -> String {
+    let quoted: Vec<String> = tokens
+        .iter()
+        .map(|token| match (labelled, style) {
+            (false, _) | (true, 0 | 1 | 6) => token.clone(),
+            (true, 2) => json_string(token),
+            (true, _) => format!("'{token}'"),
+        })
+        .collect();
+    match style {
+        0 => quoted.join(" "),
+        1 => quoted.join(","),
+        2 => format!("[{}]", quoted.join(",")),
+        3 => format!("[{}]", quoted.join(", ")),
+        4 => format!("[ {} ]", quoted.join(", ")),
+        5 => {
+            let rows: Vec<String> = quoted
+                .chunks(row)
+                .map(|items| format!("  {}", items.join(", ")))
+                .collect();
+            format!("[\n{}\n]", rows.join(",\n"))
+        }
+        _ => format!("[{}]", quoted.join(" ")),
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1000))]
+
+    #[test]
+    fn any_permutation_printed_in_any_format_reads_back_to_its_counts(
+        n in 2usize..=7,
+        ranks in proptest::collection::vec(any::<u32>(), 1..60),
+        style in 0usize..7,
+        labelled in any::<bool>(),
+        row in 1usize..=7,
+        crlf in any::<bool>(),
+    ) {
+        let cells = factorial(n) as usize;
+        let mut expected = vec![0u64; cells];
+        let mut text = String::new();
+        let labels: Vec<String> = SUITED[..n].iter().map(|label| label.to_string()).collect();
+        for r in &ranks {
+            let cell = *r as usize % cells;
+            expected[cell] += 1;
+            let deck: Vec<Card> = unrank(cell, n);
+            let tokens: Vec<String> = deck
+                .iter()
+                .map(|&card| if labelled { labels[usize::from(card)].clone() } else { card.to_string() })
+                .collect();
+            let line = printed(&tokens, labelled, style, row);
+            text.push_str(&line.replace('\n', if crlf { "\r\n" } else { "\n" }));
+            text.push_str(if crlf { "\r\n" } else { "\n" });
+        }
+        let options = ReaderOptions {
+            labels: labelled.then_some(labels),
+            ..Default::default()
+        };
+        let tally = read_tally(text.into_bytes(), &options);
+        let tally = tally.map_err(TestCaseError::fail)?;
+        prop_assert_eq!(tally.permutations, ranks.len() as u64);
+        prop_assert_eq!(tally.counts.into_full().expect("full mode"), expected);
     }
 }

@@ -19,6 +19,7 @@ use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{
     InputCounts, InputTally, Observer, open_sources, read_permutations_observed,
 };
+use crate::input::producer::Producer;
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
@@ -33,7 +34,15 @@ use crate::stats::probability::Probability;
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     let out = open_output(&config.output)?;
     let saved = open_saved_tally(config.save_tally.as_deref())?;
-    let inputs = open_sources(&config.sources)?;
+    // With --exec, the command is started here and its standard output is the one source; it
+    // is stopped, or waited for and its exit checked, before anything is reported.
+    let (inputs, producer) = match &config.exec {
+        Some(exec) => {
+            let (producer, input) = Producer::start(&exec.command, exec.seed)?;
+            (vec![input], Some(producer))
+        }
+        None => (open_sources(&config.sources)?, None),
+    };
     let progress = Progress::counter("lines", config.quiet);
     let stop = interrupt::flag();
     let started = Instant::now();
@@ -66,6 +75,14 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
+    if let Some(producer) = producer {
+        match &input {
+            Ok(input) => producer.finish(input.stopped_early, input.interrupted)?,
+            // A failure of the command (its last line cut short, say) comes before what it
+            // did to the input.
+            Err(error) => producer.finish(true, error.is_interrupted())?,
+        }
+    }
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
     let mut input = input?;
     if let Some(file) = saved {
@@ -83,7 +100,11 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         state_bits: config.state_bits,
         quiet: config.quiet,
     };
-    let report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
+    let mut report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
+    if let (Some(exec), Some(summary)) = (&config.exec, report.header.input.as_mut()) {
+        summary.command = Some(exec.command.clone());
+        summary.seed = Some(exec.seed);
+    }
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
         eprintln!(
@@ -184,6 +205,9 @@ pub(crate) fn judge_input(
             lines: input.lines,
             permutations: input.permutations,
             numbering: input.numbering,
+            format: input.format,
+            command: None,
+            seed: None,
             labels: settings.labels.clone(),
             invalid_lines: input.invalid,
             invalid_examples: input.invalid_examples.clone(),

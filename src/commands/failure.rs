@@ -6,6 +6,7 @@ use std::io;
 
 use crate::config::UsageError;
 use crate::input::permutation_reader::InputError;
+use crate::input::producer::ProducerError;
 use crate::output::files::FileError;
 use crate::tally_file::TallyFileError;
 
@@ -25,6 +26,9 @@ pub enum Failure {
     /// the first one: [`InputError::Interrupted`]).
     #[error(transparent)]
     Input(#[from] InputError),
+    /// The command of `check --exec` could not be run, or failed.
+    #[error(transparent)]
+    Producer(#[from] ProducerError),
     /// Writing the report to stdout failed (a closed stdout is no failure).
     #[error("writing to stdout failed: {0}")]
     Stdout(#[source] io::Error),

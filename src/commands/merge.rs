@@ -229,6 +229,9 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 lines: parts.iter().map(|c| c.lines).sum(),
                 permutations: trials,
                 numbering: numbering(&check.numbering),
+                format: None,
+                command: None,
+                seed: None,
                 labels: check.labels.clone(),
                 invalid_lines: parts.iter().map(|c| c.invalid_lines).sum(),
                 invalid_examples: parts

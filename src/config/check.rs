@@ -13,6 +13,7 @@ use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
+use crate::input::producer::SEED_VARIABLE;
 use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
@@ -46,6 +47,17 @@ pub struct CheckConfig {
     pub output: OutputConfig,
     /// `--save-tally FILE`: where to save the tally as well.
     pub save_tally: Option<PathBuf>,
+    /// `--exec COMMAND`: the command whose standard output is read, and its seed.
+    pub exec: Option<ExecConfig>,
+}
+
+/// `--exec COMMAND` and the seed it is given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExecConfig {
+    /// The command, run by the shell.
+    pub command: String,
+    /// `--seed`, else a random one below 2^53 (exact in JSON).
+    pub seed: u64,
 }
 
 impl CheckConfig {
@@ -76,7 +88,26 @@ impl CheckConfig {
             .or(args.cards.map(CardNames::deck))
             .or(args.deck);
         check_deal(args, known_deck)?;
-        let sources = sources(&args.files)?;
+        if args.seed.is_some() && args.exec.is_none() {
+            return Err(UsageError::Conflict {
+                flag: "--seed",
+                value: None,
+                hint: "check reads permutations already made; the seed is given to the command \
+                       of --exec COMMAND (in SHUFFLE_BIAS_SEED)"
+                    .to_string(),
+            });
+        }
+        let exec = args.exec.as_ref().map(|command| ExecConfig {
+            command: command.clone(),
+            seed: args.seed.unwrap_or_else(random_seed),
+        });
+        let sources = match &exec {
+            Some(exec) => vec![InputSource::Command(format!(
+                "`{}` ({SEED_VARIABLE}={})",
+                exec.command, exec.seed
+            ))],
+            None => sources(&args.files)?,
+        };
         let output = output_config(&args.output)?;
         check_files(&sources, &output, args.save_tally.as_deref())?;
         if args.deal.is_some() && args.sequential.until_decided {
@@ -125,6 +156,7 @@ impl CheckConfig {
                 deals: (!args.no_deal_tests).then(|| DealsRequest {
                     fingerprint_limit: deal_fingerprint_limit(),
                 }),
+                limit: args.trials,
             },
             against: args.against,
             model,
@@ -136,8 +168,23 @@ impl CheckConfig {
             quiet: args.quiet,
             output,
             save_tally: args.save_tally.clone(),
+            exec,
         })
     }
+}
+
+/// A seed for `--exec` when `--seed` is not given: random, below 2^53 so that JSON readers
+/// (JavaScript's numbers) read it exactly.
+fn random_seed() -> u64 {
+    let mut bytes = [0u8; 8];
+    // Without the system's generator, the clock still makes runs differ.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+        bytes = nanos.to_le_bytes();
+    }
+    u64::from_le_bytes(bytes) >> 11
 }
 
 /// `--deck`, if given: 2 to `largest` cards for the mode asked for.
@@ -240,7 +287,7 @@ fn check_files(
         .iter()
         .filter_map(|source| match source {
             InputSource::File(path) => Some(path.clone()),
-            InputSource::Stdin => None,
+            InputSource::Stdin | InputSource::Command(_) => None,
         })
         .collect();
     check_inputs(&input_files)?;

@@ -2,5 +2,7 @@
 //! and the card names the reader knows.
 
 pub mod cards;
+pub mod line_format;
 pub mod permutation_reader;
+pub mod producer;
 pub mod wide_line_parser;

@@ -29,6 +29,11 @@
 //!
 //! `--cards standard` ([`ReaderOptions::cards`]) reads card names (`As`, `10h`, `Q♦`: see
 //! [`crate::input::cards`]), whose order is the standard one.
+//!
+//! A line may also be a list in brackets, as programs print one (`[3, 0, 1, 2]`, `["As", "Kd"]`,
+//! Node's `[ 3, 0, 1, 2 ]` over several lines: see [`crate::input::line_format`]). The first
+//! valid line fixes the [`LineFormat`]; a line in another is an error. Plain lines keep the
+//! fast paths; lists are read by the careful parser.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -44,6 +49,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::cards::CardNames;
+use super::line_format::{self, ANY_FORMAT, HOW_TO_PRINT, LineFormat, Rejection, shown};
 use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
@@ -85,6 +91,9 @@ pub enum InputSource {
     Stdin,
     /// A file.
     File(PathBuf),
+    /// The standard output of a command (`check --exec`), by the name its messages use; it is
+    /// started by [`crate::input::producer::Producer`], not by [`open_sources`].
+    Command(String),
 }
 
 impl InputSource {
@@ -93,6 +102,7 @@ impl InputSource {
         match self {
             InputSource::Stdin => "<stdin>".to_string(),
             InputSource::File(path) => path.display().to_string(),
+            InputSource::Command(name) => name.clone(),
         }
     }
 }
@@ -137,6 +147,9 @@ pub struct ReaderOptions {
     /// Feed every permutation, in line order, to a deal-stream accumulator too (the repeated
     /// decks and serial tests); None: do not.
     pub deals: Option<DealsRequest>,
+    /// `--trials N`: stop reading once N permutations (or deals) are tallied; None: read the
+    /// whole input.
+    pub limit: Option<u64>,
 }
 
 /// What the reader's deal-stream accumulator keeps ([`crate::engine::deal_stream`]).
@@ -275,6 +288,9 @@ pub struct InputTally {
     pub invalid_examples: Vec<InvalidLine>,
     /// How cards were written.
     pub numbering: Numbering,
+    /// How the lines were written, as the first valid one was (None when the permutations did
+    /// not come from text, as in the library API).
+    pub format: Option<LineFormat>,
     /// With `--deal` and numbered cards: the deals read as 0-based because no line held 0 or
     /// n, which would have decided (0 when the numbering was decided by the input).
     pub numbering_assumed: u64,
@@ -282,6 +298,9 @@ pub struct InputTally {
     pub sources: Vec<String>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
+    /// Whether the reading ended before the input did, by Ctrl-C, at `--trials`, or when the
+    /// observer (`--until-decided`) broke.
+    pub stopped_early: bool,
     /// The deal-stream counts, in line order (when [`ReaderOptions::deals`] asked for them).
     pub deals: Option<DealStreamTally>,
 }
@@ -304,6 +323,27 @@ pub enum InputProblem {
     /// examples of skipped lines show it.
     #[error("{0} (fix the line, or pass --skip-invalid to count and skip bad lines)")]
     BadLine(String),
+    /// A line that cannot be read as any format the reader knows: the line, what is wrong, the
+    /// format expected and how to print it.
+    #[error(
+        "{problem}; the line is '{line}'; expected {expected}; {HOW_TO_PRINT}{}",
+        if *.after_valid {
+            "; or, if only some lines are no decks, pass --skip-invalid to count and skip them"
+        } else {
+            ""
+        }
+    )]
+    Unreadable {
+        /// The line, as shown in messages.
+        line: String,
+        /// What is wrong.
+        problem: String,
+        /// The format expected: the one of the first valid line, or any.
+        expected: String,
+        /// Whether a valid line came before (then this one may be a stray line that
+        /// `--skip-invalid` would skip, rather than the wrong format).
+        after_valid: bool,
+    },
     /// The file cannot be opened.
     #[error("cannot open the file ({0}); check the path")]
     CannotOpen(#[source] io::Error),
@@ -333,16 +373,19 @@ pub enum InputProblem {
     Interrupted,
     /// Every non-blank line was rejected under `--skip-invalid`.
     #[error(
-        "no valid permutation: {}",
+        "no valid permutation: {}: {first}",
         if *.invalid == 1 {
             "the only non-blank line was rejected".to_string()
         } else {
-            format!("all {} non-blank lines were rejected", .invalid)
+            format!("all {} non-blank lines were rejected; the first", .invalid)
         }
     )]
     AllRejected {
         /// The lines rejected.
         invalid: u64,
+        /// The first rejection, `FILE:LINE: problem`, as the error without `--skip-invalid`
+        /// would have said it.
+        first: String,
     },
     /// The input holds no permutation.
     #[error("no permutations: the input is empty (one permutation per line, e.g. `2 0 3 1`)")]
@@ -369,22 +412,22 @@ impl InputError {
     }
 }
 
+/// A line without the CR of its CRLF and the blanks at its start.
+fn trimmed(line: &[u8]) -> &[u8] {
+    let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let start = line
+        .iter()
+        .position(|&b| !matches!(b, b' ' | b'\t'))
+        .unwrap_or(line.len());
+    &line[start..]
+}
+
 /// "1 card", "52 cards": a number of cards in a message.
 fn cards(n: usize) -> String {
     match n {
         1 => "1 card".to_string(),
         n => format!("{n} cards"),
     }
-}
-
-/// A token shown in a message: at most 40 characters, invalid UTF-8 escaped.
-fn shown(token: &[u8]) -> String {
-    let text = String::from_utf8_lossy(token);
-    let mut shown: String = text.chars().take(40).collect();
-    if text.chars().count() > 40 {
-        shown.push('…');
-    }
-    shown.escape_debug().to_string()
 }
 
 /// A multiplicative hash of one 16-byte word, for the label index: labels are a few bytes
@@ -824,6 +867,14 @@ struct Reader<'a> {
     labels: Option<LabelIndex<'a>>,
     deck: Option<usize>,
     numbering: Option<(Numbering, String)>,
+    /// The format of the first valid line, and where it was.
+    format: Option<(LineFormat, String)>,
+    /// A list in brackets printed over several lines, gathered up to its `]`.
+    open_list: Option<OpenList>,
+    /// A quoted token with its escapes resolved.
+    scratch: Vec<u8>,
+    /// Under `--skip-invalid`, the first rejection as the error would have said it.
+    first_rejection: Option<String>,
     /// None until the deck size is known.
     counts: Option<InputCounts>,
     /// The careful parser's token values (up to one more than the largest deck).
@@ -847,6 +898,8 @@ struct Reader<'a> {
     observer: Option<Observer<'a>>,
     /// Whether the observer broke.
     observer_broke: bool,
+    /// [`ReaderOptions::limit`], or u64::MAX.
+    limit: u64,
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
     /// into the counts at the end of the input (the counts are sums, so order does not matter).
     batch: Option<MarginalBatch>,
@@ -918,6 +971,15 @@ impl MarginalBatch {
     }
 }
 
+/// A list in brackets whose first line did not close it (Node's `console.log` of a long
+/// array): its lines so far, joined by spaces.
+struct OpenList {
+    /// Its lines so far (at most [`MAX_LINE`] bytes).
+    record: Vec<u8>,
+    /// The number of its first line.
+    number: u64,
+}
+
 /// What one valid line holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum LineKind {
@@ -930,7 +992,7 @@ enum LineKind {
 }
 
 /// Why one line is rejected, or what it holds.
-type LineResult = Result<LineKind, String>;
+type LineResult = Result<LineKind, Rejection>;
 
 /// What [`read_permutations_observed`] calls with each permutation tallied.
 pub type Observer<'a> = &'a mut dyn FnMut(&[Card]) -> ControlFlow<()>;
@@ -948,6 +1010,10 @@ impl<'a> Reader<'a> {
             labels,
             deck,
             numbering: None,
+            format: None,
+            open_list: None,
+            scratch: Vec::new(),
+            first_rejection: None,
             counts: deck.map(|n| options.empty_counts(n)),
             values: Vec::with_capacity(largest + 1),
             cards: vec![0; largest],
@@ -961,6 +1027,7 @@ impl<'a> Reader<'a> {
             deals: deck.and_then(|n| deal_sink_for(options, n)),
             observer: None,
             observer_broke: false,
+            limit: options.limit.unwrap_or(u64::MAX),
             batch: None,
             wide: wide_line_parser::available(),
         }
@@ -1003,9 +1070,12 @@ impl<'a> Reader<'a> {
     /// a valid permutation or deal and is tallied.
     #[inline(always)]
     fn tally_fast(&mut self, line: &[u8]) -> bool {
-        let (Some(n), Some(counts), Some((numbering, _))) =
-            (self.deck, self.counts.as_mut(), &self.numbering)
-        else {
+        let (Some(n), Some(counts), Some((numbering, _)), Some((LineFormat::Plain, _))) = (
+            self.deck,
+            self.counts.as_mut(),
+            &self.numbering,
+            &self.format,
+        ) else {
             return false;
         };
         let labels = self.labels.as_ref();
@@ -1110,57 +1180,52 @@ impl<'a> Reader<'a> {
             return Ok(LineKind::Blank);
         }
         if memchr::memchr(0, content).is_some() {
-            return Err("binary data (a NUL byte): expected text, one permutation per line".into());
+            return Err(
+                "binary data (a NUL byte): expected text, one permutation per line"
+                    .to_string()
+                    .into(),
+            );
+        }
+        if let Some((first, first_location)) = &self.format
+            && first.bracketed() != line_format::opens_brackets(content)
+        {
+            let this = if first.bracketed() {
+                LineFormat::Plain
+            } else {
+                LineFormat::Brackets
+            };
+            return Err(self.format_mix(this, *first, first_location));
         }
         let largest = self.options.largest();
         let expected = self.line_length();
-        self.values.clear();
-        // Commas cut the line into fields, each holding one or more blank-separated tokens: so
-        // a separator is a run of blanks with at most one comma, and a field with no token is
-        // empty.
-        let mut fields = content.split(|&b| b == b',').peekable();
-        let mut previous: &[u8] = &[];
-        while let Some(field) = fields.next() {
-            let mut empty = true;
-            for token in field
-                .split(|&b| matches!(b, b' ' | b'\t'))
-                .filter(|token| !token.is_empty())
-            {
-                empty = false;
-                let found = self.values.len();
-                if found == largest + 1 || expected.is_some_and(|n| found == n) {
-                    return Err(format!(
-                        "too many cards: expected {}, found more (extra token '{}')",
-                        expected.unwrap_or(largest),
-                        shown(token)
-                    ));
-                }
-                let value = self.value_of(token)?;
-                self.values.push(value);
-                previous = token;
+        let mut values = std::mem::take(&mut self.values);
+        let mut scratch = std::mem::take(&mut self.scratch);
+        values.clear();
+        let split = line_format::split(content, &mut scratch, &mut |token| {
+            let found = values.len();
+            if found == largest + 1 || expected.is_some_and(|n| found == n) {
+                return Err(format!(
+                    "too many cards: expected {}, found more (extra token '{}')",
+                    expected.unwrap_or(largest),
+                    shown(token)
+                )
+                .into());
             }
-            if empty {
-                // The line starts with a token, so only a comma makes an empty field.
-                let number = self.values.len() + 1;
-                return Err(if number == 1 {
-                    "empty field 1: the line starts with a comma".to_string()
-                } else if fields.peek().is_none() {
-                    format!(
-                        "empty field {number}: the line ends with a comma after '{}'",
-                        shown(previous)
-                    )
-                } else {
-                    format!(
-                        "empty field {number}: nothing between two commas after '{}'",
-                        shown(previous)
-                    )
-                });
-            }
+            values.push(self.value_of(token)?);
+            Ok(())
+        });
+        self.values = values;
+        self.scratch = scratch;
+        let format = split?;
+        if let Some((first, first_location)) = &self.format
+            && *first != format
+        {
+            return Err(self.format_mix(format, *first, first_location));
         }
         let found = self.values.len();
         let count = match expected {
             Some(count) if count != found => {
-                return Err(format!("expected {count} cards, found {found}"));
+                return Err(format!("expected {count} cards, found {found}").into());
             }
             Some(count) => count,
             None => {
@@ -1169,7 +1234,8 @@ impl<'a> Reader<'a> {
                         "the first permutation has {}; decks of 2 to {largest} cards can be \
                          tallied",
                         cards(found)
-                    ));
+                    )
+                    .into());
                 }
                 self.deck = Some(found);
                 self.counts = Some(self.options.empty_counts(found));
@@ -1191,7 +1257,8 @@ impl<'a> Reader<'a> {
                     return Err(format!(
                         "card {too_big} is out of range: cards are 0..{} or 1..{n}",
                         n - 1
-                    ));
+                    )
+                    .into());
                 }
                 match (has_zero, has_n) {
                     (true, true) => {
@@ -1199,7 +1266,8 @@ impl<'a> Reader<'a> {
                             "mixes 0-based and 1-based values (both 0 and {n} appear); write \
                              cards as 0..{} or as 1..{n}",
                             n - 1
-                        ));
+                        )
+                        .into());
                     }
                     (false, true) => Some(Numbering::OneBased),
                     (true, false) => Some(Numbering::ZeroBased),
@@ -1221,9 +1289,12 @@ impl<'a> Reader<'a> {
                     (None, Some(names)) => names.card_name(card as Card),
                     (None, None) => value.to_string(),
                 };
-                return Err(format!("card '{written}' appears twice"));
+                return Err(format!("card '{written}' appears twice").into());
             }
             *slot = card as Card;
+        }
+        if self.format.is_none() {
+            self.format = Some((format, location()));
         }
         match (&self.numbering, shown_numbering) {
             (None, None) => {
@@ -1263,7 +1334,8 @@ impl<'a> Reader<'a> {
                     },
                     name(numbering),
                     name(*first)
-                ));
+                )
+                .into());
             }
             (Some(_), _) => {}
         }
@@ -1271,34 +1343,38 @@ impl<'a> Reader<'a> {
     }
 
     /// The value of one token: its index among the labels, or the integer it spells.
-    fn value_of(&self, token: &[u8]) -> Result<usize, String> {
+    fn value_of(&self, token: &[u8]) -> Result<usize, Rejection> {
         if let Some(index) = &self.labels {
             return index.get(token).ok_or_else(|| {
                 match (std::str::from_utf8(token), self.options.cards) {
-                    (Err(_), _) => format!("invalid UTF-8 in token '{}'", shown(token)),
+                    (Err(_), _) => {
+                        Rejection::unreadable(format!("invalid UTF-8 in token '{}'", shown(token)))
+                    }
                     (Ok(_), Some(names)) if self.options.labels.is_none() => format!(
                         "'{}' is not a card name ({})",
                         shown(token),
                         names.how_to_write()
-                    ),
+                    )
+                    .into(),
                     (Ok(_), _) => format!(
                         "unknown label '{}' (the labels are {})",
                         shown(token),
                         self.label_list()
-                    ),
+                    )
+                    .into(),
                 }
             });
         }
         if token.is_empty() || token.len() > 6 || !token.iter().all(u8::is_ascii_digit) {
             return Err(if std::str::from_utf8(token).is_err() {
-                format!("invalid UTF-8 in token '{}'", shown(token))
+                Rejection::unreadable(format!("invalid UTF-8 in token '{}'", shown(token)))
             } else if token.iter().all(u8::is_ascii_digit) {
-                format!("card '{}' is out of range", shown(token))
+                format!("card '{}' is out of range", shown(token)).into()
             } else {
-                format!(
+                Rejection::unreadable(format!(
                     "'{}' is not a card number (use integers, or give --labels for named cards)",
                     shown(token)
-                )
+                ))
             });
         }
         Ok(token
@@ -1325,7 +1401,7 @@ impl<'a> Reader<'a> {
     fn chunk(&mut self, lines: &mut Lines, chunk: &[u8]) -> Result<(), InputError> {
         let mut start = 0;
         for end in memchr::memchr_iter(b'\n', chunk) {
-            if self.observer_broke {
+            if self.stopped() {
                 return Ok(());
             }
             lines.number += 1;
@@ -1367,13 +1443,24 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    /// The end of a source: its last line, if it has no newline.
+    /// The end of a source: its last line, if it has no newline; a list in brackets still open
+    /// is rejected (a list does not go on in the next source).
     fn end(&mut self, lines: &mut Lines) -> Result<(), InputError> {
-        if !lines.skipping && !lines.carry.is_empty() {
+        if !lines.skipping && !lines.carry.is_empty() && !self.stopped() {
             lines.number += 1;
             self.line(&lines.carry, &lines.name, lines.number)?;
         }
         lines.carry = Vec::new();
+        if let Some(open) = self.open_list.take() {
+            self.reject(
+                Rejection::unreadable(format!(
+                    "the list in brackets has no closing ']' before the end of {}",
+                    lines.name
+                )),
+                format!("{}:{}", lines.name, open.number),
+                &open.record,
+            )?;
+        }
         Ok(())
     }
 
@@ -1386,9 +1473,75 @@ impl<'a> Reader<'a> {
         } else {
             content
         };
+        if self.open_list.is_some() {
+            return self.list_line(content, name, number);
+        }
         if self.tally_fast(content) {
             return Ok(());
         }
+        self.careful_line(content, name, number)
+    }
+
+    /// A line that the fast paths did not take: the start of a list printed over several
+    /// lines, or one record for the careful parser.
+    fn careful_line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
+        let text = trimmed(content);
+        if line_format::opens_brackets(text)
+            && !matches!(self.format, Some((LineFormat::Plain, _)))
+            && !line_format::closes_list(text)
+        {
+            if text.len() > MAX_LINE {
+                return self.too_long(text, name, number);
+            }
+            self.open_list = Some(OpenList {
+                record: text.to_vec(),
+                number,
+            });
+            return Ok(());
+        }
+        self.record(content, name, number)
+    }
+
+    /// The next line of a list in brackets printed over several lines: gathered, and the list
+    /// read as one record once its `]` has come.
+    fn list_line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
+        let text = trimmed(content);
+        let open = self.open_list.as_mut().expect("a list is open");
+        if line_format::opens_brackets(text) {
+            // Another list begins before the open one was closed.
+            let open = self.open_list.take().expect("a list is open");
+            self.reject(
+                Rejection::unreadable(format!(
+                    "the list in brackets has no closing ']' before line {number} opens another"
+                )),
+                format!("{name}:{}", open.number),
+                &open.record,
+            )?;
+            return self.careful_line(content, name, number);
+        }
+        if open.record.len() + 1 + text.len() > MAX_LINE {
+            let open = self.open_list.take().expect("a list is open");
+            self.lines -= 1;
+            return self.too_long(&open.record, name, open.number);
+        }
+        open.record.push(b' ');
+        open.record.extend_from_slice(text);
+        if line_format::closes_list(&open.record) {
+            let open = self.open_list.take().expect("a list is open");
+            return self.record(&open.record, name, open.number);
+        }
+        Ok(())
+    }
+
+    /// Whether the reading is to end here: the observer broke, or `--trials` permutations are
+    /// tallied.
+    #[inline(always)]
+    fn stopped(&self) -> bool {
+        self.observer_broke || self.permutations >= self.limit
+    }
+
+    /// Tally one record (a line, or a list gathered over lines `number`…), or reject it.
+    fn record(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         let location = || format!("{name}:{number}");
         match self.parse_line(content, &location) {
             Ok(LineKind::Cards) => {
@@ -1412,8 +1565,23 @@ impl<'a> Reader<'a> {
                 Ok(())
             }
             Ok(LineKind::Blank | LineKind::Pending) => Ok(()),
-            Err(problem) => self.reject(problem, location()),
+            Err(rejection) => self.reject(rejection, location(), content),
         }
+    }
+
+    /// The rejection of a line in `this` format after one in `first` at `first_location`.
+    fn format_mix(&self, this: LineFormat, first: LineFormat, first_location: &str) -> Rejection {
+        let name = |format: LineFormat| match format {
+            LineFormat::Plain => "a plain line",
+            LineFormat::Brackets => "a list in brackets",
+            LineFormat::QuotedBrackets => "a list of quoted labels",
+        };
+        format!(
+            "this line is {} but {first_location} was {}; a mix of formats is an error",
+            name(this),
+            name(first)
+        )
+        .into()
     }
 
     /// Reject a line longer than [`MAX_LINE`], of which `begun` is the start.
@@ -1422,21 +1590,50 @@ impl<'a> Reader<'a> {
         // Enough bytes for the 40 characters that a message shows.
         let begun = &begun[..begun.len().min(4 * 41)];
         self.reject(
-            format!("line longer than {MAX_LINE} bytes: '{}'", shown(begun)),
+            format!("line longer than {MAX_LINE} bytes: '{}'", shown(begun)).into(),
             format!("{name}:{number}"),
+            begun,
         )
     }
 
-    /// Count and sample a bad line under `--skip-invalid`; otherwise the error that stops the
-    /// reading.
-    fn reject(&mut self, problem: String, location: String) -> Result<(), InputError> {
-        if !self.options.skip_invalid {
-            return Err(InputError::new(location, InputProblem::BadLine(problem)));
+    /// Count and sample a bad line under `--skip-invalid` (keeping the first rejection's whole
+    /// message); otherwise the error that stops the reading. `line` is the line rejected: an
+    /// unreadable one is shown, with the format expected.
+    fn reject(
+        &mut self,
+        rejection: Rejection,
+        location: String,
+        line: &[u8],
+    ) -> Result<(), InputError> {
+        let skip = self.options.skip_invalid;
+        if !skip || self.first_rejection.is_none() {
+            let problem = if rejection.unreadable {
+                InputProblem::Unreadable {
+                    line: line_format::shown_within(trimmed(line), 60),
+                    problem: rejection.problem.clone(),
+                    expected: match &self.format {
+                        Some((format, at)) => format!("{} as on {at}", format.example()),
+                        None => ANY_FORMAT.to_string(),
+                    },
+                    after_valid: self.format.is_some(),
+                }
+            } else {
+                InputProblem::BadLine(rejection.problem.clone())
+            };
+            if !skip {
+                return Err(InputError::new(location, problem));
+            }
+            self.first_rejection = Some(match problem {
+                InputProblem::BadLine(problem) => format!("{location}: {problem}"),
+                problem => format!("{location}: {problem}"),
+            });
         }
         self.invalid += 1;
         if self.invalid_examples.len() < INVALID_EXAMPLES {
-            self.invalid_examples
-                .push(InvalidLine { location, problem });
+            self.invalid_examples.push(InvalidLine {
+                location,
+                problem: rejection.problem,
+            });
         }
         Ok(())
     }
@@ -1474,7 +1671,7 @@ impl<'a> Reader<'a> {
                     let _ = spent.send(buffer);
                     tallied?;
                     progress(self.lines);
-                    if self.observer_broke {
+                    if self.stopped() {
                         // The reading thread is left behind, as after a stop.
                         return Ok(true);
                     }
@@ -1482,7 +1679,7 @@ impl<'a> Reader<'a> {
                 Ok(Delivery::End) => {
                     self.end(&mut lines)?;
                     progress(self.lines);
-                    if self.observer_broke {
+                    if self.stopped() {
                         return Ok(true);
                     }
                     source += 1;
@@ -1637,6 +1834,12 @@ pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Input>, InputError> {
         .iter()
         .map(|source| match source {
             InputSource::Stdin => Ok(Input(Opening::Stdin)),
+            InputSource::Command(name) => Err(InputError::new(
+                name.clone(),
+                InputProblem::CannotStart(io::Error::other(
+                    "a command is started with its seed by check --exec, not opened",
+                )),
+            )),
             InputSource::File(path) => {
                 let name = source.name();
                 let metadata = std::fs::metadata(path).map_err(|e| cannot_open(&name, e))?;
@@ -1703,6 +1906,7 @@ pub fn read_permutations_observed<'a>(
         } else if reader.invalid > 0 {
             InputProblem::AllRejected {
                 invalid: reader.invalid,
+                first: reader.first_rejection.take().unwrap_or_default(),
             }
         } else {
             InputProblem::Empty
@@ -1717,6 +1921,7 @@ pub fn read_permutations_observed<'a>(
     {
         tally.merge(&batch.finish());
     }
+    let stopped_early = !finished || reader.stopped();
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
         counts: reader
@@ -1729,9 +1934,11 @@ pub fn read_permutations_observed<'a>(
         numbering: reader
             .numbering
             .map_or(Numbering::ZeroBased, |(numbering, _)| numbering),
+        format: reader.format.map(|(format, _)| format),
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         interrupted: stop.load(Ordering::Relaxed),
+        stopped_early,
         deals: reader.deals.map(DealSink::finish),
     })
 }
@@ -2504,13 +2711,77 @@ mod tests {
         let message = tally("# deals\n0 1 1\n", &options).unwrap_err().to_string();
         assert_eq!(
             message,
-            "deals.txt: no valid permutation: the only non-blank line was rejected"
+            "deals.txt: no valid permutation: the only non-blank line was rejected: \
+             deals.txt:2: card '1' appears twice"
         );
         let message = tally("0 1 1\n0 0 1\n", &options).unwrap_err().to_string();
         assert!(
-            message.ends_with("all 2 non-blank lines were rejected"),
+            message.ends_with(
+                "all 2 non-blank lines were rejected; the first: deals.txt:1: card '1' appears \
+                 twice"
+            ),
             "{message}"
         );
+    }
+
+    #[test]
+    fn a_list_printed_over_several_lines_is_one_permutation_named_by_its_first_line() {
+        let t = tally(
+            "[\n  2, 0,\n  1, 3\n]\n[ 0, 1,\r\n 2, 3 ]\n# end\n[3, 2, 1, 0]\n",
+            &ReaderOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(t.permutations, 3);
+        assert_eq!(t.lines, 8);
+        assert_eq!(t.format, Some(LineFormat::Brackets));
+        let counts = t.counts.full().unwrap();
+        assert_eq!(counts[rank(&[2, 0, 1, 3])], 1);
+        assert_eq!(counts[rank(&[0, 1, 2, 3])], 1);
+        assert_eq!(counts[rank(&[3, 2, 1, 0])], 1);
+        assert!(
+            error("[0, 1, 2]\n[\n 2, 2,\n 1\n]\n")
+                .starts_with("deals.txt:2: card '2' appears twice"),
+        );
+        assert!(
+            error("[\n 0, 1,\n[1, 0]\n").starts_with(
+                "deals.txt:1: the list in brackets has no closing ']' before line 3 opens \
+                 another; the line is '[ 0, 1,'"
+            ),
+            "{}",
+            error("[\n 0, 1,\n[1, 0]\n")
+        );
+    }
+
+    #[test]
+    fn an_unclosed_list_under_skip_invalid_is_counted_and_the_next_source_reads_on() {
+        let options = ReaderOptions {
+            skip_invalid: true,
+            ..Default::default()
+        };
+        let t = tally("[0, 1]\n[1, 0]\n[\n 0,\n", &options).unwrap();
+        assert_eq!(t.permutations, 2);
+        assert_eq!(t.invalid, 1);
+        assert_eq!(t.invalid_examples[0].location, "deals.txt:3");
+    }
+
+    #[test]
+    fn the_fast_paths_are_kept_for_plain_lines_only() {
+        // A plain first line fixes the format: a list after it is a mix, not a misread.
+        let message = error("0 1 2 3\n0 1 2 3\n[3, 2, 1, 0]\n");
+        assert!(
+            message.starts_with("deals.txt:3: this line is a list in brackets but deals.txt:1 was"),
+            "{message}"
+        );
+        // Lists of 52 cards, which the plain fast paths would refuse, are all read.
+        let deck: Vec<String> = (0..52).rev().map(|card| card.to_string()).collect();
+        let line = format!("[{}]\n", deck.join(", "));
+        let options = ReaderOptions {
+            mode: TallyMode::Marginal,
+            ..Default::default()
+        };
+        let t = tally(&line.repeat(40), &options).unwrap();
+        assert_eq!(t.permutations, 40);
+        assert_eq!(t.format, Some(LineFormat::Brackets));
     }
     /// Numbers below `bound` from a xorshift64* generator seeded with `seed` (Vigna 2016).
     fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {

@@ -272,13 +272,16 @@ fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
                 ),
             };
             doc.title(format!(
-                "shuffle-bias check: {what} ({}) from {}{interrupted}",
+                "shuffle-bias check: {what} ({}{}) from {}{interrupted}",
                 match input.numbering {
                     Numbering::ZeroBased => "cards 0..n-1",
                     Numbering::OneBased => "cards 1..n",
                     Numbering::Labels => "labelled cards",
                     Numbering::StandardCards => "card names",
                 },
+                input
+                    .format
+                    .map_or(String::new(), |format| format!(", {}", format.describe())),
                 input.sources.join(", ")
             ));
             match &header.merged {

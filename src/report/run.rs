@@ -43,6 +43,7 @@ use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
+use crate::input::line_format::LineFormat;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
 use crate::theory::exact::Law;
@@ -642,6 +643,18 @@ pub struct InputSummary {
     pub permutations: u64,
     /// How the cards were written: `zero-based`, `one-based` or `labels`.
     pub numbering: Numbering,
+    /// How the lines were written, detected from the first valid one: `plain`, `brackets`
+    /// (`[3, 0, 1, 2]`) or `quoted-brackets` (`["As", "Kd"]`); left out of JSON when the
+    /// permutations did not come from text (a merge of tallies, the library API).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub format: Option<LineFormat>,
+    /// `check --exec`: the command whose standard output was read (left out of JSON otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub command: Option<String>,
+    /// `check --exec`: the seed the command was given in `SHUFFLE_BIAS_SEED` (left out of JSON
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
     /// The labels, in starting order, when `--labels` was given.
     pub labels: Option<Vec<String>>,
     /// Lines rejected under `--skip-invalid`.
