@@ -379,6 +379,7 @@ impl ShuffleTest {
             invalid_examples: Vec::new(),
             numbering: Numbering::ZeroBased,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
+            contents: Vec::new(),
             interrupted: false,
             numbering_assumed: 0,
             deals: stream.map(|stream| stream.finish()),

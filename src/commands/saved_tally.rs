@@ -22,7 +22,7 @@ use crate::output::progress::Progress;
 use crate::output::text::group;
 use crate::report::run::Against;
 use crate::tally_file::header::mode_name;
-use crate::tally_file::{CheckPart, ModelPart, RunPart, TallyHeader, write_tally};
+use crate::tally_file::{CheckPart, ContentPart, ModelPart, RunPart, TallyHeader, write_tally};
 
 /// The tally file of `--save-tally`, created before any long work so that a bad path fails at
 /// once.
@@ -270,6 +270,12 @@ fn save_check_counts(
                 .collect(),
             state_bits: config.state_bits,
             model: config.model.map(ModelPart::new),
+            contents: input
+                .sources
+                .iter()
+                .zip(&input.contents)
+                .map(|(source, content)| ContentPart::new(source, content))
+                .collect(),
         }),
         cells: 0,
         encoding: String::new(),

@@ -2,5 +2,7 @@
 //! and the card names the reader knows.
 
 pub mod cards;
+pub mod content_digest;
 pub mod permutation_reader;
+pub mod source_name;
 pub mod wide_line_parser;
