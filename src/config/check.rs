@@ -13,7 +13,7 @@ use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
-use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
+use crate::output::files::{FileError, Target, check_inputs, check_outputs, same_file, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
 
@@ -244,8 +244,18 @@ fn check_files(
         })
         .collect();
     check_inputs(&input_files)?;
-    if sources.contains(&InputSource::Stdin) {
-        input_files.extend(stdin_file());
+    if sources.contains(&InputSource::Stdin)
+        && let Some(stdin) = stdin_file()
+    {
+        // `check f.txt - < f.txt` would count f.txt twice.
+        if let Some(file) = input_files.iter().find(|file| same_file(&stdin, file)) {
+            return Err(FileError::InputTwice {
+                first: file.clone(),
+                again: PathBuf::from("- (standard input, redirected from it)"),
+            }
+            .into());
+        }
+        input_files.push(stdin);
     }
     let save_tally = save_tally.map(Target::from_path);
     if save_tally == Some(Target::Stdout) {
