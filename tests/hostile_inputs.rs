@@ -1,5 +1,6 @@
 //! `check`'s inputs counted once: a file given again as standard input redirected from it is
-//! refused (issue #33, item 2).
+//! refused, and so is saving the tally of an early-stopped `--until-decided` check (issue #33,
+//! items 2 and 3).
 
 mod common;
 
@@ -41,4 +42,29 @@ fn check_refuses_a_file_given_again_as_standard_input_redirected_from_it() {
         .write_stdin(other)
         .assert()
         .code(predicates::ord::lt(2));
+}
+
+#[test]
+fn check_until_decided_refuses_to_save_its_early_stopped_tally() {
+    let dir = tempfile::tempdir().unwrap();
+    let fair = fair_decks(dir.path(), "fair.txt", 1);
+    let tally = dir.path().join("early.tally");
+    let output = shuffle_bias()
+        .args([
+            "check",
+            fair.to_str().unwrap(),
+            "--until-decided",
+            "--save-tally",
+        ])
+        .arg(&tally)
+        .arg("-q")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--until-decided") && stderr.contains("--save-tally"),
+        "{stderr}"
+    );
+    assert!(!tally.exists());
 }

@@ -87,6 +87,16 @@ impl CheckConfig {
                     .to_string(),
             });
         }
+        if args.sequential.until_decided && args.save_tally.is_some() {
+            return Err(UsageError::Conflict {
+                flag: "--until-decided",
+                value: None,
+                hint: "a sequential check stops at a line not known in advance, and a saved \
+                       tally of that early stop would be judged by merge as a fixed sample, \
+                       which it is not; drop --until-decided, or --save-tally"
+                    .to_string(),
+            });
+        }
         if args.deal.is_some() && args.save_tally.is_some() {
             return Err(UsageError::Conflict {
                 flag: "--save-tally",
