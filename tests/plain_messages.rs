@@ -1,11 +1,12 @@
 //! Messages that say what is true and advise only what works: seeds in the count notation up to
 //! 2^64 − 1, levels below the smallest double, `theory -q`, pictures thrown into `/dev/null`,
-//! shard errors, CSV tables refused before the work, the mixing curve and a biased mapping
-//! (issue #33, item 9 and the small messages).
+//! shard errors, CSV tables refused before the work, the mixing curve and a biased mapping,
+//! `compare` at 2 cards (issue #33, items 9 and 10 and the small messages).
 
 mod common;
 
 use common::shuffle_bias;
+use serde_json::Value;
 
 /// The command's exit code and stderr.
 fn run_args(args: &[&str]) -> (i32, String) {
@@ -148,4 +149,25 @@ fn the_mixing_curve_refuses_a_biased_mapping_it_would_ignore() {
         "theory", "riffle", "-n", "6", "--passes", "1..3", "--map", "lemire",
     ]);
     assert_eq!(code, 0, "{stderr}");
+}
+
+#[test]
+fn compare_at_two_cards_expects_no_bias_from_algorithms_exactly_uniform_there() {
+    let output = shuffle_bias()
+        .args(["compare", "--all", "-n", "2", "-t", "20000", "--seed", "1"])
+        .args(["--format", "json", "-q"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    for row in json["rows"].as_array().unwrap() {
+        let exactly_uniform = row["tv_distance_theory"].as_f64() == Some(0.0);
+        if exactly_uniform {
+            assert_eq!(
+                row["as_expected"],
+                !row["bias_detected"].as_bool().unwrap(),
+                "{row}"
+            );
+        }
+    }
+    assert_eq!(output.status.code(), Some(0), "{}", json["verdict"]);
 }
