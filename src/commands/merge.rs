@@ -418,7 +418,13 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             missing: what,
         });
     }
-    publish(&config.output, &report, out)
+    let code = publish(&config.output, &report, out)?;
+    if interrupt::requested() && code != ExitCode::Interrupted {
+        // Ctrl-C after the last file was added, while the report was built or written.
+        eprintln!("shuffle-bias: interrupted after the last file; the report is of every file");
+        return Ok(ExitCode::Interrupted);
+    }
+    Ok(code)
 }
 
 /// Check that the files are the parts of one experiment: equal settings, no copy of a file,
