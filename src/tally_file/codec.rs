@@ -1285,7 +1285,10 @@ mod tests {
             )
             .unwrap();
             std::fs::write(&path, &bytes).unwrap();
-            let read = read_header(&path).unwrap();
+            // The stream (3 deals) is not that of these counts, which read_header refuses: the
+            // header is taken as written, to test the encodings alone.
+            let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+            let read: TallyHeader = serde_json::from_slice(&bytes[25..25 + length]).unwrap();
             let mut total = Counts::empty(TallyMode::Full, 4);
             let back = read_tally_into(&path, &read, &mut total, 100)
                 .unwrap()
