@@ -602,6 +602,9 @@ pub struct TheoryArgs {
     pub state_bits: Option<u32>,
     #[command(flatten)]
     pub source: SourceArgs,
+    /// No progress display (as the other commands).
+    #[arg(short, long)]
+    pub quiet: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -666,9 +669,50 @@ pub fn parse_seed(text: &str) -> Result<u64, String> {
             .parse()
             .map_err(|_| format!("'{text}' is larger than 2^64 − 1, the largest seed"));
     }
+    if let Some(seed) = exact_scientific(&cleaned) {
+        return seed;
+    }
     parse_count(text).map_err(|_| {
         format!("'{text}' is not a seed; write a whole number from 0 to 2^64 − 1 (e.g. 42)")
     })
+}
+
+/// A seed written `D.DDDeN` (`1e19`, `1.5e19`), read exactly rather than through a double,
+/// so that every whole number up to 2^64 − 1 can be written so; None when the text is not of
+/// that form.
+fn exact_scientific(text: &str) -> Option<Result<u64, String>> {
+    let (mantissa, exponent) = text.split_once(['e', 'E'])?;
+    let exponent: u32 = exponent
+        .strip_prefix('+')
+        .unwrap_or(exponent)
+        .parse()
+        .ok()?;
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = format!("{whole}{fraction}");
+    if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let too_large = || {
+        Err(format!(
+            "'{text}' is larger than 2^64 − 1, the largest seed"
+        ))
+    };
+    let Some(shift) = exponent.checked_sub(fraction.len() as u32) else {
+        // Fewer powers of ten than decimals: whole only if the extra decimals are zeros.
+        let extra = fraction.len() - exponent as usize;
+        let (kept, dropped) = digits.split_at(digits.len() - extra);
+        if !dropped.bytes().all(|b| b == b'0') {
+            return Some(Err(format!("'{text}' is not a whole number")));
+        }
+        return Some(kept.parse::<u64>().or_else(|_| too_large()));
+    };
+    let value = digits
+        .parse::<u128>()
+        .ok()
+        .zip(10u128.checked_pow(shift))
+        .and_then(|(digits, power)| digits.checked_mul(power))
+        .and_then(|value| u64::try_from(value).ok());
+    Some(value.map_or_else(too_large, Ok))
 }
 
 /// Parse `--alpha`: a probability strictly between 0 and 1, echoed as written when it is not
@@ -683,6 +727,18 @@ pub fn parse_alpha(text: &str) -> Result<f64, String> {
     let alpha: f64 = text.trim().parse().map_err(|_| refuse())?;
     if alpha > f64::MIN_POSITIVE && alpha < 1.0 {
         Ok(alpha)
+    } else if (0.0..=f64::MIN_POSITIVE).contains(&alpha)
+        && text
+            .trim()
+            .split(['e', 'E'])
+            .next()
+            .is_some_and(|mantissa| mantissa.bytes().any(|b| (b'1'..=b'9').contains(&b)))
+    {
+        // Between 0 and 1, but below what the p-values are computed with.
+        Err(format!(
+            "'{text}' is below the smallest level this tool computes with (about 2.2e-308, \
+             the smallest normal double); write 1e-300 or more"
+        ))
     } else {
         Err(refuse())
     }
@@ -767,6 +823,12 @@ mod tests {
         assert_eq!(parse_seed("42"), Ok(42));
         assert_eq!(parse_seed("1e3"), Ok(1000));
         assert_eq!(parse_seed("18446744073709551615"), Ok(u64::MAX));
+        // Above 2^63 (where counts stop) in the count notation, read exactly.
+        assert_eq!(parse_seed("1e19"), Ok(10_000_000_000_000_000_000));
+        assert_eq!(parse_seed("1.8e19"), Ok(18_000_000_000_000_000_000));
+        assert_eq!(parse_seed("2.5e1"), Ok(25));
+        assert!(parse_seed("2e19").unwrap_err().contains("larger than 2^64"));
+        assert!(parse_seed("2.55e1").unwrap_err().contains("whole number"));
         assert!(parse_seed("18446744073709551616").is_err());
         assert!(parse_seed("-1").is_err());
         assert!(

@@ -29,7 +29,16 @@ pub fn install() {
     INSTALL.call_once(|| {
         let _ = ctrlc::set_handler(|| {
             if REQUESTED.swap(true, Ordering::SeqCst) {
-                remove_pending();
+                let removed = remove_pending();
+                // Say what the second Ctrl-C lost: the report, and any file half written.
+                eprintln!(
+                    "shuffle-bias: interrupted again: stopped at once, without a report{}",
+                    if removed.is_empty() {
+                        String::new()
+                    } else {
+                        format!("; unfinished output removed: {}", removed.join(", "))
+                    }
+                );
                 std::process::exit(EXIT_CODE);
             }
         });
@@ -60,10 +69,14 @@ pub fn forget_pending(path: &std::path::Path) {
     }
 }
 
-fn remove_pending() {
+fn remove_pending() -> Vec<String> {
+    let mut removed = Vec::new();
     if let Ok(pending) = PENDING.lock() {
         for path in pending.iter() {
-            let _ = std::fs::remove_file(path);
+            if std::fs::remove_file(path).is_ok() {
+                removed.push(path.display().to_string());
+            }
         }
     }
+    removed
 }

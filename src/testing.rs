@@ -380,6 +380,7 @@ impl ShuffleTest {
             numbering: Numbering::ZeroBased,
             format: None,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
+            contents: Vec::new(),
             interrupted: false,
             stopped_early: false,
             numbering_assumed: 0,

@@ -273,7 +273,7 @@ fn the_shuffles_of_a_shard_are_the_blocks_the_documentation_names() {
         message.contains("s3.tally was cut short by Ctrl-C"),
         "{message}"
     );
-    assert!(message.contains("(shard 0/4, 1/4, 2/4"), "{message}");
+    assert!(message.contains("(shards 0–3/4)"), "{message}");
     assert!(message.contains("--allow-partial"), "{message}");
     // … and with --allow-partial reports honestly on what is there.
     let (partial, _) = report(&[

@@ -555,7 +555,7 @@ fn flag_errors_from_the_parser_carry_the_same_prefix_as_every_other_error() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains(
-            "'1e-400' is not a significance level",
+            "'1e-400' is below the smallest level",
         ));
     shuffle_bias()
         .args(["run", "fisher-yates", "-t", "1000", "--seed", "1e3"])

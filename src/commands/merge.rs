@@ -13,6 +13,7 @@
 //! and `merged` lists every file (its shard, or its inputs and their lines) with the merge's
 //! own wall time; the table says so in words.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -25,7 +26,9 @@ use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSour
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
+use crate::input::content_digest::ContentDigest;
 use crate::input::permutation_reader::{INVALID_EXAMPLES, InvalidLine, Numbering};
+use crate::input::source_name::printable;
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::group;
@@ -225,7 +228,10 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             command: "check",
             shuffle: model,
             origin: Origin::Input(InputSummary {
-                sources: parts.iter().flat_map(|c| c.sources.clone()).collect(),
+                sources: parts
+                    .iter()
+                    .flat_map(|c| c.sources.iter().map(|s| printable(s)))
+                    .collect(),
                 lines: parts.iter().map(|c| c.lines).sum(),
                 permutations: trials,
                 numbering: numbering(&check.numbering),
@@ -239,8 +245,8 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                     .flat_map(|c| c.invalid_examples.iter())
                     .take(INVALID_EXAMPLES)
                     .map(|[location, problem]| InvalidLine {
-                        location: location.clone(),
-                        problem: problem.clone(),
+                        location: printable(location),
+                        problem: printable(problem),
                     })
                     .collect(),
                 state_bits: check.state_bits,
@@ -385,7 +391,10 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 elapsed_seconds: header.elapsed_seconds,
                 shard: header.run.as_ref().map(|run| run.shard),
                 threads: header.run.as_ref().map(|run| run.threads),
-                sources: header.check.as_ref().map(|check| check.sources.clone()),
+                sources: header
+                    .check
+                    .as_ref()
+                    .map(|check| check.sources.iter().map(|s| printable(s)).collect()),
                 lines: header.check.as_ref().map(|check| check.lines),
                 interrupted: header.interrupted,
             })
@@ -412,11 +421,18 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             missing: what,
         });
     }
-    publish(&config.output, &report, out)
+    let code = publish(&config.output, &report, out)?;
+    if interrupt::requested() && code != ExitCode::Interrupted {
+        // Ctrl-C after the last file was added, while the report was built or written.
+        eprintln!("shuffle-bias: interrupted after the last file; the report is of every file");
+        return Ok(ExitCode::Interrupted);
+    }
+    Ok(code)
 }
 
 /// Check that the files are the parts of one experiment: equal settings, no copy of a file,
-/// no input of `check` in two files, no block of `run` in two shards.
+/// no input of `check` in two files, no block of `run` in two shards. Each check looks at each
+/// file once (a map of what was seen), so that thousands of files are checked at once.
 fn one_experiment(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), MergeError> {
     let first = &headers[0];
     for (path, header) in files.iter().zip(headers).skip(1) {
@@ -430,30 +446,85 @@ fn one_experiment(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), Merg
             });
         }
     }
+    // Equal headers are equal as JSON text (the fields in one order).
+    let mut tallies: HashMap<String, usize> = HashMap::with_capacity(headers.len());
     for (i, header) in headers.iter().enumerate() {
-        if let Some(j) = headers[..i].iter().position(|other| other == header) {
+        let text = serde_json::to_string(header).unwrap_or_default();
+        if let Some(&j) = tallies.get(&text) {
             return Err(MergeError::SameTally {
                 file: files[j].clone(),
                 other: files[i].clone(),
             });
         }
+        tallies.insert(text, i);
     }
     if first.check.is_some() {
-        let mut seen: Vec<(&str, usize)> = Vec::new();
-        for (i, header) in headers.iter().enumerate() {
-            for source in header.check.iter().flat_map(|c| &c.sources) {
-                // Standard input has no name to compare: each day's pipe is a new input.
+        same_input(files, headers)?;
+    }
+    Ok(())
+}
+
+/// No input of `check` tallied in two files. An input is what it holds, its size and digest,
+/// not what it was called: `fair.txt`, `./fair.txt`, a symlink, a copy or a pipe of the same
+/// bytes are one input, and two files that share a name are two. (An empty input adds nothing
+/// and is never counted twice.) Files of earlier builds, which recorded no digests, are
+/// compared by name among themselves, standard input excepted.
+fn same_input(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), MergeError> {
+    let mut contents: HashMap<ContentDigest, (usize, &str)> = HashMap::new();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, header) in headers.iter().enumerate() {
+        let Some(check) = &header.check else {
+            continue;
+        };
+        if check.contents.is_empty() {
+            for source in &check.sources {
                 if source == "<stdin>" {
                     continue;
                 }
-                if let Some(&(_, j)) = seen.iter().find(|(s, j)| s == source && *j != i) {
+                match names.get(source.as_str()) {
+                    Some(&j) if j != i => {
+                        return Err(MergeError::SameInput {
+                            file: files[j].clone(),
+                            other: files[i].clone(),
+                            input: printable(source),
+                        });
+                    }
+                    _ => {
+                        names.insert(source, i);
+                    }
+                }
+            }
+            continue;
+        }
+        for part in &check.contents {
+            let Some(content) = part.content() else {
+                continue;
+            };
+            if content.bytes == 0 {
+                continue;
+            }
+            match contents.get(&content) {
+                Some(&(j, source)) if j != i => {
+                    let input = if source == part.source {
+                        printable(source)
+                    } else {
+                        format!(
+                            "the same data ({} and {}, both {} bytes with digest {})",
+                            printable(source),
+                            printable(&part.source),
+                            group(content.bytes),
+                            part.digest
+                        )
+                    };
                     return Err(MergeError::SameInput {
                         file: files[j].clone(),
                         other: files[i].clone(),
-                        input: source.clone(),
+                        input,
                     });
                 }
-                seen.push((source, i));
+                _ => {
+                    contents.insert(content, (i, &part.source));
+                }
             }
         }
     }
@@ -537,7 +608,7 @@ fn missing_blocks(
     let mut text = format!(
         "block{} {} of the run's {blocks} {} missing",
         if missing_count == 1 { "" } else { "s" },
-        ranges.join(", "),
+        listed(&ranges),
         if missing_count == 1 { "is" } else { "are" }
     );
     let counts: Vec<u64> = headers
@@ -547,20 +618,65 @@ fn missing_blocks(
     if let Some(&count) = counts.first()
         && counts.iter().all(|&c| c == count)
     {
-        let shards: Vec<String> = (0..count)
-            .filter(|&i| {
-                let range = shard_blocks(trials, i, count);
-                combined
-                    .missing
-                    .iter()
-                    .any(|m| m.start < range.end && range.start < m.end)
-            })
-            .map(|i| format!("{i}/{count}"))
-            .collect();
-        text.push_str(&format!(" (shard {})", shards.join(", ")));
+        text.push_str(&shards_missing(&combined.missing, trials, count));
     }
     text
 }
+
+/// ` (shards 0–2/4, 7/8)`: the shards of a split into `count` that hold the `missing` block
+/// ranges (sorted), consecutive ones as one range. Both lists are sorted, so one walk along
+/// them finds every shard that meets a gap.
+fn shards_missing(missing: &[std::ops::Range<u64>], trials: u64, count: u64) -> String {
+    {
+        let mut runs: Vec<(u64, u64)> = Vec::new();
+        let mut gaps = missing.iter().peekable();
+        for i in 0..count {
+            let range = shard_blocks(trials, i, count);
+            while gaps.next_if(|gap| gap.end <= range.start).is_some() {}
+            if gaps
+                .peek()
+                .is_some_and(|gap| gap.start < range.end && range.start < gap.end)
+            {
+                match runs.last_mut() {
+                    Some((_, last)) if *last + 1 == i => *last = i,
+                    _ => runs.push((i, i)),
+                }
+            }
+        }
+        let shards: Vec<String> = runs
+            .iter()
+            .map(|&(first, last)| {
+                if first == last {
+                    format!("{first}/{count}")
+                } else {
+                    format!("{first}–{last}/{count}")
+                }
+            })
+            .collect();
+        let missing_shards: u64 = runs.iter().map(|(first, last)| last - first + 1).sum();
+        format!(
+            " (shard{} {})",
+            if missing_shards == 1 { "" } else { "s" },
+            listed(&shards)
+        )
+    }
+}
+
+/// Items of a message joined with commas, the first [`LISTED`] of them and then how many more:
+/// a warning stays a few lines long however many shards are missing.
+fn listed(items: &[String]) -> String {
+    if items.len() <= LISTED {
+        return items.join(", ");
+    }
+    format!(
+        "{} and {} more",
+        items[..LISTED].join(", "),
+        group((items.len() - LISTED) as u64)
+    )
+}
+
+/// Items a message lists before it counts the rest.
+const LISTED: usize = 8;
 
 /// How the cards were written, from its name in a header.
 fn numbering(name: &str) -> Numbering {
@@ -571,6 +687,39 @@ fn numbering(name: &str) -> Numbering {
     }
 }
 
+/// A file's name as the report shows it (control characters escaped).
 fn display(path: &Path) -> String {
-    path.display().to_string()
+    printable(&path.display().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::random_source::BLOCK_TRIALS;
+
+    #[test]
+    fn the_missing_shards_of_a_large_split_are_listed_as_ranges_in_a_few_words() {
+        // 2,000 shards of one block each; every odd shard from 1 to 1,749 and shards
+        // 1,750–1,999 are missing: 875 ranges (1,749 runs on into 1,750–1,999), of which 8
+        // are listed.
+        let trials = 2_000 * BLOCK_TRIALS;
+        let mut missing: Vec<std::ops::Range<u64>> =
+            (1..1_750).step_by(2).map(|i| i..i + 1).collect();
+        missing.push(1_750..2_000);
+        let text = shards_missing(&missing, trials, 2_000);
+        assert!(
+            text.starts_with(" (shards 1/2000, 3/2000, 5/2000,"),
+            "{text}"
+        );
+        assert!(text.ends_with(" and 867 more)"), "{text}");
+        assert!(text.len() < 200, "{text}");
+        let gap = [std::ops::Range {
+            start: 1_750,
+            end: 2_000,
+        }];
+        let tail = shards_missing(&gap, trials, 2_000);
+        assert_eq!(tail, " (shards 1750–1999/2000)");
+        let one = [std::ops::Range { start: 3, end: 4 }];
+        assert_eq!(shards_missing(&one, trials, 2_000), " (shard 3/2000)");
+    }
 }

@@ -3,7 +3,9 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::saved_tally::{deal_stream_options, open_saved_tally, run_shard, save_run_tally};
+use super::saved_tally::{
+    deal_stream_options, open_saved_tally, run_shard, save_run_tally, warn_of_fingerprint_memory,
+};
 use super::sequential::{family_for, simulate_until_decided};
 use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
@@ -64,6 +66,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let deals = config
         .deal_tests
         .then(|| deal_stream_options(config.settings.mode, &spec));
+    warn_of_fingerprint_memory(deals.as_ref(), spec.trials);
     let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
         _ if config.until_decided => {
@@ -170,7 +173,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         None => report,
     };
     let code = finish_run(&config.output, &report, out)?;
-    Ok(if emit_interrupted {
+    Ok(if emit_interrupted || code == ExitCode::Interrupted {
+        ExitCode::Interrupted
+    } else if interrupt::requested() {
+        // Ctrl-C after the last shuffle, while the report was built or written: the report
+        // covers the whole run, and the exit still says that Ctrl-C was pressed.
+        eprintln!(
+            "shuffle-bias: interrupted after the last shuffle; the report is of the whole run"
+        );
         ExitCode::Interrupted
     } else {
         code

@@ -8,7 +8,9 @@ use std::time::Instant;
 use super::{Counted, Failure};
 use crate::config::deal_fingerprint_limit;
 use crate::config::{CheckConfig, RunConfig};
-use crate::engine::deal_stream::{DealStreamOptions, DealStreamTally, RepeatSource};
+use crate::engine::deal_stream::{
+    BYTES_PER_DEAL, DealStreamOptions, DealStreamTally, RepeatSource,
+};
 use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_blocks};
 use crate::engine::simulate::Tally;
 use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
@@ -22,7 +24,7 @@ use crate::output::progress::Progress;
 use crate::output::text::group;
 use crate::report::run::Against;
 use crate::tally_file::header::mode_name;
-use crate::tally_file::{CheckPart, ModelPart, RunPart, TallyHeader, write_tally};
+use crate::tally_file::{CheckPart, ContentPart, ModelPart, RunPart, TallyHeader, write_tally};
 
 /// The tally file of `--save-tally`, created before any long work so that a bad path fails at
 /// once.
@@ -141,6 +143,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     let deal_options = config
         .deal_tests
         .then(|| deal_stream_options(settings.mode, &spec));
+    warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials);
     let (counts, coverage, deals) = match settings.mode {
         TallyMode::Full => {
             let (tally, coverage, deals) = simulate_blocks_deals_from(
@@ -270,6 +273,12 @@ fn save_check_counts(
                 .collect(),
             state_bits: config.state_bits,
             model: config.model.map(ModelPart::new),
+            contents: input
+                .sources
+                .iter()
+                .zip(&input.contents)
+                .map(|(source, content)| ContentPart::new(source, content))
+                .collect(),
         }),
         cells: 0,
         encoding: String::new(),
@@ -286,6 +295,32 @@ fn save_check_counts(
 /// and the report says why).
 pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
     deal_stream_options_for(mode, spec.deck, spec.trials)
+}
+
+/// Fingerprint memory above which a run says so before it starts.
+const FINGERPRINT_WARNING_BYTES: u64 = 256 << 20;
+
+/// Warn, before a run of `shuffles` starts, when the repeated-decks test will keep more than
+/// [`FINGERPRINT_WARNING_BYTES`] of fingerprints (16 bytes a shuffle in marginal mode): the
+/// memory grows with the run and nothing else would say so until the end. (Shards on one
+/// host each keep their own.)
+pub(super) fn warn_of_fingerprint_memory(options: Option<&DealStreamOptions>, shuffles: u64) {
+    if let Some(DealStreamOptions {
+        repeats: RepeatSource::Fingerprints { .. },
+        ..
+    }) = options
+    {
+        let bytes = shuffles.saturating_mul(BYTES_PER_DEAL);
+        if bytes > FINGERPRINT_WARNING_BYTES {
+            eprintln!(
+                "warning: the repeated-decks test keeps {BYTES_PER_DEAL} bytes a shuffle: {} MB \
+                 for these {} shuffles, held to the end of the run; --no-deal-tests leaves it \
+                 out",
+                group(bytes.div_ceil(1_000_000)),
+                group(shuffles)
+            );
+        }
+    }
 }
 
 /// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards.

@@ -20,7 +20,7 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
                 config.shuffle.algorithm.name(),
                 config.deck
             ),
-            false,
+            config.quiet,
         );
         let report = build_mixing_report(
             config.shuffle,
@@ -50,7 +50,7 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         config.max_paths,
         config.max_paths_given,
         config.law,
-        false,
+        config.quiet,
     )?
     .map_err(|source| NoLaw::Theory {
         shuffle: config.shuffle.label(),

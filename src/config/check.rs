@@ -14,7 +14,7 @@ use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
 use crate::input::producer::SEED_VARIABLE;
-use crate::output::files::{Target, check_inputs, check_outputs, stdin_file};
+use crate::output::files::{FileError, Target, check_inputs, check_outputs, same_file, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
 
@@ -115,6 +115,16 @@ impl CheckConfig {
                 flag: "--until-decided",
                 value: None,
                 hint: "the sequential test reads whole decks; drop --until-decided with --deal"
+                    .to_string(),
+            });
+        }
+        if args.sequential.until_decided && args.save_tally.is_some() {
+            return Err(UsageError::Conflict {
+                flag: "--until-decided",
+                value: None,
+                hint: "a sequential check stops at a line not known in advance, and a saved \
+                       tally of that early stop would be judged by merge as a fixed sample, \
+                       which it is not; drop --until-decided, or --save-tally"
                     .to_string(),
             });
         }
@@ -291,8 +301,18 @@ fn check_files(
         })
         .collect();
     check_inputs(&input_files)?;
-    if sources.contains(&InputSource::Stdin) {
-        input_files.extend(stdin_file());
+    if sources.contains(&InputSource::Stdin)
+        && let Some(stdin) = stdin_file()
+    {
+        // `check f.txt - < f.txt` would count f.txt twice.
+        if let Some(file) = input_files.iter().find(|file| same_file(&stdin, file)) {
+            return Err(FileError::InputTwice {
+                first: file.clone(),
+                again: PathBuf::from("- (standard input, redirected from it)"),
+            }
+            .into());
+        }
+        input_files.push(stdin);
     }
     let save_tally = save_tally.map(Target::from_path);
     if save_tally == Some(Target::Stdout) {

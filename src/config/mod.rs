@@ -70,6 +70,32 @@ fn check_alpha(alpha: f64) -> Result<f64, UsageError> {
     }
 }
 
+/// `--format csv --table permutations` for a deck whose orderings are not listed unless
+/// `--all-orderings` asks: refused before the work, as the CSV exporter would refuse it after.
+fn check_listed_orderings(
+    output: &crate::cli::OutputArgs,
+    deck: usize,
+    all_orderings: bool,
+) -> Result<(), UsageError> {
+    use crate::report::notes::MAX_LISTED_DECK;
+    if output.format == crate::output::Format::Csv
+        && output.table.unwrap_or_default() == crate::output::CsvTable::Permutations
+        && deck > MAX_LISTED_DECK
+        && !all_orderings
+    {
+        return Err(UsageError::conflict(
+            "--table",
+            "permutations",
+            format!(
+                "{deck} cards have {} orderings, more rows than are written by default (up to \
+                 {MAX_LISTED_DECK} cards); add --all-orderings to write every one",
+                crate::engine::permutation::factorial(deck)
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// `--max-paths`: at least 1, [`DEFAULT_MAX_PATHS`] when not given.
 fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
     match max_paths {

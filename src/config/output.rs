@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 use super::UsageError;
 use crate::cli::OutputArgs;
-use crate::output::files::Target;
+use crate::output::files::{Target, is_special};
 use crate::output::{CsvTable, Format, Terminal};
 
 /// Where and how the report is written.
@@ -52,6 +52,8 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
     }
     if let Some(plot) = &args.plot
         && plot.as_os_str() != "-"
+        // A device such as /dev/null takes whatever it is given, whatever its name.
+        && !is_special(plot)
         && !plot
             .extension()
             .is_some_and(|e| e.eq_ignore_ascii_case("svg"))

@@ -4,8 +4,8 @@
 use std::path::PathBuf;
 
 use super::{
-    OutputConfig, SimulationSettings, UsageError, check_max_paths, check_shuffle, output_config,
-    run_source_spec,
+    OutputConfig, SimulationSettings, UsageError, check_listed_orderings, check_max_paths,
+    check_shuffle, output_config, run_source_spec,
 };
 use crate::cli::{RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
@@ -88,6 +88,9 @@ impl RunConfig {
                 "poker hands are tallied by `check --deal 5 --game poker`; `run` deals whole \
                  decks",
             ));
+        }
+        if settings.mode == TallyMode::Full {
+            check_listed_orderings(&args.output, args.deck, args.all_orderings)?;
         }
         if settings.mode == TallyMode::Marginal {
             if args.output.format == Format::Csv
@@ -175,6 +178,14 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
         return Ok(());
     };
     let flag_value = format!("{}/{}", shard.index, shard.count);
+    if args.generator.rng == Generator::Other(GeneratorKind::Os) {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            "shards are the blocks of one seeded stream, and the os generator takes no seed; \
+             shard a seedable --rng (e.g. --rng chacha8 --seed 7), or run --rng os whole",
+        ));
+    }
     if args.generator.seed.is_none() {
         return Err(UsageError::conflict(
             "--shard",
@@ -197,6 +208,14 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
         ("--table", args.output.table.is_some()),
         ("--emit-permutations", args.emit_permutations.is_some()),
     ];
+    if args.emit_permutations.is_some() {
+        return Err(UsageError::conflict(
+            "--shard",
+            &flag_value,
+            "a shard writes only its tally, and merge emits no permutations; emit them from \
+             a run without --shard (the same --seed and --trials give the same shuffles)",
+        ));
+    }
     if let Some((flag, _)) = report_flags.iter().find(|(_, given)| *given) {
         return Err(UsageError::conflict(
             "--shard",

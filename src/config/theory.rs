@@ -1,7 +1,8 @@
 //! `theory`'s config: one exact law, or a mixing curve over a range of passes.
 
 use super::{
-    OutputConfig, UsageError, WORD_BITS, check_alpha, check_max_paths, check_shuffle, output_config,
+    OutputConfig, UsageError, WORD_BITS, check_alpha, check_listed_orderings, check_max_paths,
+    check_shuffle, output_config,
 };
 use crate::cli::{PassesRange, TheoryArgs};
 use crate::engine::algorithms::{Algorithm, Shuffle};
@@ -34,6 +35,8 @@ pub struct TheoryConfig {
     pub law: Option<ChoiceLaw>,
     /// `--state-bits`: the bits of state of a generator, to say what it can reach.
     pub state_bits: Option<u32>,
+    /// `--quiet`: no progress display.
+    pub quiet: bool,
     /// Output.
     pub output: OutputConfig,
 }
@@ -95,7 +98,22 @@ impl TheoryConfig {
                  permutations or positions",
             ));
         }
+        if mixing.is_none() {
+            check_listed_orderings(&args.output, deck, args.all_orderings)?;
+        }
         let law = theory_law(args, deck)?;
+        if let (Some(law), Some(range)) = (law, mixing) {
+            return Err(UsageError::conflict(
+                "--map",
+                law.mapping.name(),
+                format!(
+                    "the mixing curve (--passes {}..{}) is computed for fair coins only, not \
+                     through a biased mapping; drop --map and --bits, or give one number of \
+                     passes for the mapped law (up to {MAX_EXACT_DECK} cards)",
+                    range.first, range.last
+                ),
+            ));
+        }
         let output = output_config(&args.output)?;
         check_outputs(&output.targets(), &[])?;
         if args.state_bits == Some(0) {
@@ -107,6 +125,7 @@ impl TheoryConfig {
         }
         Ok(TheoryConfig {
             state_bits: args.state_bits,
+            quiet: args.quiet,
             shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
             mixing,
             deck,

@@ -50,6 +50,8 @@ use serde::Serialize;
 
 use super::cards::CardNames;
 use super::line_format::{self, ANY_FORMAT, HOW_TO_PRINT, LineFormat, Rejection, shown};
+use super::content_digest::{ContentDigest, ContentHasher};
+use super::source_name::printable;
 use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
 use crate::engine::deal::DealTally;
@@ -97,12 +99,12 @@ pub enum InputSource {
 }
 
 impl InputSource {
-    /// The name used in messages: the path, or `<stdin>`.
+    /// The name used in messages: the path (control characters escaped), or `<stdin>`.
     pub fn name(&self) -> String {
         match self {
             InputSource::Stdin => "<stdin>".to_string(),
-            InputSource::File(path) => path.display().to_string(),
-            InputSource::Command(name) => name.clone(),
+            InputSource::File(path) => printable(&path.display().to_string()),
+            InputSource::Command(name) => printable(name),
         }
     }
 }
@@ -296,6 +298,9 @@ pub struct InputTally {
     pub numbering_assumed: u64,
     /// The sources, in order.
     pub sources: Vec<String>,
+    /// The size and digest of each source read to its end, in order (all of them unless the
+    /// reading was stopped or the observer broke).
+    pub contents: Vec<ContentDigest>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
     /// Whether the reading ended before the input did, by Ctrl-C, at `--trials`, or when the
@@ -905,6 +910,8 @@ struct Reader<'a> {
     batch: Option<MarginalBatch>,
     /// The CPU runs the AVX-512 line parser ([`wide_line_parser::available`], asked once).
     wide: bool,
+    /// The size and digest of each source read to its end.
+    contents: Vec<ContentDigest>,
 }
 
 /// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
@@ -1030,6 +1037,7 @@ impl<'a> Reader<'a> {
             limit: options.limit.unwrap_or(u64::MAX),
             batch: None,
             wide: wide_line_parser::available(),
+            contents: Vec::new(),
         }
     }
 
@@ -1676,7 +1684,8 @@ impl<'a> Reader<'a> {
                         return Ok(true);
                     }
                 }
-                Ok(Delivery::End) => {
+                Ok(Delivery::End(content)) => {
+                    self.contents.push(content);
                     self.end(&mut lines)?;
                     progress(self.lines);
                     if self.stopped() {
@@ -1732,8 +1741,8 @@ impl Lines {
 enum Delivery {
     /// The next bytes of the current source: `buffer[..length]` (the buffer is sent back).
     Chunk(Vec<u8>, usize),
-    /// The current source is read to its end; the next one follows.
-    End,
+    /// The current source is read to its end (its size and digest); the next one follows.
+    End(ContentDigest),
     /// The current source could not be opened or read; nothing follows.
     Failed(InputError),
 }
@@ -1752,6 +1761,7 @@ fn feed(inputs: Vec<(String, Input)>, chunks: &SyncSender<Delivery>, reusable: &
                 return;
             }
         };
+        let mut content = ContentHasher::new();
         loop {
             let mut buffer = match spare.take().or_else(|| reusable.try_recv().ok()) {
                 Some(buffer) => buffer,
@@ -1767,9 +1777,12 @@ fn feed(inputs: Vec<(String, Input)>, chunks: &SyncSender<Delivery>, reusable: &
             let delivery = match source.read(&mut buffer) {
                 Ok(0) => {
                     spare = Some(buffer);
-                    Delivery::End
+                    Delivery::End(content.finish())
                 }
-                Ok(length) => Delivery::Chunk(buffer, length),
+                Ok(length) => {
+                    content.update(&buffer[..length]);
+                    Delivery::Chunk(buffer, length)
+                }
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {
                     spare = Some(buffer);
                     continue;
@@ -1937,6 +1950,7 @@ pub fn read_permutations_observed<'a>(
         format: reader.format.map(|(format, _)| format),
         numbering_assumed: reader.numbering_assumed,
         sources: names,
+        contents: reader.contents,
         interrupted: stop.load(Ordering::Relaxed),
         stopped_early,
         deals: reader.deals.map(DealSink::finish),

@@ -891,7 +891,10 @@ impl TableExporter {
             compare.elapsed_seconds
         ));
         doc.blank();
-        let headline = if compare.all_as_expected {
+        let headline = if compare.interrupted {
+            // Not a verdict: the algorithms not run were neither as expected nor not.
+            "INTERRUPTED"
+        } else if compare.all_as_expected {
             "ALL AS EXPECTED"
         } else {
             "NOT AS EXPECTED"

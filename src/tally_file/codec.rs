@@ -473,6 +473,9 @@ pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
             path: path.to_path_buf(),
         });
     }
+    if let Some(problem) = header.problem() {
+        return Err(bad(problem));
+    }
     let mode = header
         .tally_mode()
         .ok_or_else(|| bad(format!("unknown mode '{}'", header.mode)))?;
@@ -833,6 +836,15 @@ impl OpenTally<'_> {
             path: path.to_path_buf(),
             problem,
         };
+        // The counters bound the trials, which bound the deals and fingerprints the header
+        // claims: when they do not add up, the fingerprints are read only for the CRC-32, not
+        // kept (a sparse file claiming millions of them allocates nothing), and the file is
+        // refused after its CRC-32 is checked.
+        let expected_sum = match counts.mode() {
+            TallyMode::Full => u128::from(header.trials),
+            TallyMode::Marginal => u128::from(header.trials) * header.deck as u128,
+        };
+        let counts_add_up = first_sum == expected_sum;
         let reader = &mut self.reader;
         let deals = match &header.deal_stream {
             None => None,
@@ -855,7 +867,7 @@ impl OpenTally<'_> {
                 add_counters(reader, encoding, part.counts_bytes, stream_parts)
                     .map_err(read)?
                     .map_err(bad_counts)?;
-                let keep = part.fingerprints <= fingerprint_room;
+                let keep = counts_add_up && part.fingerprints <= fingerprint_room;
                 let mut prints =
                     Vec::with_capacity(if keep { part.fingerprints as usize } else { 0 });
                 let mut left = part.fingerprints;
@@ -896,11 +908,7 @@ impl OpenTally<'_> {
                 computed,
             });
         }
-        let expected_sum = match counts.mode() {
-            TallyMode::Full => u128::from(header.trials),
-            TallyMode::Marginal => u128::from(header.trials) * header.deck as u128,
-        };
-        if first_sum != expected_sum {
+        if !counts_add_up {
             return Err(bad_counts(format!(
                 "its counters add up to {first_sum}, not to what {} shuffles give",
                 header.trials
@@ -908,11 +916,26 @@ impl OpenTally<'_> {
         }
         if let Some(tally) = &deals
             && let Some(compositions) = &tally.compositions
-            && compositions.iter().map(|&c| u128::from(c)).sum::<u128>() > u128::from(tally.pairs)
+            && compositions.iter().map(|&c| u128::from(c)).sum::<u128>() != u128::from(tally.pairs)
         {
             return Err(bad_counts(
-                "its deal stream counts more compositions than pairs".to_string(),
+                "its deal stream counts another number of compositions than of pairs".to_string(),
             ));
+        }
+        // Every pair has one number of matching slots, and one pair of groups at each slot.
+        if let Some(tally) = &deals {
+            let pairs = u128::from(tally.pairs);
+            let sum = |counts: &[u64]| counts.iter().map(|&c| u128::from(c)).sum::<u128>();
+            let table = tally.groups * tally.groups;
+            if sum(&tally.matches) != pairs
+                || table == 0
+                || tally.slots.chunks(table).any(|slot| sum(slot) != pairs)
+            {
+                return Err(bad_counts(format!(
+                    "its deal stream's counters do not add up to its {} pairs",
+                    tally.pairs
+                )));
+            }
         }
         *counts.trials_mut() += header.trials;
         Ok(deals)
@@ -1148,6 +1171,7 @@ mod tests {
                 invalid_examples: Vec::new(),
                 state_bits: None,
                 model: None,
+                contents: Vec::new(),
             }),
             cells: 0,
             encoding: String::new(),
@@ -1261,7 +1285,10 @@ mod tests {
             )
             .unwrap();
             std::fs::write(&path, &bytes).unwrap();
-            let read = read_header(&path).unwrap();
+            // The stream (3 deals) is not that of these counts, which read_header refuses: the
+            // header is taken as written, to test the encodings alone.
+            let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+            let read: TallyHeader = serde_json::from_slice(&bytes[25..25 + length]).unwrap();
             let mut total = Counts::empty(TallyMode::Full, 4);
             let back = read_tally_into(&path, &read, &mut total, 100)
                 .unwrap()

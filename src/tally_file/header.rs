@@ -16,6 +16,7 @@ use crate::engine::permutation::factorial;
 use crate::engine::random_source::RngKind;
 use crate::engine::shard::BlockCoverage;
 use crate::engine::tally::TallyMode;
+use crate::input::content_digest::ContentDigest;
 
 /// What a tally file says of itself (format version 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -164,6 +165,37 @@ pub struct CheckPart {
     pub state_bits: Option<u32>,
     /// `--against ALGORITHM`, if given.
     pub model: Option<ModelPart>,
+    /// What each source read to its end was (its size and digest), in order: what identifies
+    /// an input to `merge`, whatever it was called. Absent from files of earlier builds.
+    #[serde(default)]
+    pub contents: Vec<ContentPart>,
+}
+
+/// An input of `check` by its content: see [`crate::input::content_digest`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContentPart {
+    /// The source's name as given (`<stdin>` for standard input).
+    pub source: String,
+    /// Bytes read.
+    pub bytes: u64,
+    /// SipHash-1-3 (128-bit) of those bytes, 32 hexadecimal digits.
+    pub digest: String,
+}
+
+impl ContentPart {
+    /// The part of the source `source` whose bytes were `content`.
+    pub fn new(source: &str, content: &ContentDigest) -> ContentPart {
+        ContentPart {
+            source: source.to_string(),
+            bytes: content.bytes,
+            digest: content.hex(),
+        }
+    }
+
+    /// The size and digest, or None if the digest is not 32 hexadecimal digits.
+    pub fn content(&self) -> Option<ContentDigest> {
+        ContentDigest::parse(self.bytes, &self.digest)
+    }
 }
 
 /// The algorithm `check --against` tests the input against.
@@ -263,6 +295,80 @@ impl TallyHeader {
                     first: value.clone(),
                     second: their,
                 });
+            }
+        }
+        None
+    }
+
+    /// What is wrong with a header's values, checked with the rules of the flags that set
+    /// them (a file is input from another machine): the level, the budget, the passes, the
+    /// shard, the random source's widths, the labels, the times and the deal stream's counts
+    /// and seams. Called before anything the header sizes is allocated.
+    pub fn problem(&self) -> Option<String> {
+        let problem = |text: String| Some(text);
+        if !(2..=crate::engine::marginal::MAX_MARGINAL_DECK).contains(&self.deck) {
+            return problem(format!(
+                "deck {}: 2 to {} cards, as --deck",
+                self.deck,
+                crate::engine::marginal::MAX_MARGINAL_DECK
+            ));
+        }
+        if !(self.alpha > 0.0 && self.alpha < 1.0) {
+            return problem(format!(
+                "alpha {}: the significance level must be strictly between 0 and 1, as \
+                 --alpha (merge --alpha chooses another)",
+                self.alpha
+            ));
+        }
+        if self.max_paths == 0 {
+            return problem(
+                "max_paths 0: the exact engine needs at least 1 path, as --max-paths".into(),
+            );
+        }
+        if !(self.elapsed_seconds.is_finite()
+            && (0.0..=MAX_ELAPSED_SECONDS).contains(&self.elapsed_seconds))
+        {
+            return problem(format!(
+                "elapsed_seconds {}: not a duration of a run (0 to {MAX_ELAPSED_SECONDS:e} s)",
+                self.elapsed_seconds
+            ));
+        }
+        if !["uniform", "model"].contains(&self.against.as_str()) {
+            return problem(format!(
+                "against '{}': neither uniform nor model",
+                self.against
+            ));
+        }
+        if let Some(run) = &self.run
+            && let Some(problem) = run.problem()
+        {
+            return Some(problem);
+        }
+        if let Some(check) = &self.check
+            && let Some(problem) = check.problem(self.deck, self.trials)
+        {
+            return Some(problem);
+        }
+        if let Some(stream) = &self.deal_stream {
+            if stream.deals != self.trials {
+                return problem(format!(
+                    "its deal stream saw {} deals, but the tally holds {} shuffles",
+                    stream.deals, self.trials
+                ));
+            }
+            let blocks = self.run.as_ref().map_or(0, |run| run.blocks);
+            for end in &stream.ends {
+                for deal in [&end.first, &end.last] {
+                    if let Some(problem) = deal_problem(deal, self.deck) {
+                        return Some(format!("a deal at the seams of its deal stream {problem}"));
+                    }
+                }
+                if end.first_block > end.last_block || end.last_block >= blocks {
+                    return problem(format!(
+                        "its deal stream's seams name blocks {}–{}, not blocks of this run",
+                        end.first_block, end.last_block
+                    ));
+                }
             }
         }
         None
@@ -467,12 +573,132 @@ impl ModelPart {
     }
 }
 
+/// The longest run a header may say it took: 10^10 s (three centuries of machine time).
+const MAX_ELAPSED_SECONDS: f64 = 1e10;
+
+/// What is wrong with a deal of `deck`'s cards (0-based): a card beyond the deck, or a card
+/// twice.
+fn deal_problem(deal: &[u16], deck: usize) -> Option<String> {
+    if let Some(card) = deal.iter().find(|&&card| usize::from(card) >= deck) {
+        return Some(format!("holds card {card}, beyond a deck of {deck} cards"));
+    }
+    let mut sorted = deal.to_vec();
+    sorted.sort_unstable();
+    sorted
+        .windows(2)
+        .find(|pair| pair[0] == pair[1])
+        .map(|pair| format!("holds card {} twice", pair[0]))
+}
+
+impl RunPart {
+    /// What is wrong with the run's values, by the rules of its flags.
+    fn problem(&self) -> Option<String> {
+        if self.trials == 0 {
+            return Some("trials 0: a run has at least 1 shuffle, as --trials".into());
+        }
+        let [index, count] = self.shard;
+        let blocks = crate::engine::shard::block_count(self.trials);
+        if count == 0 || index >= count || count > blocks {
+            return Some(format!(
+                "shard [{index}, {count}]: not shard I/K of a run of {blocks} block{} (I from 0 \
+                 to K − 1, K at most the blocks), as --shard",
+                if blocks == 1 { "" } else { "s" }
+            ));
+        }
+        let asked = crate::engine::shard::shard_blocks(self.trials, index, count);
+        if self.asked != [asked.start, asked.end] {
+            return Some(format!(
+                "asked for blocks {:?}, but shard {index}/{count} is blocks [{}, {})",
+                self.asked, asked.start, asked.end
+            ));
+        }
+        if self.block_trials != crate::engine::random_source::BLOCK_TRIALS {
+            return Some(format!(
+                "block_trials {}: this build's blocks hold {}",
+                self.block_trials,
+                crate::engine::random_source::BLOCK_TRIALS
+            ));
+        }
+        if self.threads == 0 || self.threads > crate::config::MAX_THREADS {
+            return Some(format!(
+                "threads {}: 1 to {} worker threads, as --threads",
+                self.threads,
+                crate::config::MAX_THREADS
+            ));
+        }
+        if let Some(bits) = self.bits {
+            let widest = generator_named(&self.rng).map_or(64, |g| g.bits());
+            if !crate::config::WORD_BITS.contains(&bits) || bits > widest {
+                return Some(format!(
+                    "bits {bits}: words of 8 to {widest} bits of {}, as --bits",
+                    self.rng
+                ));
+            }
+        }
+        if let Some(bits) = self.reseed_seed_bits
+            && !(1..=64).contains(&bits)
+        {
+            return Some(format!(
+                "seed bits {bits}: a seed has 1 to 64 bits, as --seed-bits"
+            ));
+        }
+        None
+    }
+}
+
+impl CheckPart {
+    /// What is wrong with the check's values for `trials` permutations of `deck` cards, by
+    /// the rules of its flags.
+    fn problem(&self, deck: usize, trials: u64) -> Option<String> {
+        if self.state_bits == Some(0) {
+            return Some(
+                "state_bits 0: a source has at least 1 bit of state, as --state-bits".into(),
+            );
+        }
+        if let Some(labels) = &self.labels {
+            if labels.len() != deck {
+                return Some(format!(
+                    "{} labels for a deck of {deck} cards, as --labels",
+                    labels.len()
+                ));
+            }
+            let mut sorted: Vec<&String> = labels.iter().collect();
+            sorted.sort();
+            if let Some(pair) = sorted.windows(2).find(|pair| pair[0] == pair[1]) {
+                return Some(format!(
+                    "label '{}' twice: each card has its own label, as --labels",
+                    crate::input::source_name::printable(pair[0])
+                ));
+            }
+        }
+        if !["zero-based", "one-based", "labels"].contains(&self.numbering.as_str()) {
+            return Some(format!("numbering '{}' is unknown", self.numbering));
+        }
+        if self.lines < trials.saturating_add(self.invalid_lines) {
+            return Some(format!(
+                "{} lines cannot hold {trials} permutations and {} rejected lines",
+                self.lines, self.invalid_lines
+            ));
+        }
+        if self.sources.is_empty() {
+            return Some("it names no input".into());
+        }
+        None
+    }
+}
+
 /// A shuffle from its names.
 fn shuffle_of(algorithm: &str, passes: u32, cut: Option<&str>) -> Result<Shuffle, String> {
     let algorithm = Algorithm::ALL
         .into_iter()
         .find(|a| a.name() == algorithm)
         .ok_or_else(|| format!("unknown algorithm '{algorithm}'"))?;
+    if passes == 0 || passes > crate::config::MAX_PASSES {
+        return Err(format!(
+            "passes {passes}: 1 to {} passes, as --passes",
+            crate::config::MAX_PASSES
+        ));
+    }
     let cut_probability = match cut {
         None => CutProbability::default(),
         Some(text) => CutProbability::parse(text)?,

@@ -32,7 +32,9 @@ pub use codec::{
     OpenTally, SPLIT_MIN_CELLS, TallyFileError, add_counts_split, open_tally, read_header,
     read_tally_into, splittable, write_tally,
 };
-pub use header::{CheckPart, DealStreamPart, EndPart, Mismatch, ModelPart, RunPart, TallyHeader};
+pub use header::{
+    CheckPart, ContentPart, DealStreamPart, EndPart, Mismatch, ModelPart, RunPart, TallyHeader,
+};
 
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::factorial;

@@ -3,6 +3,7 @@
 use assert_cmd::Command;
 
 /// The binary, with NO_COLOR removed from the environment so that tests control it.
+#[allow(dead_code)] // not every test file that shares this module runs it this way
 pub fn shuffle_bias() -> Command {
     let mut command = Command::cargo_bin("shuffle-bias").unwrap();
     command.env_remove("NO_COLOR");

@@ -1,0 +1,140 @@
+//! Ctrl-C late in a run, twice, and the memory a large run will take: exit 130 whichever phase
+//! the signal lands in, a word on stderr when a second Ctrl-C drops the report, and a warning
+//! before a run whose fingerprints will take hundreds of MB; an interrupted `compare` gives no
+//! verdict (issue #33, items 7, 10 and 11).
+
+mod common;
+
+#[test]
+fn a_large_marginal_run_warns_of_its_fingerprint_memory_before_it_starts() {
+    // 20 million 52-card shuffles keep 320 MB of fingerprints for the repeated-decks test.
+    // The warning comes before the simulation: the run is stopped after 1 s.
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "20M",
+            "--seed",
+            "1",
+            "-q",
+            "-o",
+            "/dev/null",
+        ],
+        1000,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: the repeated-decks test keeps 16 bytes a shuffle: 320 MB"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--no-deal-tests"), "{stderr}");
+    // Without the deal tests there is nothing to warn of.
+    let quiet = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "20M",
+            "--seed",
+            "1",
+            "-q",
+            "-o",
+            "/dev/null",
+            "--no-deal-tests",
+        ],
+        1000,
+    );
+    assert!(!String::from_utf8_lossy(&quiet.stderr).contains("warning: the repeated-decks"));
+}
+
+#[test]
+fn two_ctrl_c_close_together_say_on_stderr_that_the_report_was_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "1T",
+            "--seed",
+            "1",
+            "-q",
+        ])
+        .args(["--format", "json", "-o"])
+        .arg(&report)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(800));
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: signalling our own child, which is still running (it was asked for 10^12
+    // shuffles and has not been signalled yet).
+    unsafe {
+        libc::kill(pid, libc::SIGINT);
+        libc::kill(pid, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    if !report.exists() {
+        // The second Ctrl-C stopped it before the report: it says so.
+        assert!(stderr.contains("interrupted again"), "{stderr}");
+        assert!(stderr.contains("without a report"), "{stderr}");
+    }
+}
+
+#[test]
+fn ctrl_c_at_any_moment_of_a_run_exits_130_even_while_the_report_is_built() {
+    // 11 cards: the exact law, 2 million shuffles and a report over 39,916,800 orderings take
+    // a few seconds in all; Ctrl-C at each of these moments must end in exit 130, whichever
+    // phase it lands in (after the last shuffle it used to give exit 0).
+    for millis in [300, 900, 1500, 2500, 3500] {
+        let output = common::interrupted_after(
+            &[
+                "run",
+                "fisher-yates",
+                "-n",
+                "11",
+                "-t",
+                "2M",
+                "--seed",
+                "1",
+                "-q",
+                "-o",
+                "/dev/null",
+            ],
+            millis,
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() == Some(0) || output.status.code() == Some(1) {
+            // Finished before the signal: nothing was interrupted.
+            assert!(!stderr.contains("interrupted"), "{millis} ms: {stderr}");
+            continue;
+        }
+        assert_eq!(output.status.code(), Some(130), "{millis} ms: {stderr}");
+        assert!(stderr.contains("interrupted"), "{millis} ms: {stderr}");
+    }
+}
+
+#[test]
+fn an_interrupted_compare_headlines_interrupted_not_a_verdict() {
+    let output = common::interrupted_after(
+        &[
+            "compare", "--all", "-n", "5", "-t", "1T", "--seed", "1", "-q",
+        ],
+        800,
+    );
+    let table = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(130), "{table}");
+    assert!(table.contains("INTERRUPTED"), "{table}");
+    assert!(!table.contains("NOT AS EXPECTED"), "{table}");
+}
