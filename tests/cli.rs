@@ -201,7 +201,7 @@ fn sattolo_fits_its_own_model_but_not_uniform_and_says_why() {
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
-            "only 6 of the 24 orderings are reachable",
+            "the algorithm reaches only 6 of the 24 orderings",
         ));
 }
 

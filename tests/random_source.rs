@@ -221,8 +221,8 @@ fn every_run_report_states_its_sources_bits_beside_log2_n_factorial() {
     let (_, table) = run(&["-n", "10", "-t", "10k"]);
     assert!(
         table.contains(
-            "reach: 320 bits of state ≥ 21.8 bits of orderings (log2 10!): every ordering \
-             reachable"
+            "reach: 320 bits of state ≥ 21.8 bits of orderings (log2 10!): the source can \
+             reach every ordering"
         ),
         "{table}"
     );
