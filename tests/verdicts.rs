@@ -147,3 +147,47 @@ fn repeated_decks_of_hashed_fingerprints_claim_no_p_value_finer_than_the_hashes_
             .contains("on too few reachable decks, by repeated decks")
     );
 }
+
+#[test]
+fn an_emitted_file_of_a_reseeded_run_names_the_command_that_makes_it_again() {
+    // The header once dropped --reseed, --seed-bits and --seeds, so running it gave other decks.
+    let first = shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "6",
+            "-t",
+            "500",
+            "--seed",
+            "3",
+            "--reseed",
+            "every-shuffle",
+            "--seed-bits",
+            "12",
+            "--seeds",
+            "counter",
+            "--emit-permutations",
+            "-",
+            "-o",
+            "/dev/null",
+            "-q",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(first.stdout).unwrap();
+    let header = text.lines().next().unwrap();
+    assert!(
+        header.contains("--reseed every-shuffle --seed-bits 12 --seeds counter"),
+        "{header}"
+    );
+    // The header's command, run again, emits the same file.
+    let command = header
+        .strip_prefix("# shuffle-bias ")
+        .and_then(|rest| rest.split(':').next())
+        .unwrap();
+    let mut args: Vec<&str> = command.split_whitespace().collect();
+    args.extend(["--emit-permutations", "-", "-o", "/dev/null", "-q"]);
+    let again = shuffle_bias().args(&args).output().unwrap();
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
+}

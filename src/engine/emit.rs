@@ -49,6 +49,14 @@ pub fn emit_permutations_from(
             generator.push_str(&format!(" --bits {bits}"));
         }
     }
+    // The header is the command that makes the same file again: the re-seeding too.
+    if let Some(reseed) = source.reseed {
+        generator.push_str(&format!(
+            " --reseed every-shuffle --seed-bits {} --seeds {}",
+            reseed.bits,
+            reseed.seeds.name()
+        ));
+    }
     writeln!(
         out,
         "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} {generator}: one shuffle \

@@ -561,6 +561,27 @@ fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document) {
             doc.text(format!("  {}: {note}", test.name), "    ");
         }
     }
+    // Serial slots shows one slot's χ² and df beside a p-value combined over every slot: say so.
+    if let Some(deals) = &run.deal_stream
+        && let Some(worst) = deals
+            .slots
+            .tables
+            .iter()
+            .min_by(|a, b| a.log10_p_value.total_cmp(&b.log10_p_value))
+        && run.tests.iter().any(|t| t.name == "serial slots")
+    {
+        doc.text(
+            format!(
+                "  serial slots: the statistic and df are slot {}'s, the smallest p of the {} \
+                 slots ({}); p is that times {} (Bonferroni over the slots)",
+                worst.slot,
+                deals.slots.tables.len(),
+                format_p(worst.log10_p_value),
+                deals.slots.tables.len()
+            ),
+            "    ",
+        );
+    }
 }
 
 /// A fixed-sample test's result: REJECTED, ok, or descriptive (after a sequential stop it
