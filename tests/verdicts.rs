@@ -191,3 +191,24 @@ fn an_emitted_file_of_a_reseeded_run_names_the_command_that_makes_it_again() {
     let again = shuffle_bias().args(&args).output().unwrap();
     assert_eq!(String::from_utf8(again.stdout).unwrap(), text);
 }
+
+#[test]
+fn a_pass_on_too_few_trials_says_so_in_the_table_and_the_markdown_not_only_on_stderr() {
+    // One shuffle of 4 cards: every ordering expected 1/24 times, far below Cochran's 5. The
+    // report a CI job publishes (Markdown) and the table must carry the warning beside the
+    // verdict.
+    for format in ["table", "markdown"] {
+        let output = shuffle_bias()
+            .args([
+                "run", "naive", "-n", "4", "-t", "1", "--seed", "1", "--format", format,
+            ])
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0));
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        assert!(
+            stdout.contains("warning: the smallest expected count per ordering is 0.042"),
+            "{format}: {stdout}"
+        );
+    }
+}

@@ -14,7 +14,7 @@ mod saved_tally;
 mod sequential;
 mod theory;
 
-use std::io::{self, Write};
+use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 
 use crate::cli::{Cli, Command};
@@ -27,7 +27,7 @@ use crate::interrupt;
 use crate::output::files::{OutputFile, Target};
 use crate::output::progress::Progress;
 use crate::output::svg::SvgExporter;
-use crate::output::{Exporter, Report, exporter};
+use crate::output::{Exporter, Format, Report, exporter};
 use crate::report::run::MarginalTheory;
 use crate::report::run::RunReport;
 use crate::theory::exact::MAX_EXACT_DECK;
@@ -239,8 +239,15 @@ fn publish(
     report: &RunReport,
     out: Destinations,
 ) -> Result<ExitCode, Failure> {
-    for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+    // A table or Markdown report carries its warnings itself (a CI summary must show them);
+    // on a terminal that already shows it, stderr would only repeat them.
+    let shown_in_report = matches!(output.format, Format::Table | Format::Markdown)
+        && output.report == Target::Stdout
+        && std::io::stdout().is_terminal();
+    if !shown_in_report {
+        for warning in &report.warnings {
+            eprintln!("warning: {warning}");
+        }
     }
     write_report(output, &Report::Run(report), out)?;
     Ok(if report.bias_detected {

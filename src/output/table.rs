@@ -214,6 +214,11 @@ impl TableExporter {
         };
         doc.headline(self.paint(headline, run.bias_detected));
         doc.text(&run.verdict, "  ");
+        // What weakens the verdict stands beside it, in the report itself (a "no bias detected"
+        // on one shuffle must say so where a CI summary shows it), not on stderr alone.
+        for warning in &run.warnings {
+            doc.text(format!("warning: {warning}"), "  ");
+        }
         for note in &run.notes {
             doc.text(format!("note: {note}"), "  ");
         }
