@@ -49,8 +49,8 @@ use std::time::Duration;
 use serde::Serialize;
 
 use super::cards::CardNames;
-use super::line_format::{self, ANY_FORMAT, HOW_TO_PRINT, LineFormat, Rejection, shown};
 use super::content_digest::{ContentDigest, ContentHasher};
+use super::line_format::{self, ANY_FORMAT, HOW_TO_PRINT, LineFormat, Rejection, shown};
 use super::source_name::printable;
 use super::wide_line_parser::{self, WIDE_MAX_DECK};
 use crate::engine::algorithms::Card;
