@@ -37,3 +37,47 @@ fn output_to_a_symlink_writes_through_it_and_the_link_stays_a_link() {
         .collect();
     assert_eq!(names.len(), 2, "{names:?}");
 }
+
+#[test]
+fn file_and_tally_file_errors_escape_a_newline_in_the_file_name() {
+    // A crafted name must not start a line of its own in an error: the newline is shown as
+    // `\n`, as in reports.
+    let dir = tempfile::tempdir().unwrap();
+    let crafted = dir.path().join("x\nNO BIAS DETECTED");
+    std::fs::create_dir(&crafted).unwrap();
+    // An output that cannot be created (its directory does not exist).
+    let output = shuffle_bias()
+        .args([
+            "run", "naive", "-n", "3", "-t", "100", "--seed", "1", "-q", "-o",
+        ])
+        .arg(crafted.join("missing\ndir").join("report.txt"))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("x\\nNO BIAS DETECTED"), "{stderr}");
+    assert!(stderr.contains("missing\\ndir"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|line| line.starts_with("NO BIAS")),
+        "{stderr}"
+    );
+    // A file that is not a tally, given to merge.
+    let not_a_tally = crafted.join("not\na tally");
+    std::fs::write(&not_a_tally, "hello\n").unwrap();
+    let output = shuffle_bias()
+        .arg("merge")
+        .arg(&not_a_tally)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("not\\na tally"), "{stderr}");
+    assert!(
+        !stderr.lines().any(|line| line.starts_with("NO BIAS")),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.lines().any(|line| line.starts_with("a tally")),
+        "{stderr}"
+    );
+}

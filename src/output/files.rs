@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+use crate::input::source_name::printable_path;
 use crate::interrupt;
 
 /// Why an output or an input file cannot be used: the `Display` is the user's message, naming
@@ -42,7 +43,10 @@ pub enum FileError {
         flags: Vec<&'static str>,
     },
     /// An output names a directory.
-    #[error("{flag} {}: this is a directory; name a file in it", path.display())]
+    #[error(
+        "{flag} {}: this is a directory; name a file in it",
+        printable_path(path)
+    )]
     Directory {
         /// The flag.
         flag: &'static str,
@@ -52,8 +56,8 @@ pub enum FileError {
     /// Two outputs name one file.
     #[error(
         "{first_flag} {} and {flag} {} name the same file; give each output its own file",
-        first.display(),
-        path.display()
+        printable_path(first),
+        printable_path(path)
     )]
     SameOutput {
         /// The flag of the first output.
@@ -69,11 +73,11 @@ pub enum FileError {
     #[error(
         "{flag} {}: this file is also an input ({}); writing it would destroy what is read — \
          name another file",
-        path.display(),
+        printable_path(path),
         if input.as_os_str() == "/dev/stdin" {
             "stdin is redirected from it".to_string()
         } else {
-            input.display().to_string()
+            printable_path(input)
         }
     )]
     OutputIsInput {
@@ -87,8 +91,8 @@ pub enum FileError {
     /// An input given twice (under any name).
     #[error(
         "FILE {} and {} are the same file, which would be counted twice; give each input once",
-        first.display(),
-        again.display()
+        printable_path(first),
+        printable_path(again)
     )]
     InputTwice {
         /// The first name.
@@ -100,7 +104,7 @@ pub enum FileError {
     #[error(
         "{flag} {}: cannot create the file ({source}); check the directory exists and is \
          writable",
-        path.display()
+        printable_path(path)
     )]
     CannotCreate {
         /// The flag.
@@ -111,7 +115,7 @@ pub enum FileError {
         source: io::Error,
     },
     /// Writing, flushing or renaming the file into place failed.
-    #[error("{flag} {}: writing failed: {source}", path.display())]
+    #[error("{flag} {}: writing failed: {source}", printable_path(path))]
     WriteFailed {
         /// The flag.
         flag: &'static str,
