@@ -478,7 +478,8 @@ pub struct OutputArgs {
     pub table: Option<CsvTable>,
     /// Write the report to FILE instead of stdout (`-` is stdout). The file is written aside
     /// and renamed into place when the report is complete, so a failed run leaves an existing
-    /// FILE as it was.
+    /// FILE as it was. A FILE that is a symbolic link is written through: the file it points
+    /// to is replaced and the link stays a link.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
     /// Also draw the report as an SVG picture in FILE.svg (`-` is stdout): the position heat

@@ -138,3 +138,31 @@ fn an_interrupted_compare_headlines_interrupted_not_a_verdict() {
     assert!(table.contains("INTERRUPTED"), "{table}");
     assert!(!table.contains("NOT AS EXPECTED"), "{table}");
 }
+
+#[test]
+fn theory_riffle_passes_over_a_long_range_stops_at_the_first_ctrl_c() {
+    // 1,000 riffle passes of 1,000 cards by the closed form take many minutes; the first Ctrl-C
+    // used to be ignored. It must end the computation with exit 130 within a few seconds (one
+    // point of the curve, a fraction of a second at this size, is the most it may finish).
+    let started = std::time::Instant::now();
+    let output = common::interrupted_after(
+        &[
+            "theory",
+            "riffle",
+            "-n",
+            "1000",
+            "--passes",
+            "1..1000",
+            "-o",
+            "/dev/null",
+        ],
+        1000,
+    );
+    let elapsed = started.elapsed();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        elapsed < std::time::Duration::from_secs(5),
+        "{elapsed:?} after a Ctrl-C at 1 s"
+    );
+}

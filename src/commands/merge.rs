@@ -187,7 +187,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
     let trials: u64 = headers.iter().map(|h| h.trials).sum();
     let paths = (max_paths, config.max_paths.is_some());
     let named = |problem: String| MergeError::Incomplete {
-        what: format!("{}: {problem}", files[0].display()),
+        what: format!("{}: {problem}", display(&files[0])),
     };
     let (facts, theory) = if let Some(run) = &first.run {
         let shuffle = run.shuffle().map_err(named)?;

@@ -18,6 +18,7 @@ use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally};
+use crate::input::source_name::printable_path;
 use crate::interrupt;
 use crate::output::files::OutputFile;
 use crate::output::progress::Progress;
@@ -192,12 +193,12 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
             "shuffle-bias: interrupted: {what}: {} shuffles done, saved to {} marked partial \
              (merge refuses it unless --allow-partial)",
             group(counts.trials()),
-            path.display()
+            printable_path(path)
         );
         return Ok(ExitCode::Interrupted);
     }
     if !config.quiet {
-        eprintln!("{what} saved to {} ({saved})", path.display());
+        eprintln!("{what} saved to {} ({saved})", printable_path(path));
     }
     Ok(ExitCode::NoBiasDetected)
 }

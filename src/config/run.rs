@@ -128,7 +128,7 @@ impl RunConfig {
         if let (true, Some(path)) = (args.sequential.until_decided, &args.emit_permutations) {
             return Err(UsageError::conflict(
                 "--emit-permutations",
-                path.display(),
+                crate::input::source_name::printable_path(path),
                 "--until-decided stops at a shuffle not known in advance, and the file would \
                  hold every trial asked for; drop one of the two (or emit them in a run \
                  of the --trials that --until-decided reported)",

@@ -21,6 +21,12 @@ pub fn printable(name: &str) -> String {
         .collect()
 }
 
+/// A path as messages show it: [`printable`] of its lossy display, so a file name with a
+/// newline or an escape sequence cannot start a line of its own in an error.
+pub fn printable_path(path: &std::path::Path) -> String {
+    printable(&path.display().to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

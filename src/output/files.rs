@@ -9,6 +9,8 @@
 //!   the command succeeds (or was interrupted with a report to write), so a failed run leaves
 //!   an existing file as it was; the new file gets the old one's permissions, or those a plain
 //!   `create` would give;
+//! - a symbolic link is written through, as a shell's `>` would: the temporary file is made
+//!   beside the link's final target and renamed onto it, so the link stays a link;
 //! - a special file (`/dev/null`, a FIFO, a terminal) is written directly: it cannot be
 //!   replaced by a rename, and there is nothing in it to lose.
 //!
@@ -23,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use tempfile::NamedTempFile;
 
+use crate::input::source_name::printable_path;
 use crate::interrupt;
 
 /// Why an output or an input file cannot be used: the `Display` is the user's message, naming
@@ -40,7 +43,10 @@ pub enum FileError {
         flags: Vec<&'static str>,
     },
     /// An output names a directory.
-    #[error("{flag} {}: this is a directory; name a file in it", path.display())]
+    #[error(
+        "{flag} {}: this is a directory; name a file in it",
+        printable_path(path)
+    )]
     Directory {
         /// The flag.
         flag: &'static str,
@@ -50,8 +56,8 @@ pub enum FileError {
     /// Two outputs name one file.
     #[error(
         "{first_flag} {} and {flag} {} name the same file; give each output its own file",
-        first.display(),
-        path.display()
+        printable_path(first),
+        printable_path(path)
     )]
     SameOutput {
         /// The flag of the first output.
@@ -67,11 +73,11 @@ pub enum FileError {
     #[error(
         "{flag} {}: this file is also an input ({}); writing it would destroy what is read — \
          name another file",
-        path.display(),
+        printable_path(path),
         if input.as_os_str() == "/dev/stdin" {
             "stdin is redirected from it".to_string()
         } else {
-            input.display().to_string()
+            printable_path(input)
         }
     )]
     OutputIsInput {
@@ -85,8 +91,8 @@ pub enum FileError {
     /// An input given twice (under any name).
     #[error(
         "FILE {} and {} are the same file, which would be counted twice; give each input once",
-        first.display(),
-        again.display()
+        printable_path(first),
+        printable_path(again)
     )]
     InputTwice {
         /// The first name.
@@ -98,7 +104,7 @@ pub enum FileError {
     #[error(
         "{flag} {}: cannot create the file ({source}); check the directory exists and is \
          writable",
-        path.display()
+        printable_path(path)
     )]
     CannotCreate {
         /// The flag.
@@ -109,7 +115,7 @@ pub enum FileError {
         source: io::Error,
     },
     /// Writing, flushing or renaming the file into place failed.
-    #[error("{flag} {}: writing failed: {source}", path.display())]
+    #[error("{flag} {}: writing failed: {source}", printable_path(path))]
     WriteFailed {
         /// The flag.
         flag: &'static str,
@@ -297,11 +303,35 @@ pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), FileError> {
     }
 }
 
+/// Where writing `path` really goes: `path` itself, or, when it is a symbolic link, the file at
+/// the end of its chain of links (which need not exist yet, as with a shell's `>`). A chain
+/// longer than 40 links (a loop) is left as it is: creating the file then fails with the
+/// system's own message.
+fn link_target(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        let is_link = fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return current;
+        }
+        let Ok(target) = fs::read_link(&current) else {
+            return current;
+        };
+        current = match current.parent() {
+            Some(parent) if target.is_relative() => parent.join(target),
+            _ => target,
+        };
+    }
+    path.to_path_buf()
+}
+
 /// A file being written: a temporary file beside its target, renamed into place by
 /// [`OutputFile::commit`]; dropped without a commit, it is removed and the target is untouched.
 pub struct OutputFile {
     flag: &'static str,
     path: PathBuf,
+    /// The file renamed into place: `path`, or the final target when `path` is a symlink.
+    destination: PathBuf,
     /// Always present, until [`OutputFile::commit`] takes it.
     sink: Option<Sink>,
 }
@@ -326,18 +356,20 @@ impl OutputFile {
             return Ok(OutputFile {
                 flag,
                 path: path.to_path_buf(),
+                destination: path.to_path_buf(),
                 sink: Some(Sink::Direct(io::BufWriter::new(file))),
             });
         }
-        let directory = match path.parent() {
+        let destination = link_target(path);
+        let directory = match destination.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
         };
         // The replaced file keeps its permissions; a new one gets what `create` would give.
-        let permissions = fs::metadata(path)
+        let permissions = fs::metadata(&destination)
             .map(|m| m.permissions())
             .unwrap_or_else(|_| Permissions::from_mode(0o666));
-        let name = path
+        let name = destination
             .file_name()
             .map_or_else(|| "output".into(), |n| n.to_string_lossy().into_owned());
         let temporary = tempfile::Builder::new()
@@ -350,6 +382,7 @@ impl OutputFile {
         Ok(OutputFile {
             flag,
             path: path.to_path_buf(),
+            destination,
             sink: Some(Sink::Temporary(io::BufWriter::with_capacity(
                 1 << 16,
                 temporary,
@@ -372,7 +405,7 @@ impl OutputFile {
                     .into_inner()
                     .map_err(|e| self.write_failed(e.into_error()))?;
                 let temporary_path = temporary.path().to_path_buf();
-                let result = temporary.persist(&self.path).map(drop);
+                let result = temporary.persist(&self.destination).map(drop);
                 interrupt::forget_pending(&temporary_path);
                 result.map_err(|e| self.write_failed(e.error))
             }

@@ -21,6 +21,7 @@ use crate::engine::deal_stream::{
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial};
 use crate::engine::tally::TallyMode;
+use crate::input::source_name::printable_path;
 use crate::theory::permutation_statistics::Statistic;
 
 /// Bytes encoded or decoded at a time.
@@ -43,7 +44,7 @@ const FINGERPRINT_BYTES: u64 = 16;
 #[derive(Debug, thiserror::Error)]
 pub enum TallyFileError {
     /// The file cannot be opened or read.
-    #[error("{}: cannot read the tally file: {source}", .path.display())]
+    #[error("{}: cannot read the tally file: {source}", printable_path(.path))]
     Read {
         /// The file.
         path: PathBuf,
@@ -54,7 +55,7 @@ pub enum TallyFileError {
     #[error(
         "{}: not a shuffle-bias tally file (it does not start with the tally magic); give files \
          written by `run --save-tally` or `check --save-tally`",
-        .path.display()
+        printable_path(.path)
     )]
     NotATally {
         /// The file.
@@ -64,7 +65,7 @@ pub enum TallyFileError {
     #[error(
         "{}: tally format version {found}, but this shuffle-bias ({}) reads version {}; merge \
          it with the shuffle-bias that wrote it, or save the tally again with this one",
-        .path.display(), env!("CARGO_PKG_VERSION"), FORMAT_VERSION
+        printable_path(.path), env!("CARGO_PKG_VERSION"), FORMAT_VERSION
     )]
     FormatVersion {
         /// The file.
@@ -73,7 +74,7 @@ pub enum TallyFileError {
         found: u16,
     },
     /// The header is not what the format describes.
-    #[error("{}: the tally header is invalid: {problem}", .path.display())]
+    #[error("{}: the tally header is invalid: {problem}", printable_path(.path))]
     BadHeader {
         /// The file.
         path: PathBuf,
@@ -84,7 +85,7 @@ pub enum TallyFileError {
     #[error(
         "{}: truncated: {size} bytes, but its header promises {expected}; copy the file again \
          or re-run its shard",
-        .path.display()
+        printable_path(.path)
     )]
     Truncated {
         /// The file.
@@ -97,7 +98,7 @@ pub enum TallyFileError {
     /// Longer than its header says.
     #[error(
         "{}: {size} bytes, more than the {expected} its header promises (something was appended)",
-        .path.display()
+        printable_path(.path)
     )]
     TrailingBytes {
         /// The file.
@@ -111,7 +112,7 @@ pub enum TallyFileError {
     #[error(
         "{}: corrupted: its CRC-32 is {stored:08x} but its bytes give {computed:08x}; copy the \
          file again or re-run its shard",
-        .path.display()
+        printable_path(.path)
     )]
     Corrupted {
         /// The file.
@@ -122,7 +123,7 @@ pub enum TallyFileError {
         computed: u32,
     },
     /// The counters do not decode, or do not add up to the trials.
-    #[error("{}: corrupted: {problem}", .path.display())]
+    #[error("{}: corrupted: {problem}", printable_path(.path))]
     BadCounts {
         /// The file.
         path: PathBuf,

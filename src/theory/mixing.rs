@@ -9,6 +9,7 @@
 //! is possible for small decks.
 
 use crate::engine::algorithms::{Algorithm, Shuffle};
+use crate::interrupt;
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
 use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
 
@@ -60,15 +61,28 @@ pub fn mixing_curve_of(
 ) -> Result<MixingCurve, ExactError> {
     let shuffle = shuffle.with_passes(1);
     if shuffle.algorithm == Algorithm::Riffle {
+        // One point of a large deck takes a fraction of a second (1,000 cards: big integers of
+        // thousands of digits), a range of them minutes: Ctrl-C is polled between points.
+        let stopped = || {
+            if interrupt::requested() {
+                Err(ExactError::Interrupted)
+            } else {
+                Ok(())
+            }
+        };
+        let points = (first..=last)
+            .map(|passes| stopped().map(|()| (passes, riffle_tv_distance(deck, passes))))
+            .collect::<Result<_, _>>()?;
+        let passes_needed = THRESHOLDS
+            .iter()
+            .map(|&threshold| {
+                stopped().map(|()| (threshold, Some(riffle_passes_needed(deck, threshold))))
+            })
+            .collect::<Result<_, _>>()?;
         return Ok(MixingCurve {
             method: MixingMethod::RiffleClosedForm,
-            points: (first..=last)
-                .map(|passes| (passes, riffle_tv_distance(deck, passes)))
-                .collect(),
-            passes_needed: THRESHOLDS
-                .iter()
-                .map(|&threshold| (threshold, Some(riffle_passes_needed(deck, threshold))))
-                .collect(),
+            points,
+            passes_needed,
         });
     }
     let curve = mixing_curve(shuffle, deck, last, max_paths)?;
