@@ -126,6 +126,16 @@ impl Question {
     /// Every question, in the order reports list them.
     pub const ALL: [Question; 3] = [Question::OneDeal, Question::Dependence, Question::Reach];
 
+    /// The question's name in JSON and CSV: `law-of-one-deal`, `dependence-between-deals`,
+    /// `reach`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Question::OneDeal => "law-of-one-deal",
+            Question::Dependence => "dependence-between-deals",
+            Question::Reach => "reach",
+        }
+    }
+
     /// The question in words, as verdicts and tables name it.
     pub fn words(self) -> &'static str {
         match self {
@@ -187,4 +197,20 @@ pub fn plain(p: PValue) -> Option<f64> {
 /// a / b, or 0 when b is not positive (no trials, no time).
 pub fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 { a / b } else { 0.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_questions_name_in_csv_is_its_name_in_json() {
+        for question in Question::ALL {
+            assert_eq!(
+                serde_json::to_value(question).unwrap(),
+                question.name(),
+                "{question:?}"
+            );
+        }
+    }
 }

@@ -328,6 +328,7 @@ fn write_run_tests<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> cs
         "log10_adjusted_p_value",
         "rejected",
         "note",
+        "question",
     ])?;
     for test in &run.tests {
         writer.write_record([
@@ -347,6 +348,7 @@ fn write_run_tests<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> cs
             test.note
                 .as_ref()
                 .map_or_else(String::new, ToString::to_string),
+            test.question.name().to_string(),
         ])?;
     }
     Ok(())
