@@ -294,10 +294,8 @@ pub(super) fn deal_stream_part(
     ));
     let expected_if_independent = law_if_independent.map(|q| {
         let mut histogram = vec![0.0; shape.dealt + 1];
-        let mut deck = vec![0; shape.deck];
         crate::engine::permutation::for_each_in_rank_order(shape.deck, |rank, tau| {
-            deck.copy_from_slice(tau);
-            let fixed = deck
+            let fixed = tau
                 .iter()
                 .enumerate()
                 .filter(|&(c, &t)| usize::from(t) == c)

@@ -17,7 +17,7 @@ use crate::engine::deal_stream::DealStreamTally;
 use crate::engine::permutation::factorial;
 use crate::engine::simulate::Tally;
 use crate::report::notes::{MAX_LISTED_DECK, Note, Warning};
-use crate::stats::chi_square::chi_square_cdf;
+use crate::stats::chi_square::chi_square_two_sided;
 use crate::stats::probability::Probability;
 use crate::theory::exact::{ExactError, Law};
 
@@ -131,14 +131,8 @@ fn full_permutations_test(counts: &[u64], hypothesis: Option<&Arc<Law>>, trials:
     if let (None, Some(df)) = (&draft.note, draft.df)
         && smallest * trials_f >= MIN_EXPECTED_COUNT
     {
-        let upper = draft.p;
-        let lower = chi_square_cdf(draft.statistic.max(1.0 / (largest * trials_f)), df);
-        draft.p = if upper.log10 <= lower.log10 {
-            upper
-        } else {
-            lower
-        }
-        .scaled(2.0);
+        let lower_at = draft.statistic.max(1.0 / (largest * trials_f));
+        draft.p = chi_square_two_sided(draft.statistic, lower_at, df);
         draft.method = TestMethod::PearsonChiSquareTwoSided;
     }
     draft
