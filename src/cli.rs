@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::analysis::ruled_out::BiasSize;
 use crate::engine::algorithms::{Algorithm, CutProbability};
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::Generator;
@@ -16,9 +17,11 @@ use crate::report::run::Against;
 
 const EXIT_CODES: &str = "\
 Exit codes:
-  0  no bias detected (every test of the family passes at --alpha)
+  0  no bias detected (every test of the family passes at --alpha); with --max-bias SIZE,
+     FAIR WITHIN SIZE (the 99% bounds show the bias at most SIZE)
   1  bias detected (some test rejects after Holm-Bonferroni adjustment)
   2  error: bad flags or input, unwritable output, or a run that could not be done
+  3  inconclusive (--max-bias only): no bias detected, but not shown within SIZE either
   130  interrupted (Ctrl-C): the report of the shuffles tallied so far is still written";
 
 /// Prove a card shuffle fair or biased: run it millions of times on a small deck, tally every
@@ -100,9 +103,10 @@ Examples:
   shuffle-bias merge day-*.tally
 
 Exit codes:
-  0  no bias detected
+  0  no bias detected (with --max-bias SIZE: FAIR WITHIN SIZE)
   1  bias detected
   2  error: files that are not parts of one experiment, overlapping, missing or damaged
+  3  inconclusive (--max-bias only)
   130  interrupted (Ctrl-C) before the report";
 
 /// `merge`.
@@ -118,6 +122,8 @@ pub struct MergeArgs {
     /// Family-wise significance level (default: the files' own).
     #[arg(long, value_parser = parse_alpha)]
     pub alpha: Option<f64>,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// Budget of choice paths for the exact law (default: the files' own).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,
@@ -241,6 +247,23 @@ pub struct SequentialArgs {
     /// reading: a producer writing into the pipe gets SIGPIPE.
     #[arg(long)]
     pub until_decided: bool,
+}
+
+/// `--max-bias`, shared by `run`, `check` and `merge`.
+#[derive(Debug, Args)]
+pub struct GateArgs {
+    /// Gate on the size of bias, not just on its detection: FAIR WITHIN SIZE (exit 0) when the
+    /// 99% bounds show the bias at most SIZE, BIAS DETECTED (exit 1), or INCONCLUSIVE (exit 3)
+    /// with the trials that would settle it. SIZE is percentage points of every card's chance
+    /// of each position (1pp) or, with every ordering tallied, a total variation distance
+    /// (0.02tv). With --until-decided the run also stops once the bias is shown within SIZE.
+    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE")]
+    pub max_bias: Option<BiasSize>,
+}
+
+/// Parse `--max-bias`.
+fn parse_bias_size(text: &str) -> Result<BiasSize, String> {
+    BiasSize::parse(text)
 }
 
 /// The generator flags `run` and `compare` share.
@@ -453,6 +476,8 @@ pub struct CheckArgs {
     pub no_deal_tests: bool,
     #[command(flatten)]
     pub sequential: SequentialArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// No progress display.
     #[arg(short, long)]
     pub quiet: bool,
@@ -562,6 +587,8 @@ pub struct RunArgs {
     pub no_deal_tests: bool,
     #[command(flatten)]
     pub sequential: SequentialArgs,
+    #[command(flatten)]
+    pub gate: GateArgs,
     /// No progress bar.
     #[arg(short, long)]
     pub quiet: bool,
@@ -594,6 +621,10 @@ pub struct TheoryArgs {
     /// Significance level the "trials for 99% power" figure refers to.
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
+    /// Also print the trials a fair shuffle needs to be shown within SIZE by `run --max-bias
+    /// SIZE` (1pp: percentage points of a position's chance; 0.02tv: total variation).
+    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE")]
+    pub max_bias: Option<BiasSize>,
     /// Budget of choice paths for the exact law (1e8 by default).
     #[arg(long, value_parser = parse_count, value_name = "PATHS")]
     pub max_paths: Option<u64>,

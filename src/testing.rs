@@ -392,6 +392,7 @@ impl ShuffleTest {
             max_paths: DEFAULT_MAX_PATHS,
             max_paths_given: false,
             all_orderings: false,
+            max_bias: None,
             labels: None,
             state_bits: None,
             quiet: true,

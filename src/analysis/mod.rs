@@ -13,6 +13,7 @@ pub mod goodness_of_fit;
 pub mod identity;
 pub mod poker;
 pub mod power;
+pub mod ruled_out;
 pub mod sequential;
 pub mod test_note;
 

@@ -53,6 +53,9 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::analysis::ruled_out::{
+    BiasSize, CONFIDENCE, every_trial_delta, flat_position_bound, tv_bound,
+};
 use crate::engine::algorithms::Card;
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{factorial, rank};
@@ -102,6 +105,9 @@ impl NullCell {
         }
     }
 }
+
+/// The gate of `--max-bias` first looks after this many shuffles (no bound is tight before).
+const GATE_FIRST_CHECK: u64 = 100;
 
 /// Between two folds the e-value is kept as a plain product; it is folded into its logarithm
 /// once it leaves [1/FOLD_AT, FOLD_AT], far inside f64's range.
@@ -293,6 +299,10 @@ pub struct EvidencePoint {
 pub struct SequentialOutcome {
     /// Whether the family rejected (then the run stopped there, and the verdict is bias).
     pub decided: bool,
+    /// `--max-bias`: the size within which the confidence sequences showed the bias, when that
+    /// stopped the run (JSON: present only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_within: Option<String>,
     /// Shuffles (or permutations) observed: where the run stopped.
     pub trials_used: u64,
     /// The family-wise level of the whole decision (`--alpha`).
@@ -478,6 +488,12 @@ pub struct SequentialFamily {
     evidence: Vec<EvidencePoint>,
     next_checkpoint: u64,
     decided: bool,
+    /// `--max-bias`: the size the run stops within, once its confidence sequences show it.
+    size_gate: Option<BiasSize>,
+    /// The trials at which the gate looks next.
+    next_gate_check: u64,
+    /// Whether the gate stopped the run.
+    shown_within: bool,
 }
 
 impl SequentialFamily {
@@ -604,6 +620,51 @@ impl SequentialFamily {
             evidence: Vec::new(),
             next_checkpoint: 1,
             decided: false,
+            size_gate: None,
+            next_gate_check: GATE_FIRST_CHECK,
+            shown_within: false,
+        }
+    }
+
+    /// The family that also stops once its confidence sequences show the bias within `size`
+    /// (`--max-bias` with `--until-decided`): every card's chance of each position (full and
+    /// marginal mode) or the total variation distance (full mode). The bounds are those of
+    /// [`crate::analysis::ruled_out`] at the stop — the positions' Krichevsky–Trofimov
+    /// confidence sequences and the TV bound at δ/(N(N + 1)) — which hold at every N together,
+    /// so looking after any shuffle keeps their 99% confidence.
+    pub fn with_size_gate(mut self, size: BiasSize) -> Self {
+        self.size_gate = Some(size);
+        self
+    }
+
+    /// Whether the gate stopped the run: the bias was shown within its size.
+    pub fn shown_within(&self) -> bool {
+        self.shown_within
+    }
+
+    /// Whether the bounds now show the bias within the gate's size.
+    fn within_size(&self, size: BiasSize) -> bool {
+        let delta = 1.0 - CONFIDENCE;
+        let n = self.deck;
+        match (&self.parts, size) {
+            (Parts::Full { positions, .. }, BiasSize::Positions(limit))
+            | (
+                Parts::Marginal {
+                    tally: MarginalTally { positions, .. },
+                    ..
+                },
+                BiasSize::Positions(limit),
+            ) => flat_position_bound(positions, n, self.trials, delta, true).within <= limit,
+            (Parts::Full { tally, .. }, BiasSize::TvDistance(limit)) => {
+                tv_bound(
+                    &tally.counts,
+                    self.trials,
+                    every_trial_delta(delta, self.trials),
+                )
+                .at_most
+                    <= limit
+            }
+            (Parts::Marginal { .. }, BiasSize::TvDistance(_)) => false,
         }
     }
 
@@ -637,7 +698,7 @@ impl SequentialFamily {
     /// stops).
     /// After a break, further decks are not observed.
     pub fn observe(&mut self, deck: &[Card]) -> ControlFlow<()> {
-        if self.decided {
+        if self.decided || self.shown_within {
             return ControlFlow::Break(());
         }
         let n = self.deck;
@@ -719,6 +780,22 @@ impl SequentialFamily {
         }
         self.trials += 1;
         self.decided = self.tests.iter().any(MixtureEValue::reached);
+        if let Some(size) = self.size_gate
+            && !self.decided
+            && self.trials >= self.next_gate_check
+        {
+            // Every 1% more shuffles (5% for a TV bound, which reads all n! counts).
+            let step = match size {
+                BiasSize::Positions(_) => 1.01,
+                BiasSize::TvDistance(_) => 1.05,
+            };
+            self.next_gate_check = (self.trials + 1).max((self.trials as f64 * step).ceil() as u64);
+            if self.within_size(size) {
+                self.shown_within = true;
+                self.checkpoint();
+                return ControlFlow::Break(());
+            }
+        }
         if self.trials == self.next_checkpoint || self.decided {
             self.checkpoint();
             self.next_checkpoint = if self.trials < 16 {
@@ -783,6 +860,10 @@ impl SequentialFamily {
         let family_size = self.tests.len();
         let outcome = SequentialOutcome {
             decided: self.decided,
+            shown_within: self
+                .size_gate
+                .filter(|_| self.shown_within)
+                .map(BiasSize::label),
             trials_used: self.trials,
             alpha: self.alpha,
             sequential_alpha: sequential_alpha(self.alpha),

@@ -11,6 +11,7 @@ use super::saved_tally::{open_saved_tally, save_check_tally};
 use super::sequential::CheckSequential;
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::analysis::dealt_hand::model_deal_identity;
+use crate::analysis::ruled_out::BiasSize;
 use crate::config::CheckConfig;
 use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::simulate::Tally;
@@ -63,6 +64,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             Against::Uniform
         },
         config.alpha,
+        config.max_bias,
     );
     let mut observe = |deck: &[Card]| until.observe(deck);
     let input = read_permutations_observed(
@@ -99,6 +101,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         labels: config.reader.labels.clone(),
         state_bits: config.state_bits,
         quiet: config.quiet,
+        max_bias: config.max_bias,
     };
     let mut report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
     if let (Some(exec), Some(summary)) = (&config.exec, report.header.input.as_mut()) {
@@ -144,6 +147,8 @@ pub(crate) struct Judging {
     pub state_bits: Option<u32>,
     /// No spinner while an exact law is computed.
     pub quiet: bool,
+    /// `--max-bias SIZE`: the equivalence gate.
+    pub max_bias: Option<BiasSize>,
 }
 
 /// Judge a tally of permutations: the theory of the model (if any) for the tally's mode, then
@@ -248,10 +253,11 @@ pub(crate) fn judge_input(
         }
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
-    Ok(match sequential {
+    let report = match sequential {
         Some(outcome) => report.with_sequential(&facts, outcome),
         None => report,
-    })
+    };
+    super::gated(report, settings.max_bias)
 }
 
 /// What `check` compares its tally of `mode` on `deck` cards with: uniform, or the exact law of

@@ -411,6 +411,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
         _ => unreachable!("the tally and the theory follow the same mode"),
     };
     report.header.merged = Some(merged_from);
+    let mut report = super::gated(report, config.max_bias)?;
     if !stream_kept {
         report.notes.push(Note::NoDealStream);
     }

@@ -17,9 +17,10 @@ mod theory;
 use std::io::{self, IsTerminal, Write};
 use std::sync::Arc;
 
+use crate::analysis::ruled_out::{BiasSize, GateOutcome};
 use crate::cli::{Cli, Command};
 use crate::config::{
-    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
+    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
 };
 use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::exit_code::ExitCode;
@@ -250,9 +251,32 @@ fn publish(
         }
     }
     write_report(output, &Report::Run(report), out)?;
-    Ok(if report.bias_detected {
-        ExitCode::BiasDetected
-    } else {
-        ExitCode::NoBiasDetected
+    Ok(match report.gate.as_ref().map(|gate| gate.outcome) {
+        Some(GateOutcome::FairWithin) => ExitCode::NoBiasDetected,
+        Some(GateOutcome::Inconclusive) => ExitCode::Inconclusive,
+        Some(GateOutcome::BiasDetected) => ExitCode::BiasDetected,
+        None if report.bias_detected => ExitCode::BiasDetected,
+        None => ExitCode::NoBiasDetected,
     })
+}
+
+/// The report with the gate of `--max-bias size` decided, when asked for; an error when the
+/// report has no bound of that kind (a total variation size on a deck read to be too large for
+/// every ordering, or files saved against a model).
+fn gated(report: RunReport, size: Option<BiasSize>) -> Result<RunReport, Failure> {
+    let Some(size) = size else {
+        return Ok(report);
+    };
+    let report = report.with_gate(size);
+    if report.gate.is_none() {
+        let hint = if report.ruled_out.is_none() {
+            "a size of bias is a distance from uniform, and this report tests a model's law; \
+             drop --max-bias"
+        } else {
+            "a total variation distance needs every ordering tallied (at most 11 cards); use \
+             a size in position points such as 1pp"
+        };
+        return Err(UsageError::conflict("--max-bias", size.label(), hint).into());
+    }
+    Ok(report)
 }

@@ -11,6 +11,7 @@ use super::{
     Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
     open_output,
 };
+use crate::analysis::ruled_out::{BiasSize, SizePlan};
 use crate::config::RunConfig;
 use crate::config::choice_law;
 use crate::engine::algorithms::Shuffle;
@@ -38,6 +39,9 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         Some(target) => Some(Sink::open("--emit-permutations", target)?),
     };
     let saved = open_saved_tally(config.save_tally.as_deref())?;
+    if let Some(size) = config.max_bias {
+        plan_size(size, &config);
+    }
     let theory = run_theory(
         config.shuffle,
         config.settings.deck,
@@ -70,7 +74,10 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
         _ if config.until_decided => {
-            let family = family_for(&theory, spec.deck, config.against, config.settings.alpha);
+            let mut family = family_for(&theory, spec.deck, config.against, config.settings.alpha);
+            if let Some(size) = config.max_bias {
+                family = family.with_size_gate(size);
+            }
             let (counted, deals, outcome) =
                 simulate_until_decided(&spec, &config.source, family, deals, stop, &mut show);
             let tallied = counted.trials();
@@ -154,7 +161,9 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         trials_requested: config.settings.trials,
         elapsed_seconds,
         interrupted: tallied < config.settings.trials
-            && !sequential.as_ref().is_some_and(|outcome| outcome.decided),
+            && !sequential
+                .as_ref()
+                .is_some_and(|outcome| outcome.decided || outcome.shown_within.is_some()),
         alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
@@ -172,6 +181,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         Some(outcome) => report.with_sequential(&facts, outcome),
         None => report,
     };
+    let report = super::gated(report, config.max_bias)?;
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted || code == ExitCode::Interrupted {
         ExitCode::Interrupted
@@ -185,6 +195,32 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     } else {
         code
     })
+}
+
+/// Before a `--max-bias` run, on stderr: the trials a fair shuffle needs to be shown within the
+/// size, beside the trials asked for (a warning when they fall short and nothing stops early).
+fn plan_size(size: BiasSize, config: &RunConfig) {
+    let plan = SizePlan::of(size, 0.0, config.settings.deck);
+    let needed = if config.until_decided {
+        plan.trials_until_decided
+    } else {
+        plan.trials
+    };
+    let Some(needed) = needed else { return };
+    let trials = config.settings.trials;
+    if trials < needed {
+        eprintln!(
+            "warning: --max-bias {}: a fair shuffle needs about {needed} trials to be shown \
+             within it, and --trials is {trials}: expect INCONCLUSIVE (exit 3)",
+            plan.max_bias
+        );
+    } else if !config.quiet {
+        eprintln!(
+            "shuffle-bias: --max-bias {}: a fair shuffle needs about {needed} trials to be shown \
+             within it (--trials {trials})",
+            plan.max_bias
+        );
+    }
 }
 
 /// What a run compares its tally with, computed before the long run so that an impossible

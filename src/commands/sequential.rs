@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
 use super::{Counted, Failure, Theory};
+use crate::analysis::ruled_out::BiasSize;
 use crate::analysis::sequential::{SequentialFamily, SequentialOutcome, SequentialTally};
 use crate::engine::algorithms::Card;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
@@ -85,6 +86,8 @@ pub(super) struct CheckSequential<'c> {
     against: Against,
     /// The family-wise level.
     alpha: f64,
+    /// `--max-bias`: the size the run may stop within.
+    max_bias: Option<BiasSize>,
     /// The theory computed for the family, kept for the report.
     theory: Option<Theory>,
     family: Option<SequentialFamily>,
@@ -100,12 +103,14 @@ impl<'c> CheckSequential<'c> {
         full: impl Fn(usize) -> bool + 'c,
         against: Against,
         alpha: f64,
+        max_bias: Option<BiasSize>,
     ) -> Self {
         CheckSequential {
             make_theory: Box::new(make_theory),
             full: Box::new(full),
             against,
             alpha,
+            max_bias,
             theory: None,
             family: None,
             failure: None,
@@ -118,7 +123,11 @@ impl<'c> CheckSequential<'c> {
             let n = deck.len();
             match (self.make_theory)(n, (self.full)(n)) {
                 Ok(theory) => {
-                    self.family = Some(family_for(&theory, n, self.against, self.alpha));
+                    let family = family_for(&theory, n, self.against, self.alpha);
+                    self.family = Some(match self.max_bias {
+                        Some(size) => family.with_size_gate(size),
+                        None => family,
+                    });
                     self.theory = Some(theory);
                 }
                 Err(failure) => {

@@ -64,6 +64,10 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         config.all_orderings,
         config.state_bits,
     );
+    let report = match config.max_bias {
+        Some(size) => report.with_size_plan(size),
+        None => report,
+    };
     write_report(&config.output, &Report::Theory(&report), out)?;
     Ok(ExitCode::NoBiasDetected)
 }

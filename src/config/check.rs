@@ -41,6 +41,8 @@ pub struct CheckConfig {
     pub max_paths_given: bool,
     /// `--until-decided`: stop as soon as the sequential test decides.
     pub until_decided: bool,
+    /// `--max-bias SIZE`: the equivalence gate.
+    pub max_bias: Option<crate::analysis::ruled_out::BiasSize>,
     /// No progress display.
     pub quiet: bool,
     /// Output.
@@ -118,6 +120,13 @@ impl CheckConfig {
                     .to_string(),
             });
         }
+        // Whether every ordering is tallied is known only from the input's deck size: a total
+        // variation size is refused with --deal here, and on a larger deck after reading.
+        super::run::check_max_bias(
+            args.gate.max_bias,
+            !matches!(args.against, CheckAgainst::Uniform),
+            args.deal.is_none(),
+        )?;
         if args.sequential.until_decided && args.save_tally.is_some() {
             return Err(UsageError::Conflict {
                 flag: "--until-decided",
@@ -175,6 +184,7 @@ impl CheckConfig {
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),
             until_decided: args.sequential.until_decided,
+            max_bias: args.gate.max_bias,
             quiet: args.quiet,
             output,
             save_tally: args.save_tally.clone(),

@@ -109,7 +109,7 @@ impl UsageError {
     }
 
     /// `flag value` does not go with the other flags given.
-    pub(super) fn conflict(
+    pub(crate) fn conflict(
         flag: &'static str,
         value: impl ToString,
         hint: impl Into<String>,

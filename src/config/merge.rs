@@ -18,6 +18,9 @@ pub struct MergeConfig {
     pub alpha: Option<f64>,
     /// `--max-paths`, when given (else the files' own).
     pub max_paths: Option<u64>,
+    /// `--max-bias SIZE`: the equivalence gate (checked against the files' settings once they
+    /// are read).
+    pub max_bias: Option<crate::analysis::ruled_out::BiasSize>,
     /// List every ordering in JSON and CSV whatever the deck.
     pub all_orderings: bool,
     /// Threads that read the counts of large full tallies (`--threads`, default every CPU).
@@ -49,6 +52,7 @@ impl MergeConfig {
                 .max_paths
                 .map(|p| check_max_paths(Some(p)))
                 .transpose()?,
+            max_bias: args.gate.max_bias,
             all_orderings: args.all_orderings,
             threads: check_threads(args.threads, "threads to read the tallies")?,
             quiet: args.quiet,

@@ -7,6 +7,7 @@ use super::{
     OutputConfig, SimulationSettings, UsageError, check_listed_orderings, check_max_paths,
     check_shuffle, output_config, run_source_spec,
 };
+use crate::analysis::ruled_out::BiasSize;
 use crate::cli::{RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::generators::GeneratorKind;
@@ -41,6 +42,8 @@ pub struct RunConfig {
     pub deal_tests: bool,
     /// `--until-decided`: stop as soon as the sequential test decides.
     pub until_decided: bool,
+    /// `--max-bias SIZE`: the equivalence gate.
+    pub max_bias: Option<BiasSize>,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -114,6 +117,11 @@ impl RunConfig {
         }
         let emit_permutations = args.emit_permutations.as_deref().map(Target::from_path);
         check_shard(args, &settings)?;
+        check_max_bias(
+            args.gate.max_bias,
+            args.against == Against::Model,
+            settings.mode == TallyMode::Full,
+        )?;
         if args.sequential.until_decided && (args.shard.is_some() || args.save_tally.is_some()) {
             return Err(UsageError::Conflict {
                 flag: "--until-decided",
@@ -153,12 +161,40 @@ impl RunConfig {
             all_orderings: args.all_orderings,
             deal_tests: !args.no_deal_tests,
             until_decided: args.sequential.until_decided,
+            max_bias: args.gate.max_bias,
             quiet: args.quiet,
             output,
             shard: args.shard,
             save_tally: args.save_tally.clone(),
         })
     }
+}
+
+/// `--max-bias SIZE` measures the distance from uniform (not from a model), and a total
+/// variation size needs every ordering tallied (`against_model`, `full`: the run's settings).
+pub fn check_max_bias(
+    size: Option<BiasSize>,
+    against_model: bool,
+    full: bool,
+) -> Result<(), UsageError> {
+    let Some(size) = size else { return Ok(()) };
+    if against_model {
+        return Err(UsageError::conflict(
+            "--max-bias",
+            size.label(),
+            "a size of bias is a distance from uniform, and --against model tests the \
+             algorithm's own law; drop one of the two",
+        ));
+    }
+    if matches!(size, BiasSize::TvDistance(_)) && !full {
+        return Err(UsageError::conflict(
+            "--max-bias",
+            size.label(),
+            "a total variation distance needs every ordering tallied (full mode, at most 11 \
+             cards); use a size in position points such as 1pp",
+        ));
+    }
+    Ok(())
 }
 
 /// `--shard I/K` and `--save-tally FILE`: a tally file is a file (not stdout); a shard needs

@@ -37,6 +37,8 @@ pub struct TheoryConfig {
     pub state_bits: Option<u32>,
     /// `--quiet`: no progress display.
     pub quiet: bool,
+    /// `--max-bias SIZE`: print the trials a run needs to show the law within it.
+    pub max_bias: Option<crate::analysis::ruled_out::BiasSize>,
     /// Output.
     pub output: OutputConfig,
 }
@@ -126,6 +128,7 @@ impl TheoryConfig {
         Ok(TheoryConfig {
             state_bits: args.state_bits,
             quiet: args.quiet,
+            max_bias: args.max_bias,
             shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
             mixing,
             deck,

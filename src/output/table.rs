@@ -207,12 +207,11 @@ impl TableExporter {
         let algorithm = run.header.algorithm.unwrap_or("none");
         run_title(run, algorithm, &mut doc);
         doc.blank();
-        let headline = if run.bias_detected {
-            "BIAS DETECTED"
-        } else {
-            "NO BIAS DETECTED"
-        };
-        doc.headline(self.paint(headline, run.bias_detected));
+        let (headline, failed) = run.headline();
+        doc.headline(self.paint(&headline, failed));
+        if let Some(gate) = &run.gate {
+            doc.text(gate.sentence(), "  ");
+        }
         doc.text(&run.verdict, "  ");
         // What weakens the verdict stands beside it, in the report itself (a "no bias detected"
         // on one shuffle must say so where a CI summary shows it), not on stderr alone.
@@ -221,6 +220,13 @@ impl TableExporter {
         }
         for note in &run.notes {
             doc.text(format!("note: {note}"), "  ");
+        }
+        // A pass says what it rules out, where the verdict is read.
+        if let Some(ruled_out) = run.ruled_out.as_ref().filter(|_| run.shows_ruled_out()) {
+            doc.text(format!("{}:", ruled_out.heading()), "  ");
+            for sentence in ruled_out.sentences() {
+                doc.text(format!("- {sentence}"), "    ");
+            }
         }
         if let Some(sequential) = &run.sequential {
             doc.blank();
@@ -1582,6 +1588,9 @@ fn theory_document(theory: &TheoryReport) -> Document {
     ]);
     align_right_from(&mut figures, 1);
     doc.table(figures);
+    if let Some(plan) = &theory.max_bias {
+        doc.text(plan.sentence(), "  ");
+    }
     doc.blank();
     doc.text(
         format!(

@@ -127,6 +127,16 @@ pub enum Note {
         /// What they are called.
         unit: TrialUnit,
     },
+    /// `--until-decided --max-bias`: the run stopped once the bounds showed the bias within the
+    /// size.
+    SequentialShownWithin {
+        /// Shuffles or permutations used.
+        used: u64,
+        /// What they are called.
+        unit: TrialUnit,
+        /// The size, as written.
+        size: String,
+    },
     /// `--until-decided`: the sequential test did not decide; the fixed-sample tests do.
     SequentialUndecided {
         /// Shuffles or permutations used.
@@ -261,6 +271,14 @@ impl fmt::Display for Note {
                      are not valid on data stopped this way and do not enter the verdict"
                 )
             }
+            Note::SequentialShownWithin { used, unit, size } => write!(
+                f,
+                "--until-decided --max-bias {size}: stopped after {used} {unit}, once the 99% \
+                 confidence sequences showed the bias within {size}; the fixed-sample tests \
+                 below are computed on those {unit}, a stop the data chose, and any rejection \
+                 among them still counts, so stopping early never turns a detected bias into a \
+                 pass"
+            ),
             Note::SequentialUndecided {
                 used,
                 unit,

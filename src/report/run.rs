@@ -32,6 +32,7 @@ mod deal;
 mod deal_stream;
 mod full;
 mod marginal;
+mod ruled_out;
 mod sequential;
 
 pub use sequential::format_e_value;
@@ -40,6 +41,7 @@ use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{frequencies, largest_deviation};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
+use crate::analysis::ruled_out::{Gate, RuledOut};
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
@@ -236,6 +238,11 @@ pub struct RunReport {
     /// The anytime-valid sequential test, under `--until-decided` (JSON `sequential`, left out
     /// otherwise).
     pub sequential: Option<SequentialOutcome>,
+    /// What the sample rules out, each statement at 99% confidence (against uniform; null
+    /// against a model, whose pass is not a claim of fairness).
+    pub ruled_out: Option<RuledOut>,
+    /// The equivalence gate of `--max-bias SIZE` (JSON `gate`, left out without the flag).
+    pub gate: Option<Gate>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -522,9 +529,10 @@ impl Serialize for RunReport {
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
         let deal = self.deal();
-        let fields = 48 - usize::from(skip_passes) - usize::from(skip_cut)
+        let fields = 50 - usize::from(skip_passes) - usize::from(skip_cut)
             + usize::from(deal.is_some())
-            - usize::from(self.sequential.is_none());
+            - usize::from(self.sequential.is_none())
+            - usize::from(self.gate.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -576,7 +584,12 @@ impl Serialize for RunReport {
         s.serialize_field("verdict", &self.verdict)?;
         s.serialize_field("notes", &self.notes)?;
         s.serialize_field("warnings", &self.warnings)?;
+        match &self.gate {
+            Some(gate) => s.serialize_field("gate", gate)?,
+            None => s.skip_field("gate")?,
+        }
         s.serialize_field("tests", &self.tests)?;
+        s.serialize_field("ruled_out", &self.ruled_out)?;
         s.serialize_field("identity", &self.identity)?;
         let full = self.full();
         s.serialize_field("max_min_ratio", &full.and_then(|f| f.max_min_ratio))?;
@@ -866,7 +879,10 @@ impl Common {
             part,
             deal_stream: self.deal_stream,
             sequential: None,
+            ruled_out: None,
+            gate: None,
         }
+        .ruling_out(false)
     }
 }
 
@@ -1010,7 +1026,7 @@ mod tests {
     use crate::report::notes::MarginalLaws;
     use approx::assert_relative_eq;
 
-    fn facts() -> RunFacts {
+    pub(super) fn facts() -> RunFacts {
         RunFacts {
             command: "run",
             shuffle: None,
@@ -1042,7 +1058,7 @@ mod tests {
 
     /// The JSON field order of every run report (passes and cut_probability are left out when
     /// 1 and absent).
-    const FIELDS: [&str; 38] = [
+    const FIELDS: [&str; 39] = [
         "tool",
         "version",
         "command",
@@ -1068,6 +1084,7 @@ mod tests {
         "notes",
         "warnings",
         "tests",
+        "ruled_out",
         "identity",
         "max_min_ratio",
         "max_min_ratio_theory",

@@ -6,6 +6,8 @@ use std::sync::Arc;
 
 use serde::Serialize;
 
+use crate::analysis::ruled_out::{BiasSize, SizePlan};
+
 use crate::theory::reachable::{Reachable, log2_factorial};
 
 use super::notes::{MAX_LISTED_DECK, Note};
@@ -150,6 +152,10 @@ pub struct TheoryReport {
     /// Remarks on the report (left out of JSON when there are none).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<Note>,
+    /// `--max-bias SIZE`: the trials a run needs to show this law within SIZE (left out of JSON
+    /// without the flag).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_bias: Option<SizePlan>,
 }
 
 /// Build the report of `theory`; `all_orderings` lists every ordering in JSON and CSV whatever
@@ -241,10 +247,28 @@ pub fn build_theory_report(
         least_likely,
         permutations: table,
         notes,
+        max_bias: None,
     }
 }
 
 impl TheoryReport {
+    /// The report with the plan for `--max-bias size`: the law's own measure (its largest
+    /// position deviation, or its TV distance) and the trials a run needs.
+    pub fn with_size_plan(mut self, size: BiasSize) -> TheoryReport {
+        let n = self.deck as f64;
+        let measure = match size {
+            BiasSize::Positions(_) => self
+                .positions
+                .iter()
+                .flatten()
+                .map(|p| (p - 1.0 / n).abs())
+                .fold(0.0, f64::max),
+            BiasSize::TvDistance(_) => self.tv_distance,
+        };
+        self.max_bias = Some(SizePlan::of(size, measure, self.deck));
+        self
+    }
+
     /// The shuffle as headers name it (`riffle · 3 passes`).
     pub fn shuffle_label(&self) -> String {
         shuffle_label(self.algorithm, self.cut_probability, self.passes)

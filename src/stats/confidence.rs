@@ -61,8 +61,8 @@ pub fn ln_kt_ratio(k: u64, n: u64, p: f64) -> f64 {
     let (k, m) = (k as f64, (n - k.min(n)) as f64);
     let ln_beta = ln_gamma(k + 0.5) + ln_gamma(m + 0.5) - ln_gamma(k + m + 1.0);
     let ln_prior = std::f64::consts::PI.ln();
-    let ln_likelihood = if k > 0.0 { k * p.ln() } else { 0.0 }
-        + if m > 0.0 { m * (-p).ln_1p() } else { 0.0 };
+    let ln_likelihood =
+        if k > 0.0 { k * p.ln() } else { 0.0 } + if m > 0.0 { m * (-p).ln_1p() } else { 0.0 };
     ln_beta - ln_prior - ln_likelihood
 }
 
@@ -238,8 +238,7 @@ mod tests {
         assert!(large.1 - large.0 < small.1 - small.0);
         // N = 4000, V = 2000/3999, ln(400): half = √(2V ln 400/N) + 7·2·ln 400/(3·3999).
         let v = 2000.0 / 3999.0;
-        let half =
-            (2.0 * v * 400f64.ln() / 4000.0).sqrt() + 14.0 * 400f64.ln() / (3.0 * 3999.0);
+        let half = (2.0 * v * 400f64.ln() / 4000.0).sqrt() + 14.0 * 400f64.ln() / (3.0 * 3999.0);
         assert_relative_eq!(large.1 - 1.0, half, max_relative = 1e-12);
         assert!(bernstein_mean_interval(&[1], 1.0, 0.01).is_none());
     }
@@ -248,9 +247,17 @@ mod tests {
     fn the_tv_bound_takes_the_smaller_of_weissman_and_mcdiarmid() {
         // 24 cells, 240,000 draws, δ = 0.01: Weissman √((24 ln 2 + ln 100)/480000) = 0.006652;
         // McDiarmid ½√(23/240000) + √(ln 100/480000) = 0.004895 + 0.003097 = 0.007992.
-        assert_relative_eq!(tv_deviation_bound(24, 240_000, 0.01), 0.006_652, epsilon = 1e-6);
+        assert_relative_eq!(
+            tv_deviation_bound(24, 240_000, 0.01),
+            0.006_652,
+            epsilon = 1e-6
+        );
         // 720 cells: Weissman 0.032393, McDiarmid 0.027367 + 0.003097 = 0.030465.
-        assert_relative_eq!(tv_deviation_bound(720, 240_000, 0.01), 0.030_465, epsilon = 1e-6);
+        assert_relative_eq!(
+            tv_deviation_bound(720, 240_000, 0.01),
+            0.030_465,
+            epsilon = 1e-6
+        );
         assert_eq!(tv_deviation_bound(24, 0, 0.01), 1.0);
     }
 

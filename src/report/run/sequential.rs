@@ -60,6 +60,13 @@ impl RunReport {
             }
             self.bias_detected = bias_detected(&self.tests);
             self.verdict = verdict_sentence(&self.tests, alpha, &facts.hypothesis_name());
+            if let Some(size) = &outcome.shown_within {
+                self.notes.push(Note::SequentialShownWithin {
+                    used: outcome.trials_used,
+                    unit,
+                    size: size.clone(),
+                });
+            }
             self.notes.push(Note::SequentialUndecided {
                 used: outcome.trials_used,
                 unit,
@@ -70,7 +77,8 @@ impl RunReport {
             });
         }
         self.sequential = Some(outcome);
-        self
+        // The stop was chosen by the data: the bounds become confidence sequences.
+        self.ruling_out(true)
     }
 }
 
