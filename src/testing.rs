@@ -11,12 +11,16 @@
 //! file: the host test suite owns the process.
 //!
 //! [`ShuffleTest::assert_no_bias`] and [`ShuffleTest::assert_bias`] panic with
-//! [`verdict_summary`]: the verdict line and the strongest failing tests.
+//! [`verdict_summary`]: the verdict line and the strongest failing tests (and, after a pass,
+//! what the sample rules out). [`ShuffleTest::assert_fair_within`] is the size gate of
+//! `--max-bias`: it passes only when the 99% bounds show the bias within a size.
 
 use std::fmt::Write as _;
 use std::time::Instant;
 
 use rand_core::SeedableRng;
+
+use crate::analysis::ruled_out::{BiasSize, GateOutcome};
 
 use crate::analysis::decision::format_p;
 use crate::commands::{Failure, Judging, judge_input};
@@ -221,6 +225,65 @@ impl ShuffleTest {
             panic!("{}", self.failure_message(&report));
         }
         report
+    }
+
+    /// [`ShuffleTest::check_shuffle`], then panic unless the bias is shown to be at most `size`
+    /// with 99% confidence: an equivalence test, the gate of `--max-bias`. `size` is written as
+    /// on the command line: `"1pp"` (every card's chance of each position within 1 percentage
+    /// point of 1/n) or `"0.02tv"` (total variation distance from uniform, up to 11 cards). A
+    /// sample too small to show it panics too, saying about how many shuffles would
+    /// ([`ShuffleTest::trials`]). The panic message gives the gate's reason and what the
+    /// sample rules out.
+    ///
+    /// ```
+    /// use shuffle_bias::rand::RngExt;
+    /// use shuffle_bias::testing::ShuffleTest;
+    ///
+    /// // Fisher–Yates on 4 cards: 200,000 shuffles bound every position within 1 point.
+    /// ShuffleTest::new(4).trials(200_000).assert_fair_within("1pp", |deck, rng| {
+    ///     for i in (1..deck.len()).rev() {
+    ///         deck.swap(i, rng.random_range(0..=i));
+    ///     }
+    /// });
+    /// ```
+    #[track_caller]
+    pub fn assert_fair_within<F>(&self, size: &str, shuffle: F) -> RunReport
+    where
+        F: FnMut(&mut [usize], &mut ShuffleRng),
+    {
+        let size = match BiasSize::parse(size) {
+            Ok(size) => size,
+            Err(fix) => panic!(
+                "shuffle-bias: {}",
+                ShuffleTestError::Setting {
+                    setting: "assert_fair_within",
+                    value: format!("{size:?}"),
+                    fix,
+                }
+            ),
+        };
+        let report = self
+            .expect_report(self.check_shuffle(shuffle))
+            .with_gate(size);
+        match &report.gate {
+            None => panic!(
+                "shuffle-bias: assert_fair_within({:?}) measures the distance from uniform{}",
+                size.label(),
+                if report.ruled_out.is_none() {
+                    ", and this test is against an algorithm's law: drop .against()"
+                } else {
+                    ": a total variation size needs every ordering tallied (at most 11 cards); \
+                     use a size in points such as \"1pp\""
+                }
+            ),
+            Some(gate) if gate.outcome != GateOutcome::FairWithin => panic!(
+                "shuffle-bias: {}: {}\n{}",
+                gate.headline(),
+                gate.sentence(),
+                self.failure_message(&report)
+            ),
+            Some(_) => report,
+        }
     }
 
     /// The report, or a panic with the error.
@@ -449,6 +512,12 @@ fn shown(permutation: &[usize]) -> String {
 /// nothing fails, the test closest to failing. This is the panic message of the assertions.
 pub fn verdict_summary(report: &RunReport) -> String {
     let mut text = format!("shuffle-bias: {}", report.verdict);
+    if let Some(ruled_out) = report.ruled_out.as_ref().filter(|_| !report.bias_detected) {
+        let _ = write!(text, "\n{}:", ruled_out.heading());
+        for sentence in ruled_out.sentences() {
+            let _ = write!(text, "\n  - {sentence}");
+        }
+    }
     let mut ranked: Vec<&TestResult> = report.tests.iter().collect();
     ranked.sort_by(|a, b| {
         a.log10_adjusted_p_value

@@ -293,6 +293,40 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         opt(reachable.and_then(|r| r.high)),
         opt(deals.map(|d| d.matches.mean_observed)),
     ];
+    // What the sample rules out (against uniform; empty against a model), at 99% confidence.
+    let ruled_out = run.ruled_out.as_ref();
+    header.extend([
+        "tv_distance_at_most_99",
+        "position_within_99",
+        "identity_low_99",
+        "identity_high_99",
+        "detectable_position_shift",
+    ]);
+    record.extend([
+        opt(ruled_out.and_then(|r| r.total_variation.map(|tv| tv.at_most))),
+        opt(ruled_out.and_then(|r| r.position_chances.map(|p| p.within))),
+        opt(ruled_out.and_then(|r| r.unchanged_deck.as_ref().map(|i| i.low))),
+        opt(ruled_out.and_then(|r| r.unchanged_deck.as_ref().map(|i| i.high))),
+        opt(ruled_out.and_then(|r| r.detectable.position_shift)),
+    ]);
+    // `--max-bias` adds the gate's columns.
+    if let Some(gate) = &run.gate {
+        header.extend([
+            "max_bias",
+            "gate_outcome",
+            "gate_at_most",
+            "gate_trials_needed",
+        ]);
+        record.extend([
+            gate.max_bias.clone(),
+            serde_json::to_value(gate.outcome)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default(),
+            gate.at_most.to_string(),
+            opt(gate.trials_needed),
+        ]);
+    }
     // `--until-decided` adds the sequential test's columns.
     if let Some(sequential) = &run.sequential {
         header.extend([
