@@ -287,3 +287,41 @@ fn the_readme_example_passes_a_fisher_yates_shuffle_of_five_cards() {
         .seed(1)
         .assert_no_bias(fisher_yates);
 }
+
+#[test]
+fn assert_fair_within_passes_a_fair_shuffle_and_says_what_it_ruled_out() {
+    // 200,000 Fisher–Yates shuffles of 4 cards: `theory fisher-yates -n 4 --max-bias 1pp` puts
+    // the need at about 55,700, so the 99% bound falls within 1 point (fixed seed).
+    let report = ShuffleTest::new(4)
+        .trials(200_000)
+        .assert_fair_within("1pp", fisher_yates);
+    let gate = report.gate.as_ref().unwrap();
+    assert!(gate.at_most <= 0.01);
+    assert!(verdict_summary(&report).contains("What this sample rules out (99% confidence each)"));
+}
+
+#[test]
+fn assert_fair_within_panics_on_a_bias_and_on_too_few_shuffles() {
+    // The naive shuffle's positions are 4.30 points off at 4 cards: 24,000 shuffles (ten times
+    // what 99% power needs) detect it.
+    let message = panic_message(|| {
+        ShuffleTest::new(4)
+            .trials(24_000)
+            .assert_fair_within("1pp", naive);
+    });
+    assert!(message.starts_with("shuffle-bias: BIAS DETECTED"), "{message}");
+    // 2,000 fair shuffles cannot bound the positions within 1 point.
+    let message = panic_message(|| {
+        ShuffleTest::new(4)
+            .trials(2_000)
+            .assert_fair_within("1pp", fisher_yates);
+    });
+    assert!(
+        message.starts_with("shuffle-bias: INCONCLUSIVE") && message.contains("trials in all"),
+        "{message}"
+    );
+    let message = panic_message(|| {
+        ShuffleTest::new(4).assert_fair_within("one point", fisher_yates);
+    });
+    assert!(message.contains("not a size of bias"), "{message}");
+}
