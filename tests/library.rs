@@ -309,7 +309,10 @@ fn assert_fair_within_panics_on_a_bias_and_on_too_few_shuffles() {
             .trials(24_000)
             .assert_fair_within("1pp", naive);
     });
-    assert!(message.starts_with("shuffle-bias: BIAS DETECTED"), "{message}");
+    assert!(
+        message.starts_with("shuffle-bias: BIAS DETECTED"),
+        "{message}"
+    );
     // 2,000 fair shuffles cannot bound the positions within 1 point.
     let message = panic_message(|| {
         ShuffleTest::new(4)

@@ -111,6 +111,8 @@ fn write_compare<W: Write>(
         "trials_to_detect",
         "bias_detected",
         "as_expected",
+        "tv_distance_at_most_99",
+        "position_within_99",
     ])?;
     for row in &compare.rows {
         writer.write_record([
@@ -135,6 +137,8 @@ fn write_compare<W: Write>(
             opt(row.trials_to_detect),
             row.bias_detected.to_string(),
             row.as_expected.to_string(),
+            opt(row.tv_distance_at_most),
+            opt(row.position_within),
         ])?;
     }
     Ok(())

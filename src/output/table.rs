@@ -963,6 +963,20 @@ impl TableExporter {
              detects the bias with probability 0.99; ✓ the verdict expected of the algorithm)",
             " ",
         );
+        // Each pass says what it rules out.
+        for row in compare.rows.iter().filter(|row| !row.bias_detected) {
+            if let (Some(tv), Some(within)) = (row.tv_distance_at_most, row.position_within) {
+                doc.text(
+                    format!(
+                        "{}: no bias detected; with 99% confidence each, TV distance ≤ {tv:.4} \
+                         and every position within ±{:.2} pp of 1/n",
+                        row.algorithm,
+                        within * 100.0
+                    ),
+                    "  ",
+                );
+            }
+        }
         for row in &compare.rows {
             for note in &row.notes {
                 doc.text(format!("note: {}: {note}", row.algorithm), "  ");

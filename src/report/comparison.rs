@@ -52,6 +52,11 @@ pub struct CompareRow {
     pub trials_to_detect: Option<u64>,
     /// Whether bias was detected (some test of the family rejected uniform).
     pub bias_detected: bool,
+    /// With 99% confidence, the total variation distance from uniform is at most this (what a
+    /// pass rules out; see `ruled_out` in `run`'s JSON).
+    pub tv_distance_at_most: Option<f64>,
+    /// With 99% confidence, every card's chance of each position is within this of 1/n.
+    pub position_within: Option<f64>,
     /// Whether the verdict is the one expected: no bias for an algorithm meant to be uniform,
     /// bias for the others.
     pub as_expected: bool,
@@ -108,6 +113,14 @@ impl CompareRow {
             tv_distance_theory: full.tv_distance_theory,
             trials_to_detect: run.model.trials_for_99_power,
             bias_detected: run.bias_detected,
+            tv_distance_at_most: run
+                .ruled_out
+                .as_ref()
+                .and_then(|r| r.total_variation.map(|tv| tv.at_most)),
+            position_within: run
+                .ruled_out
+                .as_ref()
+                .and_then(|r| r.position_chances.map(|p| p.within)),
             as_expected: run.bias_detected
                 != expected_uniform(meant_uniform, full.tv_distance_theory),
             position_frequencies: run.positions.frequencies.clone(),
