@@ -291,7 +291,7 @@ fn the_readme_example_passes_a_fisher_yates_shuffle_of_five_cards() {
 #[test]
 fn assert_fair_within_passes_a_fair_shuffle_and_says_what_it_ruled_out() {
     // 200,000 Fisher–Yates shuffles of 4 cards: `theory fisher-yates -n 4 --max-bias 1pp` puts
-    // the need at about 55,700, so the 99% bound falls within 1 point (fixed seed).
+    // the need at about 70,700, so the 99% bound falls within 1 point (fixed seed).
     let report = ShuffleTest::new(4)
         .trials(200_000)
         .assert_fair_within("1pp", fisher_yates);
