@@ -168,10 +168,11 @@ pub struct Interval {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Detectable {
     /// A shift of this much probability from one card to another at one position (each
-    /// position's χ² test at its Bonferroni share of alpha; noncentral χ², λ = 2n·N·shift²).
+    /// position's χ² test at its Bonferroni share of alpha; noncentral χ², λ = 2n·N·shift²);
+    /// null when even the largest shift, 1/n, would not be detected.
     pub position_shift: Option<f64>,
     /// Cohen's w of the ordering law against uniform that the permutations test detects (full
-    /// mode; its upper tail at alpha/(2m)).
+    /// mode; its upper tail at alpha/(2m)); null when no law on the n! orderings is that far.
     pub cohen_w: Option<f64>,
 }
 
@@ -413,7 +414,13 @@ impl RuledOut {
                 "an ordering law at Cohen's w = {w:.4} from uniform"
             ));
         }
-        if !detect.is_empty() {
+        if detect.is_empty() {
+            lines.push(
+                "too few trials to detect any shift between two cards at one position with 99% \
+                 power"
+                    .to_string(),
+            );
+        } else {
             lines.push(format!(
                 "it would have detected {} (99% power)",
                 detect.join(", or ")
@@ -465,9 +472,16 @@ fn detectable(evidence: &Evidence) -> Detectable {
             let lambda = noncentrality_for_power(df, evidence.alpha / (2.0 * m), DETECTION_POWER);
             (lambda / n).sqrt()
         });
+    // A shift between two cards at one position is at most 1/n (all of one card's chance), and
+    // Cohen's w of a law on K orderings at most √(K − 1) (all mass on one ordering): beyond
+    // those, no bias of that kind is detected with 99% power.
+    let most_shift = 1.0 / cards.max(1) as f64;
+    let most_w = evidence
+        .orderings
+        .map_or(0.0, |counts| ((counts.len() as f64) - 1.0).sqrt());
     Detectable {
-        position_shift: position_shift.filter(|x| x.is_finite()),
-        cohen_w: cohen_w.filter(|x| x.is_finite()),
+        position_shift: position_shift.filter(|x| x.is_finite() && *x <= most_shift),
+        cohen_w: cohen_w.filter(|x| x.is_finite() && *x <= most_w),
     }
 }
 

@@ -43,7 +43,11 @@ impl RunReport {
                 _ => None,
             },
             positions: &self.positions.counts,
-            identity: Some((self.identity.count, self.identity.expected_frequency)),
+            // A deal's "identity" is the top cards dealt in order, not a deck left unchanged.
+            identity: match &self.part {
+                ModePart::Deal(_) => None,
+                _ => Some((self.identity.count, self.identity.expected_frequency)),
+            },
             statistics,
             family_size: self.tests.len(),
             alpha: self.header.alpha,
