@@ -166,3 +166,123 @@ fn theory_riffle_passes_over_a_long_range_stops_at_the_first_ctrl_c() {
         "{elapsed:?} after a Ctrl-C at 1 s"
     );
 }
+
+/// Start `run` with `args` (stdout piped), wait until `started` says the report is being
+/// written (polled every 20 ms, for at most 60 s), send SIGINT, and return how long the process
+/// took to end after it, with its output.
+fn interrupted_while_writing(
+    args: &[&str],
+    mut started: impl FnMut(&mut std::process::Child) -> bool,
+) -> (std::time::Duration, std::process::Output) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = Instant::now();
+    while !started(&mut child) {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "the report was not being written after 60 s"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "ended before writing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    let output = common::interrupt(child, 0);
+    (signalled.elapsed(), output)
+}
+
+#[test]
+fn ctrl_c_while_a_large_json_report_is_written_stops_it_and_leaves_no_file() {
+    // Regression: the 15 GB JSON of every ordering of 11 cards went on being written for
+    // tens of seconds after Ctrl-C. Ctrl-C once 1 MB of it is in its temporary file: the
+    // writing stops at the next buffer, nothing is put in place, and the temporary file goes.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let partial_size = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.metadata().ok())
+            .map(|metadata| metadata.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let (took, output) = interrupted_while_writing(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "11",
+            "-t",
+            "2M",
+            "--seed",
+            "1",
+            "-q",
+            "--format",
+            "json",
+            "--all-orderings",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        |_| partial_size(dir.path()) > 1 << 20,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    // A liveness bound, far above the time of one buffer, far below the minute of the write.
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "{took:?}: {stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted while writing -o") && stderr.contains("not put in place"),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn ctrl_c_while_every_ordering_goes_to_stdout_as_csv_stops_the_writing() {
+    use std::io::Read;
+    // The same on stdout: the CSV of 39,916,800 orderings stops soon after Ctrl-C, with 130.
+    let mut read = 0usize;
+    let mut buffer = vec![0u8; 1 << 16];
+    let (took, output) = interrupted_while_writing(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "11",
+            "-t",
+            "2M",
+            "--seed",
+            "1",
+            "-q",
+            "--format",
+            "csv",
+            "--table",
+            "permutations",
+            "--all-orderings",
+        ],
+        |child| {
+            // Read (and so unblock) the report until 1 MB of it has come.
+            let stdout = child.stdout.as_mut().unwrap();
+            read += stdout.read(&mut buffer).unwrap();
+            read > 1 << 20
+        },
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "{took:?}: {stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted while writing the report to stdout"),
+        "{stderr}"
+    );
+}

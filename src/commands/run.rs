@@ -130,7 +130,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         // a file whose counts would not match the report.
         let mut complete = tallied == spec.trials;
         if complete {
-            sink.write_with(|writer| {
+            sink.write_polling_with(|writer| {
                 complete = emit_permutations_from(&spec, &config.source, writer, stop)?;
                 Ok(())
             })?;
