@@ -286,3 +286,38 @@ fn ctrl_c_while_every_ordering_goes_to_stdout_as_csv_stops_the_writing() {
         "{stderr}"
     );
 }
+
+#[test]
+fn theory_passes_with_a_raised_path_budget_stops_within_a_stage_at_ctrl_c() {
+    // Regression: the mixing curve of a comparator merge sort on 8 cards carries the law
+    // through a convolution stage of 40,320 × 40,320 compositions, about a minute, and Ctrl-C
+    // was looked at only between stages (65 s late). It is now looked at for every ordering
+    // carried: exit 130 within a liveness bound far below the stage.
+    let started = std::time::Instant::now();
+    let output = common::interrupted_after(
+        &[
+            "theory",
+            "comparator-merge",
+            "-n",
+            "8",
+            "--passes",
+            "1..3",
+            "--max-paths",
+            "1e13",
+            "-q",
+            "-o",
+            "/dev/null",
+        ],
+        3000,
+    );
+    let late = started
+        .elapsed()
+        .saturating_sub(std::time::Duration::from_secs(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted while computing the mixing curve"),
+        "{stderr}"
+    );
+    assert!(late < std::time::Duration::from_secs(5), "{late:?} late");
+}
