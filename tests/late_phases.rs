@@ -321,3 +321,96 @@ fn theory_passes_with_a_raised_path_budget_stops_within_a_stage_at_ctrl_c() {
     );
     assert!(late < std::time::Duration::from_secs(5), "{late:?} late");
 }
+
+/// The memory the system reports available now (bytes).
+fn available_memory() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .unwrap();
+    line.trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .unwrap()
+        * 1024
+}
+
+#[test]
+fn a_run_sizes_its_fingerprints_from_what_other_runs_on_the_host_have_not_taken_yet() {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::io::AsRawFd;
+    // Regression: shards started together on one host each sized their fingerprints from all
+    // of the same free memory. Another live run (played by this test: a reservation file it
+    // holds locked, as a run does) has reserved all but 512 MiB of the available memory; a
+    // 20M-shuffle run of 52 cards wants 320 MB of fingerprints, more than a quarter of 80% of
+    // what is left (about 107 MB), so it skips the repeated-decks test for memory and says why.
+    let runtime = tempfile::tempdir().unwrap();
+    let ledger = runtime.path().join("shuffle-bias");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&ledger)
+        .unwrap();
+    let entry = ledger.join("run-1.reservation");
+    let reserved = available_memory().saturating_sub(512 << 20);
+    std::fs::write(&entry, format!("{reserved}\n")).unwrap();
+    let held = std::fs::File::open(&entry).unwrap();
+    // SAFETY: the descriptor is open for the call.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let args = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "20M",
+        "--seed",
+        "1",
+        "-q",
+        "--format",
+        "json",
+    ];
+    let run = |args: &[&str]| {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+            .args(args)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        common::interrupt(child, 1500)
+    };
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("note: 1 other run on this host reserved"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("keeps 16 bytes a shuffle"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let repeats = &report["deal_stream"]["repeats"];
+    assert!(repeats["distinct"].is_null(), "{repeats}");
+    // The other run ends (its lock goes): its file is removed by the next run, which keeps
+    // its fingerprints and reserves them while it runs.
+    drop(held);
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("note:"), "{stderr}");
+    assert!(
+        stderr.contains("keeps 16 bytes a shuffle: 320 MB"),
+        "{stderr}"
+    );
+    assert!(!entry.exists(), "the ended run's reservation is removed");
+    let left: Vec<_> = std::fs::read_dir(&ledger)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|name| name != "ledger.lock")
+        .collect();
+    assert!(
+        left.is_empty(),
+        "a run removes its own reservation: {left:?}"
+    );
+}
