@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 
 use super::simulation::deal_fingerprint_limit;
-use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
+use super::{
+    OutputConfig, UsageError, check_alpha, check_listed_orderings, check_max_paths, check_shuffle,
+    output_config,
+};
 use crate::cli::{CheckAgainst, CheckArgs, Game, ModeChoice};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
@@ -143,6 +146,11 @@ impl CheckConfig {
             None => mode(args.mode, known_deck),
         };
         check_table(args, mode, marginal_if_large)?;
+        if let Some(deck) = known_deck
+            && args.deal.is_none()
+        {
+            check_listed_orderings(&args.output, deck, args.all_orderings)?;
+        }
         let model = model(args)?;
         if args.state_bits == Some(0) {
             return Err(UsageError::out_of_range(
