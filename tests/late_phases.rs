@@ -414,3 +414,44 @@ fn a_run_sizes_its_fingerprints_from_what_other_runs_on_the_host_have_not_taken_
         "a run removes its own reservation: {left:?}"
     );
 }
+
+#[test]
+fn a_run_refused_for_memory_others_reserved_says_so_and_how_to_wait() {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::io::AsRawFd;
+    // Another live run has reserved more than the host has: this one cannot even keep its
+    // position tallies. The refusal said "more than the 0.0 GiB this machine can give", as if
+    // the machine had no memory; it names the other runs' reservations.
+    let runtime = tempfile::tempdir().unwrap();
+    let ledger = runtime.path().join("shuffle-bias");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&ledger)
+        .unwrap();
+    let entry = ledger.join("run-1.reservation");
+    std::fs::write(&entry, format!("{}\n", u64::MAX)).unwrap();
+    let held = std::fs::File::open(&entry).unwrap();
+    // SAFETY: the descriptor is open for the call.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let output = common::shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "1000",
+            "--seed",
+            "1",
+        ])
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("other runs on this host have reserved and not taken yet"),
+        "{stderr}"
+    );
+    drop(held);
+}

@@ -77,7 +77,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         .is_err();
     let mut unlisted = None;
     let mut observe = |deck: &[Card]| {
-        if refuse_unlisted && deck.len() > MAX_LISTED_DECK {
+        if refuse_unlisted
+            && deck.len() > MAX_LISTED_DECK
+            && config.reader.mode_for(deck.len()) == TallyMode::Full
+        {
             unlisted = Some(deck.len());
             return std::ops::ControlFlow::Break(());
         }

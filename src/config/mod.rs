@@ -97,6 +97,8 @@ pub fn check_listed_orderings_of(
     if format == crate::output::Format::Csv
         && table == crate::output::CsvTable::Permutations
         && deck > MAX_LISTED_DECK
+        // Beyond full mode's decks no ordering is tallied: marginal mode's refusal says so.
+        && deck <= crate::engine::permutation::MAX_FULL_DECK
         && !all_orderings
     {
         return Err(UsageError::conflict(

@@ -184,6 +184,7 @@ impl SimulationSettings {
                 mode,
                 needed,
                 limit,
+                reserved_by_others: crate::memory_share::outstanding().bytes,
             });
         }
         Ok(SimulationSettings {
