@@ -275,3 +275,16 @@ fn merge_refuses_a_csv_of_every_ordering_of_eleven_cards_before_reading_the_coun
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("corrupted"), "{stderr}");
 }
+
+#[test]
+fn check_refuses_trials_zero_as_a_flag_not_as_an_empty_input() {
+    // Regression: `check --trials 0 FILE` read nothing and said the file was empty.
+    let file = format!(
+        "{}/fixtures/check/zero-based.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (code, stderr) = run_args(&["check", "--trials", "0", &file]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--trials 0:"), "{stderr}");
+    assert!(!stderr.contains("empty"), "{stderr}");
+}

@@ -159,6 +159,14 @@ impl CheckConfig {
                 "a source has at least 1 bit of state (e.g. --state-bits 32 for a 32-bit seed)",
             ));
         }
+        if args.trials == Some(0) {
+            return Err(UsageError::out_of_range(
+                "--trials",
+                0,
+                "check stops after --trials permutations, and at least one is needed to judge \
+                 (e.g. --trials 1M, or leave it out to read the whole input)",
+            ));
+        }
         Ok(CheckConfig {
             sources,
             state_bits: args.state_bits,
