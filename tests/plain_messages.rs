@@ -288,3 +288,39 @@ fn check_refuses_trials_zero_as_a_flag_not_as_an_empty_input() {
     assert!(stderr.contains("--trials 0:"), "{stderr}");
     assert!(!stderr.contains("empty"), "{stderr}");
 }
+
+#[test]
+fn check_deal_save_tally_is_refused_as_the_readme_flag_table_says() {
+    // A tally file holds orderings or marginals, not dealt hands: `check --deal K
+    // --save-tally` is refused before reading, leaves no file, and the README's flag table
+    // offers --save-tally to `check` only without --deal (it used to offer it).
+    let dir = tempfile::tempdir().unwrap();
+    let tally = dir.path().join("deals.tally");
+    let file = format!(
+        "{}/fixtures/check/zero-based.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let (code, stderr) = run_args(&[
+        "check",
+        "--deal",
+        "2",
+        "-n",
+        "4",
+        "--save-tally",
+        tally.to_str().unwrap(),
+        &file,
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--save-tally") && stderr.contains("--deal"),
+        "{stderr}"
+    );
+    assert!(!tally.exists());
+    let readme =
+        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let row = readme
+        .lines()
+        .find(|line| line.starts_with("| `--save-tally FILE`"))
+        .expect("the flag table has a --save-tally row");
+    assert!(row.contains("not with `--deal`"), "{row}");
+}
