@@ -324,3 +324,27 @@ fn check_deal_save_tally_is_refused_as_the_readme_flag_table_says() {
         .expect("the flag table has a --save-tally row");
     assert!(row.contains("not with `--deal`"), "{row}");
 }
+
+#[test]
+fn more_shards_than_blocks_are_refused_in_words_that_agree_in_number() {
+    // Regression: "use at most 1 shards".
+    let (code, stderr) = run_args(&[
+        "run",
+        "naive",
+        "-n",
+        "5",
+        "-t",
+        "10",
+        "--seed",
+        "1",
+        "--shard",
+        "0/3",
+        "--save-tally",
+        "unused.tally",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("use at most 1 shard or more --trials"),
+        "{stderr}"
+    );
+}
