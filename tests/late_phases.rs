@@ -166,3 +166,292 @@ fn theory_riffle_passes_over_a_long_range_stops_at_the_first_ctrl_c() {
         "{elapsed:?} after a Ctrl-C at 1 s"
     );
 }
+
+/// Start `run` with `args` (stdout piped), wait until `started` says the report is being
+/// written (polled every 20 ms, for at most 60 s), send SIGINT, and return how long the process
+/// took to end after it, with its output.
+fn interrupted_while_writing(
+    args: &[&str],
+    mut started: impl FnMut(&mut std::process::Child) -> bool,
+) -> (std::time::Duration, std::process::Output) {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let waiting = Instant::now();
+    while !started(&mut child) {
+        assert!(
+            waiting.elapsed() < Duration::from_secs(60),
+            "the report was not being written after 60 s"
+        );
+        assert!(child.try_wait().unwrap().is_none(), "ended before writing");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let signalled = Instant::now();
+    let output = common::interrupt(child, 0);
+    (signalled.elapsed(), output)
+}
+
+#[test]
+fn ctrl_c_while_a_large_json_report_is_written_stops_it_and_leaves_no_file() {
+    // Regression: the 15 GB JSON of every ordering of 11 cards went on being written for
+    // tens of seconds after Ctrl-C. Ctrl-C once 1 MB of it is in its temporary file: the
+    // writing stops at the next buffer, nothing is put in place, and the temporary file goes.
+    let dir = tempfile::tempdir().unwrap();
+    let report = dir.path().join("report.json");
+    let partial_size = |dir: &std::path::Path| {
+        std::fs::read_dir(dir)
+            .unwrap()
+            .filter_map(|entry| entry.ok()?.metadata().ok())
+            .map(|metadata| metadata.len())
+            .max()
+            .unwrap_or(0)
+    };
+    let (took, output) = interrupted_while_writing(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "11",
+            "-t",
+            "2M",
+            "--seed",
+            "1",
+            "-q",
+            "--format",
+            "json",
+            "--all-orderings",
+            "-o",
+            report.to_str().unwrap(),
+        ],
+        |_| partial_size(dir.path()) > 1 << 20,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    // A liveness bound, far above the time of one buffer, far below the minute of the write.
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "{took:?}: {stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted while writing -o") && stderr.contains("not put in place"),
+        "{stderr}"
+    );
+    let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn ctrl_c_while_every_ordering_goes_to_stdout_as_csv_stops_the_writing() {
+    use std::io::Read;
+    // The same on stdout: the CSV of 39,916,800 orderings stops soon after Ctrl-C, with 130.
+    let mut read = 0usize;
+    let mut buffer = vec![0u8; 1 << 16];
+    let (took, output) = interrupted_while_writing(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "11",
+            "-t",
+            "2M",
+            "--seed",
+            "1",
+            "-q",
+            "--format",
+            "csv",
+            "--table",
+            "permutations",
+            "--all-orderings",
+        ],
+        |child| {
+            // Read (and so unblock) the report until 1 MB of it has come.
+            let stdout = child.stdout.as_mut().unwrap();
+            read += stdout.read(&mut buffer).unwrap();
+            read > 1 << 20
+        },
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        took < std::time::Duration::from_secs(5),
+        "{took:?}: {stderr}"
+    );
+    assert!(
+        stderr.contains("interrupted while writing the report to stdout"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn theory_passes_with_a_raised_path_budget_stops_within_a_stage_at_ctrl_c() {
+    // Regression: the mixing curve of a comparator merge sort on 8 cards carries the law
+    // through a convolution stage of 40,320 × 40,320 compositions, about a minute, and Ctrl-C
+    // was looked at only between stages (65 s late). It is now looked at for every ordering
+    // carried: exit 130 within a liveness bound far below the stage.
+    let started = std::time::Instant::now();
+    let output = common::interrupted_after(
+        &[
+            "theory",
+            "comparator-merge",
+            "-n",
+            "8",
+            "--passes",
+            "1..3",
+            "--max-paths",
+            "1e13",
+            "-q",
+            "-o",
+            "/dev/null",
+        ],
+        3000,
+    );
+    let late = started
+        .elapsed()
+        .saturating_sub(std::time::Duration::from_secs(3));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("interrupted while computing the mixing curve"),
+        "{stderr}"
+    );
+    assert!(late < std::time::Duration::from_secs(5), "{late:?} late");
+}
+
+/// The memory the system reports available now (bytes).
+fn available_memory() -> u64 {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap();
+    let line = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemAvailable:"))
+        .unwrap();
+    line.trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse::<u64>()
+        .unwrap()
+        * 1024
+}
+
+#[test]
+fn a_run_sizes_its_fingerprints_from_what_other_runs_on_the_host_have_not_taken_yet() {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::io::AsRawFd;
+    // Regression: shards started together on one host each sized their fingerprints from all
+    // of the same free memory. Another live run (played by this test: a reservation file it
+    // holds locked, as a run does) has reserved all but 512 MiB of the available memory; a
+    // 20M-shuffle run of 52 cards wants 320 MB of fingerprints, more than a quarter of 80% of
+    // what is left (about 107 MB), so it skips the repeated-decks test for memory and says why.
+    let runtime = tempfile::tempdir().unwrap();
+    let ledger = runtime.path().join("shuffle-bias");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&ledger)
+        .unwrap();
+    let entry = ledger.join("run-1.reservation");
+    let reserved = available_memory().saturating_sub(512 << 20);
+    std::fs::write(&entry, format!("{reserved}\n")).unwrap();
+    let held = std::fs::File::open(&entry).unwrap();
+    // SAFETY: the descriptor is open for the call.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let args = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "20M",
+        "--seed",
+        "1",
+        "-q",
+        "--format",
+        "json",
+    ];
+    let run = |args: &[&str]| {
+        let child = std::process::Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+            .args(args)
+            .env("XDG_RUNTIME_DIR", runtime.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        common::interrupt(child, 1500)
+    };
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    assert!(
+        stderr.contains("note: 1 other run on this host reserved"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("keeps 16 bytes a shuffle"), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let repeats = &report["deal_stream"]["repeats"];
+    assert!(repeats["distinct"].is_null(), "{repeats}");
+    // The other run ends (its lock goes): its file is removed by the next run, which keeps
+    // its fingerprints and reserves them while it runs.
+    drop(held);
+    let output = run(&args);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!stderr.contains("note:"), "{stderr}");
+    assert!(
+        stderr.contains("keeps 16 bytes a shuffle: 320 MB"),
+        "{stderr}"
+    );
+    assert!(!entry.exists(), "the ended run's reservation is removed");
+    let left: Vec<_> = std::fs::read_dir(&ledger)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|name| name != "ledger.lock")
+        .collect();
+    assert!(
+        left.is_empty(),
+        "a run removes its own reservation: {left:?}"
+    );
+}
+
+#[test]
+fn a_run_refused_for_memory_others_reserved_says_so_and_how_to_wait() {
+    use std::os::unix::fs::DirBuilderExt;
+    use std::os::unix::io::AsRawFd;
+    // Another live run has reserved more than the host has: this one cannot even keep its
+    // position tallies. The refusal said "more than the 0.0 GiB this machine can give", as if
+    // the machine had no memory; it names the other runs' reservations.
+    let runtime = tempfile::tempdir().unwrap();
+    let ledger = runtime.path().join("shuffle-bias");
+    std::fs::DirBuilder::new()
+        .mode(0o700)
+        .create(&ledger)
+        .unwrap();
+    let entry = ledger.join("run-1.reservation");
+    std::fs::write(&entry, format!("{}\n", u64::MAX)).unwrap();
+    let held = std::fs::File::open(&entry).unwrap();
+    // SAFETY: the descriptor is open for the call.
+    assert_eq!(unsafe { libc::flock(held.as_raw_fd(), libc::LOCK_EX) }, 0);
+    let output = common::shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "1000",
+            "--seed",
+            "1",
+        ])
+        .env("XDG_RUNTIME_DIR", runtime.path())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("other runs on this host have reserved and not taken yet"),
+        "{stderr}"
+    );
+    drop(held);
+}

@@ -843,3 +843,37 @@ fn shards_of_nine_cards_read_by_several_threads_merge_into_the_single_run() {
         &["--threads", "1 to 256"],
     );
 }
+
+#[test]
+fn a_fifo_given_to_merge_is_refused_at_once_rather_than_waited_on() {
+    // Regression: opening a FIFO nobody writes to blocked `merge` for ever, and Ctrl-C was not
+    // heard there. A tally is read twice and checked against its size, so only a regular file
+    // will do: the FIFO is refused with exit 2 before any file is read, and a directory too.
+    let dir = tempfile::tempdir().unwrap();
+    let good = shard(dir.path(), "a.tally", "1/2", &[]);
+    let fifo = dir.path().join("b.tally");
+    let status = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let output = shuffle_bias()
+        .arg("merge")
+        .arg(&good)
+        .arg(&fifo)
+        .arg("--quiet")
+        .timeout(std::time::Duration::from_secs(10))
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("b.tally: not a regular file (a FIFO)") && stderr.contains("merge"),
+        "{stderr}"
+    );
+    assert_refused(
+        &[&good, dir.path()],
+        &[],
+        &["not a regular file (a directory)"],
+    );
+}

@@ -287,7 +287,7 @@ fn the_size_gate_never_stops_a_shuffle_biased_beyond_its_size_as_fair_within() {
                 &mut |_| {},
                 &mut |deck| {
                     index += 1;
-                    if biased && splitmix(seed << 32 | index) % 64 == 0 {
+                    if biased && splitmix(seed << 32 | index).is_multiple_of(64) {
                         let mut moved = deck.to_vec();
                         let at = moved.iter().position(|&c| c == 0).unwrap();
                         moved.swap(0, at);

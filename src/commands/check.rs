@@ -12,7 +12,7 @@ use super::sequential::CheckSequential;
 use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
 use crate::analysis::dealt_hand::model_deal_identity;
 use crate::analysis::ruled_out::BiasSize;
-use crate::config::CheckConfig;
+use crate::config::{CheckConfig, check_listed_orderings_of};
 use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::simulate::Tally;
 use crate::engine::tally::TallyMode;
@@ -24,7 +24,7 @@ use crate::input::producer::Producer;
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
-use crate::report::notes::Note;
+use crate::report::notes::{MAX_LISTED_DECK, Note};
 use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report_with_deals};
 use crate::report::run::{
     DealTheory, MarginalTheory, build_deal_report, build_marginal_report_with_deals,
@@ -66,14 +66,39 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         config.alpha,
         config.max_bias,
     );
-    let mut observe = |deck: &[Card]| until.observe(deck);
+    // Where no flag gave the deck, `--table permutations` of a deck too large to list is
+    // refused at the first permutation (the flags' check refuses it before reading otherwise).
+    let refuse_unlisted = config.reader.deck.is_none()
+        && config.reader.deal.is_none()
+        && check_listed_orderings_of(
+            config.output.format,
+            config.output.table,
+            MAX_LISTED_DECK + 1,
+            config.all_orderings,
+        )
+        .is_err();
+    let mut unlisted = None;
+    let mut observe = |deck: &[Card]| {
+        if refuse_unlisted
+            && deck.len() > MAX_LISTED_DECK
+            && config.reader.mode_for(deck.len()) == TallyMode::Full
+        {
+            unlisted = Some(deck.len());
+            return std::ops::ControlFlow::Break(());
+        }
+        if config.until_decided {
+            until.observe(deck)
+        } else {
+            std::ops::ControlFlow::Continue(())
+        }
+    };
     let input = read_permutations_observed(
         &config.sources,
         inputs,
         &config.reader,
         stop,
         &mut |lines| progress.set(lines),
-        config.until_decided.then_some(&mut observe as Observer),
+        (config.until_decided || refuse_unlisted).then_some(&mut observe as Observer),
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
@@ -87,6 +112,14 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     }
     // Ctrl-C before the first permutation is a failure too (exit 130: see main).
     let mut input = input?;
+    if let Some(deck) = unlisted {
+        check_listed_orderings_of(
+            config.output.format,
+            config.output.table,
+            deck,
+            config.all_orderings,
+        )?;
+    }
     if let Some(file) = saved {
         save_check_tally(file, &config, &mut input, elapsed_seconds)?;
     }

@@ -3,6 +3,9 @@
 //! prints it and maps it to the exit code (2, or 130 for an interruption).
 
 use std::io;
+use std::path::PathBuf;
+
+use crate::input::source_name::printable_path;
 
 use crate::config::UsageError;
 use crate::input::permutation_reader::InputError;
@@ -140,4 +143,25 @@ pub enum Interruption {
     /// Adding tally files.
     #[error("while merging the tally files; nothing was reported")]
     Merge,
+    /// Writing a report (or its picture): the writing stopped, and no file of the report was
+    /// put in place.
+    #[error("{}", writing_stopped(output.as_ref()))]
+    Writing {
+        /// The flag and the file being written, or None for stdout.
+        output: Option<(&'static str, PathBuf)>,
+    },
+}
+
+/// What [`Interruption::Writing`] says: where the writing stopped, and what is left of it.
+fn writing_stopped(output: Option<&(&'static str, PathBuf)>) -> String {
+    match output {
+        Some((flag, path)) => format!(
+            "while writing {flag} {}; the report's files were not put in place (an existing \
+             file is as it was)",
+            printable_path(path)
+        ),
+        None => "while writing the report to stdout, which stops short of its end; no file \
+                 of the report was put in place"
+            .to_string(),
+    }
 }

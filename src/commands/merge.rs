@@ -21,7 +21,7 @@ use super::check::check_theory;
 use super::run::run_theory;
 use super::{Counted, Failure, Interruption, Theory, open_output, publish};
 use crate::config::MergeConfig;
-use crate::config::deal_fingerprint_limit;
+use crate::config::{check_listed_orderings_of, deal_fingerprint_limit};
 use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSource};
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
 use crate::engine::tally::TallyMode;
@@ -178,6 +178,13 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
         .into());
     }
     let deck = first.deck;
+    // As `run` refuses it before the simulation: before the theory and the reading.
+    check_listed_orderings_of(
+        config.output.format,
+        config.output.table,
+        deck,
+        config.all_orderings,
+    )?;
     let against = if first.against == "model" {
         Against::Model
     } else {

@@ -26,6 +26,7 @@ use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::output::files::{OutputFile, Target};
+use crate::output::interruptible::Interruptible;
 use crate::output::progress::Progress;
 use crate::output::svg::SvgExporter;
 use crate::output::{Exporter, Format, Report, exporter};
@@ -70,8 +71,34 @@ impl Sink {
     }
 
     /// Write with `write`. A closed stdout (`| head`) is no failure: the writing stops quietly
-    /// and the command still ends with its verdict's exit code.
+    /// and the command still ends with its verdict's exit code. A Ctrl-C that comes while
+    /// writing stops it: the command ends with 130 and the file is not put in place (stdout
+    /// just stops); one that came before (the report is of an interrupted run) does not.
     fn write_with(
+        &mut self,
+        write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
+    ) -> Result<(), Failure> {
+        let mut stopped = false;
+        let result = self.write_polling_with(|writer| {
+            let mut writer = Interruptible::new(writer, interrupt::flag());
+            let result = write(&mut writer);
+            stopped = writer.stopped();
+            result
+        });
+        if stopped {
+            return Err(Failure::Interrupted(Interruption::Writing {
+                output: match self {
+                    Sink::Stdout => None,
+                    Sink::File(file) => Some((file.flag(), file.path().to_path_buf())),
+                },
+            }));
+        }
+        result
+    }
+
+    /// Write with `write`, which polls the Ctrl-C flag itself (as the emission of the shuffles
+    /// does, to say what was not written); otherwise as [`Sink::write_with`].
+    fn write_polling_with(
         &mut self,
         write: impl FnOnce(&mut dyn Write) -> io::Result<()>,
     ) -> Result<(), Failure> {

@@ -4,7 +4,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::saved_tally::{
-    deal_stream_options, open_saved_tally, run_shard, save_run_tally, warn_of_fingerprint_memory,
+    open_saved_tally, plan_memory, run_shard, save_run_tally, warn_of_fingerprint_memory,
 };
 use super::sequential::{family_for, simulate_until_decided};
 use super::{
@@ -67,9 +67,8 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let blocks = 0..block_count(spec.trials);
     // The deal-stream tests read the whole run in trial order (--until-decided too: they join
     // the fixed-sample family, which decides at the planned end).
-    let deals = config
-        .deal_tests
-        .then(|| deal_stream_options(config.settings.mode, &spec));
+    let (deals, _reservation) =
+        plan_memory(&spec, config.settings.mode, config.deal_tests, spec.trials);
     warn_of_fingerprint_memory(deals.as_ref(), spec.trials);
     let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
@@ -137,7 +136,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         // a file whose counts would not match the report.
         let mut complete = tallied == spec.trials;
         if complete {
-            sink.write_with(|writer| {
+            sink.write_polling_with(|writer| {
                 complete = emit_permutations_from(&spec, &config.source, writer, stop)?;
                 Ok(())
             })?;

@@ -6,8 +6,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::{Counted, Failure};
-use crate::config::deal_fingerprint_limit;
 use crate::config::{CheckConfig, RunConfig};
+use crate::config::{deal_fingerprint_limit, marginal_memory_bytes, run_memory_bytes};
 use crate::engine::deal_stream::{
     BYTES_PER_DEAL, DealStreamOptions, DealStreamTally, RepeatSource,
 };
@@ -20,6 +20,7 @@ use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally};
 use crate::input::source_name::printable_path;
 use crate::interrupt;
+use crate::memory_share::{self, Reservation};
 use crate::output::files::OutputFile;
 use crate::output::progress::Progress;
 use crate::output::text::group;
@@ -141,9 +142,8 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     let mut show = |done| progress.set(done);
     // The deal-stream accumulator of the shard's blocks, kept as the single run keeps it, so
     // that `merge` gives the single run's deal-stream tests.
-    let deal_options = config
-        .deal_tests
-        .then(|| deal_stream_options(settings.mode, &spec));
+    let (deal_options, _reservation) =
+        plan_memory(&spec, settings.mode, config.deal_tests, shard_trials);
     warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials);
     let (counts, coverage, deals) = match settings.mode {
         TallyMode::Full => {
@@ -298,13 +298,66 @@ pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> Dea
     deal_stream_options_for(mode, spec.deck, spec.trials)
 }
 
+/// The deal-stream options of a run whose own share is `own_trials` shuffles (a shard's, or
+/// all of them), decided together with the other runs on this host ([`memory_share`]): the
+/// fingerprint limit counts what they have reserved and not yet taken, and this run's planned
+/// peak (its tally, and its own fingerprints) is reserved in turn, until the returned
+/// reservation is dropped at the end of the run. A large run, or one whose fingerprints do
+/// not fit, says on stderr when others have reserved memory before it.
+pub(super) fn plan_memory(
+    spec: &SimulationSpec,
+    mode: TallyMode,
+    deal_tests: bool,
+    own_trials: u64,
+) -> (Option<DealStreamOptions>, Option<Reservation>) {
+    let mut others = memory_share::Outstanding::default();
+    let (deals, reservation) = memory_share::decide_and_reserve(|| {
+        others = memory_share::outstanding();
+        let deals = deal_tests.then(|| deal_stream_options(mode, spec));
+        let fingerprints = match &deals {
+            Some(DealStreamOptions {
+                repeats: RepeatSource::Fingerprints { limit },
+                ..
+            }) => own_trials.min(*limit).saturating_mul(BYTES_PER_DEAL),
+            _ => 0,
+        };
+        let tally = match mode {
+            TallyMode::Full => run_memory_bytes(spec.deck, spec.trials, spec.threads),
+            TallyMode::Marginal => marginal_memory_bytes(spec.deck, spec.threads),
+        };
+        (deals, fingerprints.saturating_add(tally))
+    });
+    let skipped_for_memory = matches!(
+        deals,
+        Some(DealStreamOptions {
+            repeats: RepeatSource::TooMany { .. },
+            ..
+        })
+    );
+    if others.runs > 0 && (reservation.is_some() || skipped_for_memory) {
+        eprintln!(
+            "note: {} other run{} on this host reserved {} MB {} not taken yet; this run's \
+             memory is sized from what is left",
+            others.runs,
+            if others.runs == 1 { "" } else { "s" },
+            group(others.bytes.div_ceil(1_000_000)),
+            if others.runs == 1 {
+                "it has"
+            } else {
+                "they have"
+            },
+        );
+    }
+    (deals, reservation)
+}
+
 /// Fingerprint memory above which a run says so before it starts.
 const FINGERPRINT_WARNING_BYTES: u64 = 256 << 20;
 
 /// Warn, before a run of `shuffles` starts, when the repeated-decks test will keep more than
 /// [`FINGERPRINT_WARNING_BYTES`] of fingerprints (16 bytes a shuffle in marginal mode): the
 /// memory grows with the run and nothing else would say so until the end. (Shards on one
-/// host each keep their own.)
+/// host each keep their own, and share the host's memory through [`plan_memory`].)
 pub(super) fn warn_of_fingerprint_memory(options: Option<&DealStreamOptions>, shuffles: u64) {
     if let Some(DealStreamOptions {
         repeats: RepeatSource::Fingerprints { .. },

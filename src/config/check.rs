@@ -5,7 +5,10 @@
 use std::path::PathBuf;
 
 use super::simulation::deal_fingerprint_limit;
-use super::{OutputConfig, UsageError, check_alpha, check_max_paths, check_shuffle, output_config};
+use super::{
+    OutputConfig, UsageError, check_alpha, check_listed_orderings, check_max_paths, check_shuffle,
+    output_config,
+};
 use crate::cli::{CheckAgainst, CheckArgs, Game, ModeChoice};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
@@ -152,12 +155,25 @@ impl CheckConfig {
             None => mode(args.mode, known_deck),
         };
         check_table(args, mode, marginal_if_large)?;
+        if let Some(deck) = known_deck
+            && args.deal.is_none()
+        {
+            check_listed_orderings(&args.output, deck, args.all_orderings)?;
+        }
         let model = model(args)?;
         if args.state_bits == Some(0) {
             return Err(UsageError::out_of_range(
                 "--state-bits",
                 0,
                 "a source has at least 1 bit of state (e.g. --state-bits 32 for a 32-bit seed)",
+            ));
+        }
+        if args.trials == Some(0) {
+            return Err(UsageError::out_of_range(
+                "--trials",
+                0,
+                "check stops after --trials permutations, and at least one is needed to judge \
+                 (e.g. --trials 1M, or leave it out to read the whole input)",
             ));
         }
         Ok(CheckConfig {

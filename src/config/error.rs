@@ -62,10 +62,19 @@ pub enum UsageError {
     /// The tallies (and the exact law, in full mode) would not fit in the memory available.
     #[error(
         "--threads {threads} with --deck {deck}: the tallies{} would take {:.1} GiB, more than \
-         the {:.1} GiB this machine can give; use fewer --threads (each keeps its own tally){}",
+         the {:.1} GiB this machine can give{}; use fewer --threads (each keeps its own tally){}",
         if *.mode == TallyMode::Full { " and the exact law" } else { "" },
         gib(*.needed),
         gib(*.limit),
+        if *.reserved_by_others > 0 {
+            format!(
+                " (after the {:.1} GiB that other runs on this host have reserved and not \
+                 taken yet; or wait for them to end)",
+                gib(*.reserved_by_others)
+            )
+        } else {
+            String::new()
+        },
         if *.mode == TallyMode::Full {
             ", --mode marginal (positions and statistics only) or a smaller --deck"
         } else {
@@ -83,6 +92,9 @@ pub enum UsageError {
         needed: u64,
         /// Bytes available ([`super::memory_limit`]).
         limit: u64,
+        /// Bytes other runs on this host have reserved and not taken yet, left out of `limit`
+        /// ([`crate::memory_share`]).
+        reserved_by_others: u64,
     },
     /// An output or input file that cannot be used (checked before anything runs).
     #[error(transparent)]

@@ -77,10 +77,28 @@ fn check_listed_orderings(
     deck: usize,
     all_orderings: bool,
 ) -> Result<(), UsageError> {
+    check_listed_orderings_of(
+        output.format,
+        output.table.unwrap_or_default(),
+        deck,
+        all_orderings,
+    )
+}
+
+/// [`check_listed_orderings`] of a validated output: for `merge`, once the files' headers give
+/// the deck, and for `check`, once the input's first permutation does (where no flag gives it).
+pub fn check_listed_orderings_of(
+    format: crate::output::Format,
+    table: crate::output::CsvTable,
+    deck: usize,
+    all_orderings: bool,
+) -> Result<(), UsageError> {
     use crate::report::notes::MAX_LISTED_DECK;
-    if output.format == crate::output::Format::Csv
-        && output.table.unwrap_or_default() == crate::output::CsvTable::Permutations
+    if format == crate::output::Format::Csv
+        && table == crate::output::CsvTable::Permutations
         && deck > MAX_LISTED_DECK
+        // Beyond full mode's decks no ordering is tallied: marginal mode's refusal says so.
+        && deck <= crate::engine::permutation::MAX_FULL_DECK
         && !all_orderings
     {
         return Err(UsageError::conflict(

@@ -269,10 +269,11 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
             &flag_value,
             format!(
                 "--trials {} makes {blocks} block{} of {BLOCK_TRIALS} shuffles, fewer than {} \
-                 shards; use at most {blocks} shards or more --trials",
+                 shards; use at most {blocks} shard{} or more --trials",
                 settings.trials,
                 if blocks == 1 { "" } else { "s" },
-                shard.count
+                shard.count,
+                if blocks == 1 { "" } else { "s" },
             ),
         ));
     }

@@ -30,8 +30,19 @@ pub fn run_memory_bytes(deck: usize, trials: u64, threads: usize) -> u64 {
 }
 
 /// What a run may allocate: 80% of the memory the system reports available (Linux
-/// `/proc/meminfo`), or [`FALLBACK_MEMORY_LIMIT`] where that cannot be read.
+/// `/proc/meminfo`; [`FALLBACK_MEMORY_LIMIT`] where that cannot be read) less what the other
+/// runs on this host have reserved and not yet taken ([`crate::memory_share`]), so that runs
+/// started together share the memory instead of each counting all of it.
 pub fn memory_limit() -> u64 {
+    let others = crate::memory_share::outstanding().bytes;
+    match available_memory() {
+        Some(available) => available.saturating_sub(others) / 5 * 4,
+        None => FALLBACK_MEMORY_LIMIT.saturating_sub(others),
+    }
+}
+
+/// The memory the system reports available (bytes), if it can be read.
+fn available_memory() -> Option<u64> {
     std::fs::read_to_string("/proc/meminfo")
         .ok()
         .and_then(|text| {
@@ -45,7 +56,7 @@ pub fn memory_limit() -> u64 {
                         .ok()
                 })
         })
-        .map_or(FALLBACK_MEMORY_LIMIT, |kib| kib * 1024 / 5 * 4)
+        .map(|kib| kib * 1024)
 }
 /// The most deals whose 128-bit fingerprints the repeated-decks test may keep: a quarter of
 /// [`memory_limit`], at [`BYTES_PER_DEAL`] bytes a deal (beyond it the test is skipped, and the
@@ -173,6 +184,7 @@ impl SimulationSettings {
                 mode,
                 needed,
                 limit,
+                reserved_by_others: crate::memory_share::outstanding().bytes,
             });
         }
         Ok(SimulationSettings {

@@ -390,6 +390,11 @@ impl OutputFile {
         })
     }
 
+    /// The flag that named the target.
+    pub fn flag(&self) -> &'static str {
+        self.flag
+    }
+
     /// The target's path.
     pub fn path(&self) -> &Path {
         &self.path

@@ -9,6 +9,7 @@
 pub mod csv;
 pub mod document;
 pub mod files;
+pub mod interruptible;
 pub mod json;
 pub mod markdown;
 pub mod plot;

@@ -51,6 +51,19 @@ pub enum TallyFileError {
         /// Why.
         source: io::Error,
     },
+    /// Not a regular file (a FIFO, a device, a directory): a tally is read twice and checked
+    /// against its size, which only a file on disk has.
+    #[error(
+        "{}: not a regular file ({kind}); merge reads a tally file twice and checks it against \
+         its size, so it needs the file itself: save or copy the tally to a file and merge that",
+        printable_path(.path)
+    )]
+    NotRegular {
+        /// The file.
+        path: PathBuf,
+        /// What it is instead ("a FIFO", "a directory", …).
+        kind: &'static str,
+    },
     /// It does not start with the magic.
     #[error(
         "{}: not a shuffle-bias tally file (it does not start with the tally magic); give files \
@@ -419,6 +432,42 @@ pub fn write_tally(
     out.out.write_all(&crc.to_le_bytes())
 }
 
+/// Open the tally file `path` for reading, refusing anything but a regular file. It is
+/// opened without waiting (`O_NONBLOCK`), so that a FIFO nobody writes to is refused at once
+/// rather than blocking the open (where Ctrl-C was not heard); the flag changes nothing for
+/// the reads of a regular file. Returns the file and its size.
+fn open_regular(path: &Path) -> Result<(File, u64), TallyFileError> {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
+    let read = |source| TallyFileError::Read {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+        .map_err(read)?;
+    let metadata = file.metadata().map_err(read)?;
+    let kind = metadata.file_type();
+    let not_regular = |kind| TallyFileError::NotRegular {
+        path: path.to_path_buf(),
+        kind,
+    };
+    if kind.is_fifo() {
+        return Err(not_regular("a FIFO"));
+    }
+    if kind.is_dir() {
+        return Err(not_regular("a directory"));
+    }
+    if kind.is_char_device() || kind.is_block_device() {
+        return Err(not_regular("a device"));
+    }
+    if kind.is_socket() || !kind.is_file() {
+        return Err(not_regular("a special file"));
+    }
+    Ok((file, metadata.len()))
+}
+
 /// A tally file's header, checked against the format and against the file's size.
 pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
     let read = |source| TallyFileError::Read {
@@ -429,8 +478,7 @@ pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
         path: path.to_path_buf(),
         problem,
     };
-    let mut file = File::open(path).map_err(read)?;
-    let size = file.metadata().map_err(read)?.len();
+    let (mut file, size) = open_regular(path)?;
     let mut magic = [0u8; MAGIC.len()];
     let got = read_up_to(&mut file, &mut magic).map_err(read)?;
     if magic[..got] != MAGIC[..got] {
@@ -752,7 +800,7 @@ pub fn open_tally<'a>(
         path: path.to_path_buf(),
         source,
     };
-    let mut file = File::open(path).map_err(read)?;
+    let (mut file, _) = open_regular(path)?;
     let mut hasher = crc32fast::Hasher::new();
     // The prefix and the header again (the file is read twice rather than kept open, so that
     // any number of files can be merged a few at a time).

@@ -879,14 +879,15 @@ impl PassOperator {
         factorial(n) as f64 * self.stages.iter().map(|s| s.moves.len()).sum::<usize>() as f64
     }
 
-    /// Carry `weights` through every stage; stopped by Ctrl-C between stages (one stage is
-    /// one sweep of n! orderings, a fraction of a second at 10 cards).
+    /// Carry `weights` through every stage; stopped by Ctrl-C between stages and within one
+    /// (a stage of a convolution composes every ordering with every one of a support that may
+    /// be all n! of them: 1.6·10^9 compositions, a minute, at 8 cards).
     fn apply(&self, weights: Weights, n: usize) -> Result<Weights, ExactError> {
         self.stages.iter().try_fold(weights, |weights, stage| {
             if interrupt::requested() {
                 return Err(ExactError::Interrupted);
             }
-            Ok(push_through(weights, stage, n))
+            push_through(weights, stage, n)
         })
     }
 }
@@ -906,13 +907,21 @@ fn stage_threads(cells: usize) -> usize {
 
 /// The law of x ∘ m, x drawn from `weights` and m from the stage, independently. Exact while
 /// the product of the denominators fits in 128 bits (reducing first if that helps), f64 after.
-fn push_through(weights: Weights, stage: &Stage, n: usize) -> Weights {
+/// Ctrl-C is polled at every ordering x carried (each composes the whole stage, so the poll
+/// costs nothing beside it): the sweep then skips the rest and the stage gives
+/// [`ExactError::Interrupted`], never a part of the law.
+fn push_through(weights: Weights, stage: &Stage, n: usize) -> Result<Weights, ExactError> {
     let threads = stage_threads(weights.len());
     push_through_split(weights, stage, n, threads)
 }
 
 /// [`push_through`] with exact weights carried by `threads` threads (floats by one).
-fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: usize) -> Weights {
+fn push_through_split(
+    mut weights: Weights,
+    stage: &Stage,
+    n: usize,
+    threads: usize,
+) -> Result<Weights, ExactError> {
     let cells = weights.len();
     let mut composed = [0 as Card; MAX_EXACT_DECK];
     let composed = &mut composed[..n];
@@ -951,7 +960,7 @@ fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: us
                 let composed = &mut composed[..n];
                 for_each_in_rank_range(n, ranks, |cell, deck| {
                     let count = numerators[cell];
-                    if count == 0 {
+                    if count == 0 || interrupt::requested() {
                         return;
                     }
                     for (step_move, &weight) in stage.moves.iter().zip(stage_numerators) {
@@ -982,10 +991,13 @@ fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: us
                     *total += count;
                 }
             }
-            Weights::Exact {
+            if interrupt::requested() {
+                return Err(ExactError::Interrupted);
+            }
+            Ok(Weights::Exact {
                 numerators: next,
                 denominator,
-            }
+            })
         }
         _ => {
             let probabilities = weights.probabilities();
@@ -993,7 +1005,7 @@ fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: us
             let mut next = vec![0.0f64; cells];
             for_each_in_rank_order(n, |cell, deck| {
                 let p = probabilities[cell];
-                if p == 0.0 {
+                if p == 0.0 || interrupt::requested() {
                     return;
                 }
                 for (step_move, &q) in stage.moves.iter().zip(&stage_probabilities) {
@@ -1003,7 +1015,10 @@ fn push_through_split(mut weights: Weights, stage: &Stage, n: usize, threads: us
                     next[rank(composed)] += p * q;
                 }
             });
-            Weights::Float(next)
+            if interrupt::requested() {
+                return Err(ExactError::Interrupted);
+            }
+            Ok(Weights::Float(next))
         }
     }
 }
@@ -1156,7 +1171,7 @@ mod tests {
                 denominator: 1,
             };
             for stage in &operator.stages {
-                weights = push_through_split(weights, stage, n, threads);
+                weights = push_through_split(weights, stage, n, threads).unwrap();
             }
             match weights {
                 Weights::Exact {
