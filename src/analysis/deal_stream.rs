@@ -144,9 +144,9 @@ pub enum CollisionLaw {
 pub struct CollisionOutcome {
     /// The law used.
     pub law: CollisionLaw,
-    /// E[R] under the hypothesis: C(N,2)·Σp² (C(N,2)/M under uniform).
+    /// E\[R\] under the hypothesis: C(N,2)·Σp² (C(N,2)/M under uniform).
     pub expected_pairs: f64,
-    /// E[D] under uniform (normal law only).
+    /// E\[D\] under uniform (normal law only).
     pub expected_distinct: Option<f64>,
     /// The Chen–Stein bound on the Poisson approximation's error.
     pub poisson_error_bound: f64,
@@ -165,7 +165,7 @@ pub enum CollisionNotRun {
     },
     /// Almost every outcome has been seen (N ≫ M): nothing to test beyond the χ² over the cells.
     Saturated {
-        /// E[D] and its standard deviation.
+        /// E\[D\] and its standard deviation.
         expected_distinct: f64,
         /// Standard deviation of D.
         sd: f64,
@@ -174,7 +174,7 @@ pub enum CollisionNotRun {
 
 /// The repeated-deals (collision) test of `counts` among deals of `shape` under `null`.
 ///
-/// R = Σ_{i<j} 1[deal i = deal j]. Under independent deals from a law p, E[R] = C(N,2)·Σp²;
+/// R = Σ_{i<j} 1[deal i = deal j]. Under independent deals from a law p, E\[R\] = C(N,2)·Σp²;
 /// under uniform the indicators are pairwise independent, so Var R = C(N,2)(1/M)(1 − 1/M)
 /// exactly. The law used for the p-value:
 ///
@@ -186,7 +186,7 @@ pub enum CollisionNotRun {
 ///   few (a source that avoids repeating itself) both reject. This is the collision test of
 ///   Knuth, TAOCP vol. 2, §3.3.2 J, in the sparse case where collisions are pairs.
 /// * **Normal approximation of D**, the distinct deals, when the bound is larger and the
-///   hypothesis is uniform: E[D] = M(1 − (1 − 1/M)^N) and Var D = M(M−1)(1 − 2/M)^N +
+///   hypothesis is uniform: E\[D\] = M(1 − (1 − 1/M)^N) and Var D = M(M−1)(1 − 2/M)^N +
 ///   M(1 − 1/M)^N − M²(1 − 1/M)^{2N} exactly (the classical occupancy problem; Feller vol. 1
 ///   §IV.2), D asymptotically normal (Rényi 1962); two-sided. Not run when sd(D) <
 ///   [`MIN_OCCUPANCY_SD`] (every outcome seen: nothing to add to the χ² over the cells).
@@ -279,7 +279,7 @@ pub fn collision_test(
     })
 }
 
-/// E[D] and Var D for the distinct cells among `n` uniform draws from `m` cells (Feller vol. 1
+/// E\[D\] and Var D for the distinct cells among `n` uniform draws from `m` cells (Feller vol. 1
 /// §IV.2), written with ln1p/expm1 so that nothing cancels when m is large:
 /// with a = (1 − 1/m)^n, Var D = −m·a·expm1(n·ln1p(−1/(m−1))) + m²a²·expm1(n·ln1p(−1/(m−1)²)).
 pub fn occupancy_moments(m: f64, n: f64) -> (f64, f64) {
@@ -310,7 +310,7 @@ fn libm_erfc(x: f64) -> f64 {
 }
 
 /// An estimate of the number of distinct outcomes a source reaches, from the repeated pairs:
-/// if the source reaches M' outcomes equally often, E[R] = C(N,2)/M', so M̂ = C(N,2)/R, with
+/// if the source reaches M' outcomes equally often, E\[R\] = C(N,2)/M', so M̂ = C(N,2)/R, with
 /// the 95% interval C(N,2)/[Garwood interval of R's mean] (R is Poisson, or has variance equal
 /// to its mean to within 1/M'). For a source whose outcomes are not equally likely, M̂
 /// estimates 1/Σp², the number of equally likely outcomes that repeat as often (so never more

@@ -26,7 +26,7 @@ pub enum Failure {
     #[error(transparent)]
     File(#[from] FileError),
     /// The input of `check` could not be read, or held no permutation (or Ctrl-C came before
-    /// the first one: [`InputError::Interrupted`]).
+    /// the first one: [`InputError::is_interrupted`](crate::input::permutation_reader::InputError::is_interrupted)).
     #[error(transparent)]
     Input(#[from] InputError),
     /// The command of `check --exec` could not be run, or failed.

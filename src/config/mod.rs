@@ -2,9 +2,9 @@
 //! once, before anything runs, with a message that names the flag and says how to fix it
 //! ([`UsageError`]).
 //!
-//! One file per command ([`run`], [`compare`], [`check`], [`theory`]); what several share
-//! lives beside them: the output flags ([`output`]), the simulation settings and their memory
-//! ([`simulation`]), and here the checks of the level, the path budget and the shuffle.
+//! One file per command (`run`, `compare`, `check`, `theory`); what several share
+//! lives beside them: the output flags (`output`), the simulation settings and their memory
+//! (`simulation`), and here the checks of the level, the path budget and the shuffle.
 
 mod check;
 mod compare;
@@ -85,7 +85,7 @@ fn check_listed_orderings(
     )
 }
 
-/// [`check_listed_orderings`] of a validated output: for `merge`, once the files' headers give
+/// `check_listed_orderings` of a validated output: for `merge`, once the files' headers give
 /// the deck, and for `check`, once the input's first permutation does (where no flag gives it).
 pub fn check_listed_orderings_of(
     format: crate::output::Format,

@@ -26,7 +26,7 @@ pub struct OutputConfig {
 }
 
 impl OutputConfig {
-    /// The outputs with the flags that name them, for [`check_outputs`].
+    /// The outputs with the flags that name them, for [`check_outputs`](crate::output::files::check_outputs).
     pub fn targets(&self) -> Vec<(&'static str, &Target)> {
         let mut targets = vec![("-o", &self.report)];
         targets.extend(self.plot.as_ref().map(|plot| ("--plot", plot)));

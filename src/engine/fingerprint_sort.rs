@@ -140,7 +140,7 @@ fn sort_with_scratch(list: &mut [u128], most: usize) {
     }
 }
 
-/// Chains of moves [`partition`] follows at once: each waits on a load from a far part of the
+/// Chains of moves `partition` follows at once: each waits on a load from a far part of the
 /// list, so several hide each other's latency (4 chains: 15–16 ns a value for the whole sort,
 /// one chain 19–20).
 pub const CHAINS: usize = 4;

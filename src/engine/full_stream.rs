@@ -367,7 +367,7 @@ sized_streams!(
 /// One unbroken stream of whole decks (2 to 11 cards) given with their ranks, one by one, as
 /// `check` reads them: the counts of [`DealStream::add`] fed the same decks, counted as a run's
 /// full mode counts them (pairs of ranks up to [`PAIR_TALLY_MAX_DECK`] cards, slot tables
-/// above). The decks go into blocks of [`RANKED_BLOCK`] whose seams are paired at the end, so
+/// above). The decks go into blocks of `RANKED_BLOCK` whose seams are paired at the end, so
 /// every consecutive pair is counted, whatever the length of the stream.
 pub struct RankedStream {
     stream: SizedStream,

@@ -132,7 +132,7 @@ const NARROW_LIMIT: u64 = 1 << 31;
 /// inverse have the same cycles) with a bit set of visited positions, every step branch-free
 /// (a closed cycle jumps to the lowest unvisited position), the walks of [`LANES`] decks
 /// interleaved, four at a time. The position counts are 32-bit (52 rows of 64: 13 KiB, in L1 beside the deck)
-/// and are added into the 64-bit tally every [`NARROW_LIMIT`] shuffles and at the end.
+/// and are added into the 64-bit tally every `NARROW_LIMIT` shuffles and at the end.
 /// The definitions stay those of [`crate::theory::permutation_statistics`]; the tests check
 /// this pass against [`MarginalTally::add`] deck by deck.
 #[derive(Debug, Clone)]

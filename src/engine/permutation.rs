@@ -186,7 +186,7 @@ static TAIL_RANKS: [[u8; KEY_SPACE]; KEY_CARDS + 1] = {
 /// Up to [`TABLE_RANK_MAX_DECK`] cards it is one table look-up up to 5 cards, two from 6 (the
 /// first four cards' part of the rank, then the last n − 4 cards' part), which is cheaper than the popcount chain of
 /// [`rank`]; and then the result is below n! for *every* deck, permutation or not (each table is
-/// bounded; see [`HEAD_RANKS`] and [`TAIL_RANKS`]), which is what lets the simulation index its
+/// bounded; see `HEAD_RANKS` and `TAIL_RANKS`), which is what lets the simulation index its
 /// tally without a bounds check. Larger decks use [`rank`].
 #[inline(always)]
 pub fn rank_array<const N: usize>(deck: &[Card; N]) -> usize {

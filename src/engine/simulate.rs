@@ -1,7 +1,7 @@
 //! The simulation engine: shuffle a fresh deck `trials` times and tally every resulting ordering.
 //!
 //! Trials are cut into fixed blocks of [`BLOCK_TRIALS`]; block b draws its numbers from the
-//! ChaCha stream b of the run's seed ([`BlockRng::for_block`]). Threads take blocks from a shared
+//! ChaCha stream b of the run's seed ([`BlockRng::for_block`](crate::engine::random_source::BlockRng::for_block)). Threads take blocks from a shared
 //! counter and keep private tallies that are summed at the end, so the counts for a given seed are
 //! identical whatever the number of threads. The hot loop is monomorphised per algorithm and per
 //! generator and allocates nothing. The engine never prints: it reports progress through a

@@ -17,7 +17,7 @@
 //! what was read is returned.
 //!
 //! Two tallies can be fed ([`TallyMode`]): every one of the n! orderings counted (n ≤
-//! [`MAX_FULL_DECK`]), or the [`MarginalTally`] of decks of up to [`MAX_MARGINAL_DECK`] cards
+//! [`MAX_FULL_DECK`]), or the [`MarginalTally`] of decks of up to [`MAX_MARGINAL_DECK`](crate::engine::marginal::MAX_MARGINAL_DECK) cards
 //! (a 52-card deal, say). Either way the deck size is `--deck`, else the number of `--labels`,
 //! else the number of cards on the first permutation.
 //!
@@ -1869,7 +1869,7 @@ pub fn open_sources(sources: &[InputSource]) -> Result<Vec<Input>, InputError> {
 }
 
 /// Read and tally every source in order. `progress` is called with the lines read so far.
-/// Setting `stop` ends the reading within [`POLL`], even while a source blocks, with what was
+/// Setting `stop` ends the reading within `POLL`, even while a source blocks, with what was
 /// read so far (an error marked `interrupted` if that is no permutation at all).
 pub fn read_permutations(
     sources: &[InputSource],

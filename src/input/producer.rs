@@ -7,7 +7,7 @@
 //! How it ends: read to the end of its output, the tool waits for it, and a non-zero exit (or a
 //! death by a signal) is a failure naming the status and showing the end of its standard error.
 //! Stopped early — `--trials` reached, `--until-decided` decided, Ctrl-C, a bad line — the tool
-//! stops it, unless it exits of its own within [`GRACE`] (a failure then, if it failed). The
+//! stops it, unless it exits of its own within `GRACE` (a failure then, if it failed). The
 //! [`Producer`] holds a second reading end of the pipe until then, so that the command never
 //! sees a broken pipe when the reading ends (it would print a traceback for it, and exit with
 //! an error that is not its own); it is killed (on Unix its whole process group) before that end
@@ -132,7 +132,7 @@ impl Producer {
 
     /// End the command after the reading: `stopped` when the reading ended before its output
     /// did, at `--trials`, `--until-decided` or a bad line (then it is stopped, unless it exits
-    /// within [`GRACE`]: its output may have ended because it died), `interrupted` after Ctrl-C
+    /// within `GRACE`: its output may have ended because it died), `interrupted` after Ctrl-C
     /// (then it is stopped at once, and its exit is no failure). Otherwise it is waited for.
     /// Anything but a success of its own is a failure.
     pub fn finish(mut self, stopped: bool, interrupted: bool) -> Result<(), ProducerError> {

@@ -628,7 +628,7 @@ fn propagate_steps_under(
 /// The order of composition: the K-th pass, run on the deck ρ that the first K − 1 passes
 /// produced, moves cards by position exactly as it would on the unshuffled deck, so it turns ρ
 /// into ρ ∘ τ, where τ is the deck that pass alone would produce (the card at position p comes
-/// from position τ[p] of ρ). Each sweep pushes every ρ of P_{K−1} through every τ of P₁'s
+/// from position τ\[p\] of ρ). Each sweep pushes every ρ of P_{K−1} through every τ of P₁'s
 /// support: |support| · n! compositions per pass after the first, refused beyond `max_work`.
 /// Fractions stay exact while the denominator (at most that of P₁ to the power K, once reduced)
 /// fits in 128 bits, f64 after that.

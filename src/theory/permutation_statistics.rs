@@ -160,7 +160,7 @@ impl Statistic {
     }
 
     /// The law under a uniform shuffle: `law[v]` = P(value = v) for v in 0..=max, each the
-    /// correctly rounded f64 of exact_counts(n)[v] / n!. Panics if n = 0.
+    /// correctly rounded f64 of exact_counts(n)\[v\] / n!. Panics if n = 0.
     pub fn uniform_law(self, n: usize) -> Vec<f64> {
         self.uniform_value_law(n).probabilities
     }
