@@ -556,15 +556,6 @@ impl Gate {
                     size.words()
                 ),
             )
-        } else if rejected_on(Question::OneDeal) {
-            (
-                GateOutcome::BiasDetected,
-                format!(
-                    "the family rejects the law of one deal, and the bound {} does not show the \
-                     bias within {label}",
-                    measure_text(size, at_most)
-                ),
-            )
         } else if at_least > size.value() {
             (
                 GateOutcome::BiasDetected,
@@ -572,6 +563,15 @@ impl Gate {
                     "the bias is at least {} with {:.0}% confidence, more than {label}",
                     measure_text(size, at_least),
                     ruled_out.confidence * 100.0
+                ),
+            )
+        } else if rejected_on(Question::OneDeal) {
+            (
+                GateOutcome::BiasDetected,
+                format!(
+                    "the family rejects the law of one deal, and the bound {} does not show the \
+                     bias within {label}",
+                    measure_text(size, at_most)
                 ),
             )
         } else {

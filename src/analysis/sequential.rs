@@ -106,6 +106,18 @@ impl NullCell {
     }
 }
 
+/// The gate's decision from an upper and a lower bound on its measure: within `limit` when the
+/// upper bound is at most it, beyond when the lower bound exceeds it.
+fn decide_bounds(at_most: f64, at_least: f64, limit: f64) -> Option<bool> {
+    if at_most <= limit {
+        Some(true)
+    } else if at_least > limit {
+        Some(false)
+    } else {
+        None
+    }
+}
+
 /// The gate of `--max-bias` first looks after this many shuffles (no bound is tight before).
 const GATE_FIRST_CHECK: u64 = 100;
 
@@ -303,6 +315,10 @@ pub struct SequentialOutcome {
     /// stopped the run (JSON: present only then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shown_within: Option<String>,
+    /// `--max-bias`: the size beyond which the confidence sequences showed the bias, when that
+    /// stopped the run (JSON: present only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shown_beyond: Option<String>,
     /// Shuffles (or permutations) observed: where the run stopped.
     pub trials_used: u64,
     /// The family-wise level of the whole decision (`--alpha`).
@@ -492,8 +508,9 @@ pub struct SequentialFamily {
     size_gate: Option<BiasSize>,
     /// The trials at which the gate looks next.
     next_gate_check: u64,
-    /// Whether the gate stopped the run.
-    shown_within: bool,
+    /// Whether the gate stopped the run: the bias shown within its size (`Some(true)`) or
+    /// beyond it (`Some(false)`).
+    gate_stop: Option<bool>,
 }
 
 impl SequentialFamily {
@@ -622,16 +639,18 @@ impl SequentialFamily {
             decided: false,
             size_gate: None,
             next_gate_check: GATE_FIRST_CHECK,
-            shown_within: false,
+            gate_stop: None,
         }
     }
 
-    /// The family that also stops once its confidence sequences show the bias within `size`
-    /// (`--max-bias` with `--until-decided`): every card's chance of each position (full and
-    /// marginal mode) or the total variation distance (full mode). The bounds are those of
-    /// [`crate::analysis::ruled_out`] at the stop — the positions' Krichevsky–Trofimov
-    /// confidence sequences and the TV bound at δ/(N(N + 1)) — which hold at every N together,
-    /// so looking after any shuffle keeps their 99% confidence.
+    /// The family of an equivalence gate (`--max-bias` with `--until-decided`): the run stops
+    /// once its confidence sequences show the bias within `size`, or beyond it — every card's
+    /// chance of each position (full and marginal mode) or the total variation distance (full
+    /// mode) — and no longer at the family's first rejection: a bias detected but smaller than
+    /// `size` is what the gate lets pass, so the run goes on until the bound decides. The
+    /// bounds are those of [`crate::analysis::ruled_out`] at the stop — the positions'
+    /// Krichevsky–Trofimov confidence sequences and the TV bound at δ/(N(N + 1)) — which hold
+    /// at every N together, so looking after any shuffle keeps their 99% confidence.
     pub fn with_size_gate(mut self, size: BiasSize) -> Self {
         self.size_gate = Some(size);
         self
@@ -639,11 +658,17 @@ impl SequentialFamily {
 
     /// Whether the gate stopped the run: the bias was shown within its size.
     pub fn shown_within(&self) -> bool {
-        self.shown_within
+        self.gate_stop == Some(true)
     }
 
-    /// Whether the bounds now show the bias within the gate's size.
-    fn within_size(&self, size: BiasSize) -> bool {
+    /// Whether the gate stopped the run: the bias was shown beyond its size.
+    pub fn shown_beyond(&self) -> bool {
+        self.gate_stop == Some(false)
+    }
+
+    /// What the bounds now show: within the gate's size (`Some(true)`), beyond it
+    /// (`Some(false)`), or neither yet.
+    fn gate_decision(&self, size: BiasSize) -> Option<bool> {
         let delta = 1.0 - CONFIDENCE;
         let n = self.deck;
         match (&self.parts, size) {
@@ -654,17 +679,19 @@ impl SequentialFamily {
                     ..
                 },
                 BiasSize::Positions(limit),
-            ) => flat_position_bound(positions, n, self.trials, delta, true).within <= limit,
+            ) => {
+                let bound = flat_position_bound(positions, n, self.trials, delta, true);
+                decide_bounds(bound.within, bound.at_least, limit)
+            }
             (Parts::Full { tally, .. }, BiasSize::TvDistance(limit)) => {
-                tv_bound(
+                let bound = tv_bound(
                     &tally.counts,
                     self.trials,
                     every_trial_delta(delta, self.trials),
-                )
-                .at_most
-                    <= limit
+                );
+                decide_bounds(bound.at_most, bound.at_least, limit)
             }
-            (Parts::Marginal { .. }, BiasSize::TvDistance(_)) => false,
+            (Parts::Marginal { .. }, BiasSize::TvDistance(_)) => None,
         }
     }
 
@@ -698,9 +725,10 @@ impl SequentialFamily {
     /// stops).
     /// After a break, further decks are not observed.
     pub fn observe(&mut self, deck: &[Card]) -> ControlFlow<()> {
-        if self.decided || self.shown_within {
+        if self.gate_stop.is_some() || (self.decided && self.size_gate.is_none()) {
             return ControlFlow::Break(());
         }
+        let was_decided = self.decided;
         let n = self.deck;
         debug_assert_eq!(deck.len(), n);
         let tests = &mut self.tests;
@@ -779,9 +807,9 @@ impl SequentialFamily {
             }
         }
         self.trials += 1;
-        self.decided = self.tests.iter().any(MixtureEValue::reached);
+        self.decided = was_decided || self.tests.iter().any(MixtureEValue::reached);
+        let newly_decided = self.decided && !was_decided;
         if let Some(size) = self.size_gate
-            && !self.decided
             && self.trials >= self.next_gate_check
         {
             // Every 1% more shuffles (5% for a TV bound, which reads all n! counts).
@@ -790,13 +818,13 @@ impl SequentialFamily {
                 BiasSize::TvDistance(_) => 1.05,
             };
             self.next_gate_check = (self.trials + 1).max((self.trials as f64 * step).ceil() as u64);
-            if self.within_size(size) {
-                self.shown_within = true;
+            if let Some(within) = self.gate_decision(size) {
+                self.gate_stop = Some(within);
                 self.checkpoint();
                 return ControlFlow::Break(());
             }
         }
-        if self.trials == self.next_checkpoint || self.decided {
+        if self.trials == self.next_checkpoint || newly_decided {
             self.checkpoint();
             self.next_checkpoint = if self.trials < 16 {
                 self.trials + 1
@@ -804,7 +832,7 @@ impl SequentialFamily {
                 (self.trials as f64 * 2f64.powf(0.25)).ceil() as u64
             };
         }
-        if self.decided {
+        if self.decided && self.size_gate.is_none() {
             ControlFlow::Break(())
         } else {
             ControlFlow::Continue(())
@@ -862,7 +890,11 @@ impl SequentialFamily {
             decided: self.decided,
             shown_within: self
                 .size_gate
-                .filter(|_| self.shown_within)
+                .filter(|_| self.shown_within())
+                .map(BiasSize::label),
+            shown_beyond: self
+                .size_gate
+                .filter(|_| self.shown_beyond())
                 .map(BiasSize::label),
             trials_used: self.trials,
             alpha: self.alpha,

@@ -128,14 +128,16 @@ pub enum Note {
         unit: TrialUnit,
     },
     /// `--until-decided --max-bias`: the run stopped once the bounds showed the bias within the
-    /// size.
-    SequentialShownWithin {
+    /// size, or beyond it.
+    SequentialGateStop {
         /// Shuffles or permutations used.
         used: u64,
         /// What they are called.
         unit: TrialUnit,
         /// The size, as written.
         size: String,
+        /// Within the size (else beyond it).
+        within: bool,
     },
     /// `--until-decided`: the sequential test did not decide; the fixed-sample tests do.
     SequentialUndecided {
@@ -271,13 +273,19 @@ impl fmt::Display for Note {
                      are not valid on data stopped this way and do not enter the verdict"
                 )
             }
-            Note::SequentialShownWithin { used, unit, size } => write!(
+            Note::SequentialGateStop {
+                used,
+                unit,
+                size,
+                within,
+            } => write!(
                 f,
                 "--until-decided --max-bias {size}: stopped after {used} {unit}, once the 99% \
-                 confidence sequences showed the bias within {size}; the fixed-sample tests \
-                 below are computed on those {unit}, a stop the data chose, and any rejection \
-                 among them still counts, so stopping early never turns a detected bias into a \
-                 pass"
+                 confidence sequences showed the bias {} {size} (a rejection alone does not \
+                 stop a gated run); the fixed-sample tests below are computed on those {unit}, \
+                 a stop the data chose, and a rejection of dependence or reach among them \
+                 still counts, so stopping early never turns such a bias into a pass",
+                if *within { "within" } else { "beyond" }
             ),
             Note::SequentialUndecided {
                 used,

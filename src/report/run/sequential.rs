@@ -31,13 +31,23 @@ impl RunReport {
     /// way.
     pub fn with_sequential(mut self, facts: &RunFacts, outcome: SequentialOutcome) -> RunReport {
         let unit = facts.trial_unit();
+        let gate_stop = match (&outcome.shown_within, &outcome.shown_beyond) {
+            (Some(size), _) => Some((size.clone(), true)),
+            (None, Some(size)) => Some((size.clone(), false)),
+            (None, None) => None,
+        };
         if outcome.decided {
             self.bias_detected = true;
             self.verdict = format!(
                 "bias detected: the anytime-valid sequential test rejects {} at alpha = {} \
-                 after {} {unit} (strongest: {}, e-value {} ≥ 2K/alpha = {})",
+                 {} {} {unit} (strongest: {}, e-value {} ≥ 2K/alpha = {})",
                 facts.hypothesis_name(),
                 outcome.alpha,
+                if gate_stop.is_some() {
+                    "within the"
+                } else {
+                    "after"
+                },
                 outcome.trials_used,
                 outcome.strongest,
                 format_e_value(outcome.log10_strongest),
@@ -48,11 +58,19 @@ impl RunReport {
                 test.rejected = false;
                 test.descriptive = true;
             }
-            self.notes.push(Note::SequentialStopped {
-                used: outcome.trials_used,
-                most: (facts.command != "check").then_some(facts.trials_requested),
-                unit,
-            });
+            match &gate_stop {
+                Some((size, within)) => self.notes.push(Note::SequentialGateStop {
+                    used: outcome.trials_used,
+                    unit,
+                    size: size.clone(),
+                    within: *within,
+                }),
+                None => self.notes.push(Note::SequentialStopped {
+                    used: outcome.trials_used,
+                    most: (facts.command != "check").then_some(facts.trials_requested),
+                    unit,
+                }),
+            }
         } else {
             let alpha = outcome.fixed_sample_alpha;
             for test in &mut self.tests {
@@ -60,11 +78,12 @@ impl RunReport {
             }
             self.bias_detected = bias_detected(&self.tests);
             self.verdict = verdict_sentence(&self.tests, alpha, &facts.hypothesis_name());
-            if let Some(size) = &outcome.shown_within {
-                self.notes.push(Note::SequentialShownWithin {
+            if let Some((size, within)) = &gate_stop {
+                self.notes.push(Note::SequentialGateStop {
                     used: outcome.trials_used,
                     unit,
                     size: size.clone(),
+                    within: *within,
                 });
             }
             self.notes.push(Note::SequentialUndecided {
