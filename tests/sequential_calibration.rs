@@ -260,6 +260,34 @@ fn splitmix(x: u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// A `--max-bias 1pp --until-decided` family fed Fisher–Yates on 4 cards for up to `trials`
+/// shuffles with `seed`, card 0 moved to the top in a pseudo-random 1/`every` of them (none
+/// when `every` is 0).
+fn gated_run(seed: u64, every: u64, trials: u64) -> SequentialFamily {
+    use shuffle_bias::analysis::ruled_out::BiasSize;
+    let stop = AtomicBool::new(false);
+    let mut family =
+        SequentialFamily::full(4, None, ALPHA).with_size_gate(BiasSize::Positions(0.01));
+    let mut index = 0u64;
+    visit_in_trial_order(
+        &spec(Algorithm::FisherYates, 4, trials, seed),
+        &SourceSpec::chacha(RngKind::Chacha8),
+        &stop,
+        &mut |_| {},
+        &mut |deck| {
+            index += 1;
+            if every > 0 && splitmix(seed << 32 | index).is_multiple_of(every) {
+                let mut moved = deck.to_vec();
+                let at = moved.iter().position(|&c| c == 0).unwrap();
+                moved.swap(0, at);
+                return family.observe(&moved);
+            }
+            family.observe(deck)
+        },
+    );
+    family
+}
+
 #[test]
 fn the_size_gate_never_stops_a_shuffle_biased_beyond_its_size_as_fair_within() {
     // Null for the gate: the bias exceeds the size. Fisher–Yates on 4 cards, then, in a
@@ -270,40 +298,13 @@ fn the_size_gate_never_stops_a_shuffle_biased_beyond_its_size_as_fair_within() {
     // 300,000 shuffles each, the count is at most the 1 − 10⁻⁶ quantile of Binomial(200, 0.01).
     // The same runs without the bias are shown within 1pp in most runs (the plan is about
     // 113,800 shuffles for 9 runs in 10): at least 150 of 200.
-    use shuffle_bias::analysis::ruled_out::BiasSize;
     const GATE_RUNS: u64 = 200;
-    let stop = AtomicBool::new(false);
-    let mut false_passes = 0;
-    let mut fair_passes = 0;
-    for seed in 0..GATE_RUNS {
-        for biased in [true, false] {
-            let mut family =
-                SequentialFamily::full(4, None, ALPHA).with_size_gate(BiasSize::Positions(0.01));
-            let mut index = 0u64;
-            visit_in_trial_order(
-                &spec(Algorithm::FisherYates, 4, 300_000, seed),
-                &SourceSpec::chacha(RngKind::Chacha8),
-                &stop,
-                &mut |_| {},
-                &mut |deck| {
-                    index += 1;
-                    if biased && splitmix(seed << 32 | index).is_multiple_of(64) {
-                        let mut moved = deck.to_vec();
-                        let at = moved.iter().position(|&c| c == 0).unwrap();
-                        moved.swap(0, at);
-                        return family.observe(&moved);
-                    }
-                    family.observe(deck)
-                },
-            );
-            let within = family.shown_within();
-            match (biased, within) {
-                (true, true) => false_passes += 1,
-                (false, true) => fair_passes += 1,
-                _ => {}
-            }
-        }
-    }
+    let false_passes = (0..GATE_RUNS)
+        .filter(|&seed| gated_run(seed, 64, 300_000).shown_within())
+        .count() as u64;
+    let fair_passes = (0..GATE_RUNS)
+        .filter(|&seed| gated_run(seed, 0, 300_000).shown_within())
+        .count();
     let bound = binomial_upper(GATE_RUNS, 0.01);
     println!(
         "size gate 1pp, {GATE_RUNS} runs: biased by 1.17pp shown within {false_passes} times \
@@ -321,28 +322,8 @@ fn a_bias_smaller_than_the_size_detected_on_the_way_still_ends_fair_within() {
     // bound decides, and that is within 1pp: a detected bias smaller than the size is what the
     // gate lets pass. 20 seeds, up to 3,000,000 shuffles each; every run detects the bias (a
     // run stopping before the e-processes reject would not exercise the case) and ends within.
-    use shuffle_bias::analysis::ruled_out::BiasSize;
-    let stop = AtomicBool::new(false);
     for seed in 0..20u64 {
-        let mut family =
-            SequentialFamily::full(4, None, ALPHA).with_size_gate(BiasSize::Positions(0.01));
-        let mut index = 0u64;
-        visit_in_trial_order(
-            &spec(Algorithm::FisherYates, 4, 3_000_000, seed),
-            &SourceSpec::chacha(RngKind::Chacha8),
-            &stop,
-            &mut |_| {},
-            &mut |deck| {
-                index += 1;
-                if splitmix(seed << 32 | index).is_multiple_of(96) {
-                    let mut moved = deck.to_vec();
-                    let at = moved.iter().position(|&c| c == 0).unwrap();
-                    moved.swap(0, at);
-                    return family.observe(&moved);
-                }
-                family.observe(deck)
-            },
-        );
+        let family = gated_run(seed, 96, 3_000_000);
         assert!(family.decided(), "seed {seed}: the bias was detected");
         assert!(family.shown_within(), "seed {seed}: shown within 1pp");
     }
