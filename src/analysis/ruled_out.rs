@@ -409,10 +409,19 @@ impl RuledOut {
                 shift * 100.0
             ));
         }
-        if let Some(w) = self.detectable.cohen_w {
-            detect.push(format!(
-                "an ordering law at Cohen's w = {w:.4} from uniform"
-            ));
+        if let (Some(w), Some(tv)) = (self.detectable.cohen_w, &self.total_variation) {
+            // Moving ε from one ordering to another has w² = 2ε²·K (K = n!) and TV distance ε.
+            // That shift is at most 1/K (all of one ordering's chance); beyond, only w is said.
+            let shift = w / (2.0 * tv.cells as f64).sqrt();
+            detect.push(if shift <= 1.0 / tv.cells as f64 {
+                format!(
+                    "a shift of {:.2} percentage points between two orderings (Cohen's w = \
+                     {w:.4})",
+                    shift * 100.0
+                )
+            } else {
+                format!("an ordering law at Cohen's w = {w:.4} from uniform")
+            });
         }
         if detect.is_empty() {
             lines.push(
