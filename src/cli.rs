@@ -619,8 +619,8 @@ pub struct TheoryArgs {
     /// The shelf shuffler's number of shelves (default 10; see `run --help`).
     #[arg(long, value_name = "M")]
     pub shelves: Option<u16>,
-    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the riffle's
-    /// mixing curve.
+    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the distance
+    /// to uniform of the riffle and the shelf shuffler (closed forms).
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
     /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
