@@ -469,6 +469,9 @@ pub struct CheckArgs {
     /// With --against overhand: the probability that a gap is cut (default 0.5).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
+    /// With --against shelf: the number of shelves of the shelf shuffler (default 10).
+    #[arg(long, value_name = "M")]
+    pub shelves: Option<u16>,
     /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
     /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
     /// mode for the repeated decks).
@@ -540,6 +543,10 @@ pub struct RunArgs {
     /// (Pemantle 1989; packets of 2 cards on average).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's number of shelves, 1 to 10000. Default 10 (the casino machine of
+    /// Diaconis, Fulman & Holmes 2013).
+    #[arg(long, value_name = "M")]
+    pub shelves: Option<u16>,
     /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
@@ -609,8 +616,11 @@ pub struct TheoryArgs {
     /// The overhand shuffle's probability that a gap is cut (default 0.5; see `run --help`).
     #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
     pub cut_probability: Option<CutProbability>,
-    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the riffle's
-    /// mixing curve.
+    /// The shelf shuffler's number of shelves (default 10; see `run --help`).
+    #[arg(long, value_name = "M")]
+    pub shelves: Option<u16>,
+    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the distance
+    /// to uniform of the riffle and the shelf shuffler (closed forms).
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
     pub deck: usize,
     /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever

@@ -26,7 +26,9 @@ use crate::analysis::decision::format_p;
 use crate::commands::{Failure, Judging, judge_input};
 use crate::config::deal_fingerprint_limit;
 use crate::config::{MAX_PASSES, default_trials};
-use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle};
+use crate::engine::algorithms::{
+    Algorithm, Card, CutProbability, DEFAULT_SHELVES, MAX_SHELVES, Shuffle,
+};
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
@@ -103,6 +105,7 @@ pub struct ShuffleTest {
     against: Option<Algorithm>,
     passes: Option<u32>,
     cut_probability: Option<CutProbability>,
+    shelves: Option<u16>,
 }
 
 impl ShuffleTest {
@@ -123,6 +126,7 @@ impl ShuffleTest {
             against: None,
             passes: None,
             cut_probability: None,
+            shelves: None,
         }
     }
 
@@ -164,6 +168,13 @@ impl ShuffleTest {
     /// (`check --cut-probability`, default 1/2).
     pub fn cut_probability(mut self, probability: CutProbability) -> Self {
         self.cut_probability = Some(probability);
+        self
+    }
+
+    /// With [`ShuffleTest::against`] `Algorithm::Shelf`: the number of shelves
+    /// (`check --shelves`, default 10).
+    pub fn shelves(mut self, shelves: u16) -> Self {
+        self.shelves = Some(shelves);
         self
     }
 
@@ -350,6 +361,13 @@ impl ShuffleTest {
                          .against(Algorithm::Overhand)",
                     );
                 }
+                if let Some(m) = self.shelves {
+                    return setting(
+                        "shelves",
+                        &m,
+                        "only the shelf shuffler has shelves: use .against(Algorithm::Shelf)",
+                    );
+                }
                 None
             }
             Some(algorithm) => {
@@ -369,10 +387,23 @@ impl ShuffleTest {
                         ),
                     );
                 }
+                if let Some(m) = self.shelves
+                    && (algorithm != Algorithm::Shelf || !(1..=MAX_SHELVES).contains(&m))
+                {
+                    return setting(
+                        "shelves",
+                        &m,
+                        &format!(
+                            "only the shelf shuffler has shelves, 1 to {MAX_SHELVES}, not {}",
+                            algorithm.name()
+                        ),
+                    );
+                }
                 Some(Shuffle {
                     algorithm,
                     passes,
                     cut_probability: self.cut_probability.unwrap_or_default(),
+                    shelves: self.shelves.unwrap_or(DEFAULT_SHELVES),
                 })
             }
         };

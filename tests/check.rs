@@ -298,6 +298,7 @@ fn check_against_several_passes_of_a_physical_shuffle_reproduces_the_run() {
             "overhand",
             &["--passes", "3", "--cut-probability", "0.25"][..],
         ),
+        ("shelf", &["--passes", "2", "--shelves", "3"][..]),
     ] {
         let emitted = dir.join(format!("{algorithm}.txt"));
         let output = Command::cargo_bin("shuffle-bias")

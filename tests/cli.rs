@@ -468,6 +468,13 @@ fn bad_passes_and_cut_probabilities_exit_two_with_a_message_naming_the_flag() {
             "--cut-probability 0.5",
         ),
         (&["check", "--passes", "2"], "--passes 2"),
+        (&["run", "riffle", "--shelves", "3"], "--shelves 3"),
+        (&["run", "shelf", "--shelves", "0"], "--shelves 0"),
+        (
+            &["theory", "shelf", "--shelves", "10001"],
+            "--shelves 10001",
+        ),
+        (&["check", "--shelves", "3"], "--shelves 3"),
         (
             &["check", "--against", "naive", "--cut-probability", "0.5"],
             "--cut-probability 0.5",
@@ -496,6 +503,55 @@ fn bad_passes_and_cut_probabilities_exit_two_with_a_message_naming_the_flag() {
             .stdout(predicate::str::is_empty())
             .stderr(predicate::str::contains(*flag));
     }
+}
+
+#[test]
+fn theory_of_the_shelf_shuffler_on_52_cards_gives_the_dfh_distances_from_the_closed_form() {
+    // Diaconis, Fulman & Holmes (2013): one pass of 20 shelves leaves TV 0.7201.
+    shuffle_bias()
+        .args(["theory", "shelf", "-n", "52", "--shelves", "20"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "shuffle-bias theory: shelf · 20 shelves · 52 cards",
+        ))
+        .stdout(predicate::str::contains("0.72008899"));
+    let output = shuffle_bias()
+        .args(["theory", "shelf", "-n", "52", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["method"], "shelf-closed-form");
+    assert_eq!(json["shelves"], 10);
+    let tv = json["points"][0]["tv_distance"].as_f64().unwrap();
+    assert!((tv - 0.999_999_28).abs() <= 0.5e-8, "{tv}");
+    assert_eq!(json["points"][0]["separation"], 1.0);
+    // A deck the exact engine can walk gets the exact law of every ordering instead.
+    shuffle_bias()
+        .args(["theory", "shelf", "-n", "5", "--shelves", "3"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("exact law from 7,776 choice"));
+}
+
+#[test]
+fn a_shelf_run_names_its_shelves_in_the_header_and_the_json() {
+    let (json, code) = run_json(&[
+        "shelf",
+        "-n",
+        "52",
+        "-t",
+        "20k",
+        "--seed",
+        "5",
+        "--shelves",
+        "10",
+    ]);
+    assert_eq!(code, 1, "one pass of ten shelves is far from uniform");
+    assert_eq!(json["algorithm"], "shelf");
+    assert_eq!(json["shelves"], 10);
+    let (json, _) = run_json(&["riffle", "-n", "4", "-t", "20k", "--seed", "5"]);
+    assert!(json.get("shelves").is_none());
 }
 
 #[test]

@@ -6,8 +6,14 @@ use shuffle_bias::engine::permutation::{cycle_count, factorial, rank};
 use shuffle_bias::engine::random_source::ScriptedSource;
 use shuffle_bias::theory::exact::{ExactFractions, exact_law};
 
+/// The exact law of one pass of `algorithm`; the shelf shuffler with 2 shelves, whose (2m)^n
+/// choice paths stay few up to eight cards (ten shelves would take 20^8).
 fn fractions(algorithm: Algorithm, n: usize) -> ExactFractions {
-    exact_law(algorithm, n, 100_000_000)
+    let shuffle = match algorithm {
+        Algorithm::Shelf => Shuffle::once(algorithm).with_shelves(2),
+        _ => Shuffle::once(algorithm),
+    };
+    exact_law(shuffle, n, 100_000_000)
         .expect("small laws are within budget")
         .exact
         .expect("built-in laws have exact fractions")
@@ -641,5 +647,66 @@ mod mapped_laws {
         assert!(modulo.tv_distance_from_uniform() > 0.005);
         let lemire = under(Mapping::Lemire);
         assert!(lemire.tv_distance_from_uniform() < 1e-12);
+    }
+}
+
+#[test]
+fn the_shelf_closed_form_is_the_exact_engine_law_of_every_ordering_up_to_six_cards() {
+    // DFH Theorem 3.1 against a path walk of the algorithm's own code: every ordering w gets
+    // N_m(v(w)) of the (2m)^n choice paths.
+    use shuffle_bias::theory::shelf::{shelf_law, valleys};
+    for shelves in 1..=3u16 {
+        for n in 2..=6 {
+            let shuffle = Shuffle::once(Algorithm::Shelf).with_shelves(shelves);
+            let exact = exact_law(shuffle, n, u64::MAX).unwrap().exact.unwrap();
+            let (numerators, denominator) = shelf_law(n, shelves, 1);
+            let denominator: u128 = denominator.try_into().unwrap();
+            for_each_in_rank_order(n, |rank, deck| {
+                let closed: u128 = numerators[valleys(deck)].clone().try_into().unwrap();
+                assert_eq!(
+                    exact.numerators[rank] * denominator,
+                    closed * exact.denominator,
+                    "m={shelves} n={n} {deck:?}"
+                );
+            });
+        }
+    }
+}
+
+#[test]
+fn two_passes_of_m_shelves_are_one_pass_of_two_m_squared_shelves() {
+    // The law of two passes, by convolution of the exact one-pass law (and, on four cards, by
+    // walking both passes), against the closed form of one pass with 2m² shelves.
+    use num_bigint::BigUint;
+    use shuffle_bias::theory::shelf::{max_valleys, sequences_per_ordering, valleys};
+    for shelves in 1..=3u16 {
+        for n in 2..=5 {
+            let shuffle = Shuffle::once(Algorithm::Shelf).with_shelves(shelves);
+            let one_pass = exact_law(shuffle, n, u64::MAX).unwrap();
+            let two = convolve_passes(&one_pass, 2, u64::MAX)
+                .unwrap()
+                .exact
+                .unwrap();
+            if n == 4 {
+                let walked = walk_paths(shuffle.with_passes(2), n, u64::MAX, 0.0).unwrap();
+                assert_same_fractions(&two, &walked.exact.unwrap(), "walked");
+            }
+            let m = 2 * u32::from(shelves).pow(2);
+            let closed: Vec<u128> = (0..=max_valleys(n))
+                .map(|v| {
+                    sequences_per_ordering(n, &BigUint::from(m), v)
+                        .try_into()
+                        .unwrap()
+                })
+                .collect();
+            let denominator = (2 * u128::from(m)).pow(n as u32);
+            for_each_in_rank_order(n, |rank, deck| {
+                assert_eq!(
+                    two.numerators[rank] * denominator,
+                    closed[valleys(deck)] * two.denominator,
+                    "m={shelves} n={n} {deck:?}"
+                );
+            });
+        }
     }
 }

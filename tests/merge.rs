@@ -877,3 +877,36 @@ fn a_fifo_given_to_merge_is_refused_at_once_rather_than_waited_on() {
         &["not a regular file (a directory)"],
     );
 }
+
+#[test]
+fn shelf_tallies_keep_their_shelves_and_shards_of_other_shelves_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let save = |name: &str, shard: &str, shelves: &str| {
+        let path = dir.path().join(name);
+        shuffle_bias()
+            .args(["run", "shelf", "-n", "5", "-t", "300000", "--seed", "7"])
+            .args(["--shelves", shelves, "--shard", shard, "--save-tally"])
+            .arg(&path)
+            .arg("-q")
+            .assert()
+            .code(0);
+        path
+    };
+    let first = save("first.tally", "0/2", "3");
+    let second = save("second.tally", "1/2", "3");
+    let output = shuffle_bias()
+        .arg("merge")
+        .args([&first, &second])
+        .args(["--quiet", "--format", "json"])
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(json["shelves"], 3);
+    assert_eq!(json["trials"], 300_000);
+    let other = save("other.tally", "1/2", "4");
+    assert_refused(
+        &[&first, &other],
+        &[],
+        &["other.tally", "shelves 4", "shelves 3"],
+    );
+}

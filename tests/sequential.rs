@@ -233,6 +233,13 @@ fn compare_until_decided_stops_each_biased_algorithm_and_keeps_the_fair_ones_goi
     ]);
     assert_eq!(code, 0, "every verdict as expected");
     for row in json["rows"].as_array().unwrap() {
+        // Ten shelves leave 4 cards only 1/150 from uniform (TV; Diaconis, Fulman & Holmes's
+        // closed form): its exact law needs about 366,000 trials for 99% power, more than the
+        // 200,000 here, so no test can be expected to decide it within them.
+        if row["algorithm"] == "shelf" {
+            assert!(row["trials_to_detect"].as_u64().unwrap() > 200_000, "{row}");
+            continue;
+        }
         let fair = row["meant_uniform"].as_bool().unwrap();
         assert_eq!(row["sequential_decided"].as_bool(), Some(!fair), "{row}");
         if !fair {

@@ -564,6 +564,19 @@ fn theory_table_of_the_riffle_mixing_curve_on_a_full_deck() {
     assert_text_snapshot!(RIFFLE_MIXING_CURVE.to_vec());
 }
 
+/// The shelf shuffler's distances of the README: one to three passes of ten shelves, 52 cards.
+const SHELF_DISTANCES: &[&str] = &["theory", "shelf", "-n", "52", "--passes", "1..3"];
+
+#[test]
+fn theory_table_of_the_shelf_shuffler_distances_on_a_full_deck() {
+    assert_text_snapshot!(SHELF_DISTANCES.to_vec());
+}
+
+#[test]
+fn theory_json_of_the_shelf_shuffler_distances_on_a_full_deck() {
+    assert_json_report_snapshot!(with(SHELF_DISTANCES, &["--format", "json"]));
+}
+
 #[test]
 fn theory_markdown_of_the_riffle_mixing_curve_on_a_full_deck() {
     assert_text_snapshot!(with(RIFFLE_MIXING_CURVE, &["--format", "markdown"]));

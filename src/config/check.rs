@@ -508,13 +508,14 @@ fn check_table(
 }
 
 /// With `--against ALGORITHM`, that algorithm as a shuffle; with `--against uniform`, no
-/// `--passes` or `--cut-probability`, which belong to an algorithm.
+/// `--passes`, `--cut-probability` or `--shelves`, which belong to an algorithm.
 fn model(args: &CheckArgs) -> Result<Option<Shuffle>, UsageError> {
     match args.against {
         CheckAgainst::Algorithm(algorithm) => Ok(Some(check_shuffle(
             algorithm,
             args.passes.unwrap_or(1),
             args.cut_probability,
+            args.shelves,
         )?)),
         CheckAgainst::Uniform => {
             if let Some(passes) = args.passes {
@@ -531,6 +532,13 @@ fn model(args: &CheckArgs) -> Result<Option<Shuffle>, UsageError> {
                     p,
                     "only the overhand shuffle cuts with a probability; use it with --against \
                      overhand, or drop it",
+                ));
+            }
+            if let Some(m) = args.shelves {
+                return Err(UsageError::conflict(
+                    "--shelves",
+                    m,
+                    "only the shelf shuffler has shelves; use it with --against shelf, or drop it",
                 ));
             }
             Ok(None)

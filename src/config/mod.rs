@@ -29,7 +29,7 @@ pub use simulation::{
 pub use source::{WORD_BITS, choice_law, run_source_spec, source_spec};
 pub use theory::TheoryConfig;
 
-use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::algorithms::{Algorithm, CutProbability, DEFAULT_SHELVES, MAX_SHELVES, Shuffle};
 use crate::theory::exact::DEFAULT_MAX_PATHS;
 
 /// The most worker threads accepted.
@@ -127,11 +127,13 @@ fn check_max_paths(max_paths: Option<u64>) -> Result<u64, UsageError> {
     }
 }
 
-/// The shuffle of `--passes` and `--cut-probability` (given or not) for `algorithm`.
+/// The shuffle of `--passes`, `--cut-probability` and `--shelves` (given or not) for
+/// `algorithm`.
 fn check_shuffle(
     algorithm: Algorithm,
     passes: u32,
     cut_probability: Option<CutProbability>,
+    shelves: Option<u16>,
 ) -> Result<Shuffle, UsageError> {
     if passes == 0 {
         return Err(UsageError::out_of_range(
@@ -164,9 +166,33 @@ fn check_shuffle(
             ),
         ));
     }
+    if let Some(m) = shelves
+        && algorithm != Algorithm::Shelf
+    {
+        return Err(UsageError::conflict(
+            "--shelves",
+            m,
+            format!(
+                "only the shelf shuffler has shelves, not {}; drop it or use shelf",
+                algorithm.name()
+            ),
+        ));
+    }
+    if let Some(m) = shelves
+        && !(1..=MAX_SHELVES).contains(&m)
+    {
+        return Err(UsageError::out_of_range(
+            "--shelves",
+            m,
+            format!(
+                "the shelf shuffler has 1 to {MAX_SHELVES} shelves (the casino machine has 10)"
+            ),
+        ));
+    }
     Ok(Shuffle {
         algorithm,
         passes,
         cut_probability: cut_probability.unwrap_or_default(),
+        shelves: shelves.unwrap_or(DEFAULT_SHELVES),
     })
 }

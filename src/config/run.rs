@@ -151,7 +151,12 @@ impl RunConfig {
         outputs.extend(save_tally.as_ref().map(|target| ("--save-tally", target)));
         check_outputs(&outputs, &[])?;
         Ok(RunConfig {
-            shuffle: check_shuffle(args.algorithm, args.passes, args.cut_probability)?,
+            shuffle: check_shuffle(
+                args.algorithm,
+                args.passes,
+                args.cut_probability,
+                args.shelves,
+            )?,
             settings,
             source,
             against: args.against,

@@ -5,12 +5,12 @@ use super::{
     check_shuffle, output_config,
 };
 use crate::cli::{PassesRange, TheoryArgs};
-use crate::engine::algorithms::{Algorithm, Shuffle};
+use crate::engine::algorithms::{Algorithm, DEFAULT_SHELVES, Shuffle};
 use crate::engine::mapping::Mapping;
 use crate::output::files::check_outputs;
 use crate::output::{CsvTable, Format};
 use crate::theory::exact::ChoiceLaw;
-use crate::theory::exact::MAX_EXACT_DECK;
+use crate::theory::exact::{DEFAULT_MAX_PATHS, MAX_EXACT_DECK};
 use crate::theory::mixing::max_mixing_deck;
 
 /// A validated `theory`.
@@ -50,8 +50,10 @@ impl TheoryConfig {
         let passes = args.passes;
         // A range, or the riffle on a deck too large for its full law, gives the mixing curve.
         let mixing = (passes.first != passes.last
-            || (args.algorithm == Algorithm::Riffle && deck > MAX_EXACT_DECK))
-            .then_some(passes);
+            || (args.algorithm == Algorithm::Riffle && deck > MAX_EXACT_DECK)
+            || (args.algorithm == Algorithm::Shelf
+                && shelf_beyond_the_path_walk(args.shelves, deck, args.max_paths)))
+        .then_some(passes);
         let largest = if mixing.is_some() {
             max_mixing_deck(args.algorithm)
         } else {
@@ -68,8 +70,8 @@ impl TheoryConfig {
                     )
                 } else {
                     format!(
-                        "exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the riffle's \
-                         mixing curve, --passes A..B, for up to {} cards)",
+                        "exact laws are computed for 2 to {MAX_EXACT_DECK} cards (the distance \
+                         to uniform of the riffle and the shelf shuffler, for up to {} cards)",
                         max_mixing_deck(Algorithm::Riffle)
                     )
                 },
@@ -129,7 +131,12 @@ impl TheoryConfig {
             state_bits: args.state_bits,
             quiet: args.quiet,
             max_bias: args.max_bias,
-            shuffle: check_shuffle(args.algorithm, passes.first, args.cut_probability)?,
+            shuffle: check_shuffle(
+                args.algorithm,
+                passes.first,
+                args.cut_probability,
+                args.shelves,
+            )?,
             mixing,
             deck,
             alpha: check_alpha(args.alpha)?,
@@ -144,6 +151,15 @@ impl TheoryConfig {
 
 /// The law of `--map` on ideal `--bits`-bit words (32 by default), or None when the mapping is
 /// unbiased and every choice is uniform.
+/// Whether one pass of the shelf shuffler on `deck` cards takes more choice paths, (2m)^n, than
+/// the exact engine may walk: its distance to uniform then comes from the closed form of
+/// Diaconis, Fulman & Holmes (any deck size), as for a deck beyond [`MAX_EXACT_DECK`].
+fn shelf_beyond_the_path_walk(shelves: Option<u16>, deck: usize, max_paths: Option<u64>) -> bool {
+    let choices = 2.0 * f64::from(shelves.unwrap_or(DEFAULT_SHELVES).max(1));
+    let budget = max_paths.unwrap_or(DEFAULT_MAX_PATHS);
+    deck > MAX_EXACT_DECK || choices.powi(deck as i32) > budget as f64
+}
+
 fn theory_law(args: &TheoryArgs, deck: usize) -> Result<Option<ChoiceLaw>, UsageError> {
     let mapping = args.source.map.unwrap_or(Mapping::Lemire);
     let bits = args.source.bits.unwrap_or(32);

@@ -39,6 +39,9 @@ pub fn emit_permutations_from(
     if let Some(p) = shuffle.cut_probability_used() {
         flags.push_str(&format!(" --cut-probability {p}"));
     }
+    if let Some(m) = shuffle.shelves_used() {
+        flags.push_str(&format!(" --shelves {m}"));
+    }
     if shuffle.passes != 1 {
         flags.push_str(&format!(" --passes {}", shuffle.passes));
     }

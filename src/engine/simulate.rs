@@ -158,9 +158,9 @@ fn simulate_with<B: BlockSources>(
         ($($variant:ident),*) => {
             match shuffle.algorithm {
                 $(Algorithm::$variant => {
-                    let cut = shuffle.cut_probability;
+                    let (cut, shelves) = (shuffle.cut_probability, shuffle.shelves);
                     run_workers::<B, _>(job, sources, progress, move |deck, scratch, source| {
-                        Algorithm::$variant.shuffle_with(cut, deck, scratch, source)
+                        Algorithm::$variant.shuffle_with(cut, shelves, deck, scratch, source)
                     })
                 })*
             }
@@ -176,7 +176,8 @@ fn simulate_with<B: BlockSources>(
         ComparatorQuick,
         ComparatorTimsort,
         Riffle,
-        Overhand
+        Overhand,
+        Shelf
     )
 }
 

@@ -57,7 +57,15 @@ impl CsvExporter {
             Report::Compare(compare) => write_compare(&mut writer, compare)?,
             Report::Theory(theory) => write_theory(&mut writer, theory, self.table)?,
             Report::Mixing(mixing) => {
-                writer.write_record(["algorithm", "deck", "passes", "tv_distance", "method"])?;
+                writer.write_record([
+                    "algorithm",
+                    "deck",
+                    "passes",
+                    "tv_distance",
+                    "method",
+                    "shelves",
+                    "separation",
+                ])?;
                 for point in &mixing.points {
                     writer.write_record([
                         mixing.algorithm.to_string(),
@@ -65,6 +73,8 @@ impl CsvExporter {
                         point.passes.to_string(),
                         point.tv_distance.to_string(),
                         mixing.method.name().to_string(),
+                        opt(mixing.shelves),
+                        opt(point.separation),
                     ])?;
                 }
             }
@@ -236,6 +246,7 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         "shuffles_per_second",
         "passes",
         "cut_probability",
+        "shelves",
         "consecutive_pairs",
         "distinct_decks",
         "repeated_pairs",
@@ -288,6 +299,7 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.shuffles_per_second.to_string(),
         opt(run.header.passes),
         opt(run.header.cut_probability),
+        opt(run.header.shelves),
         opt(deals.map(|d| d.pairs)),
         opt(repeats.and_then(|r| r.distinct)),
         opt(repeats.and_then(|r| r.repeated_pairs)),
@@ -540,6 +552,7 @@ fn write_theory<W: Write>(
                 "trials_for_99_power",
                 "passes",
                 "cut_probability",
+                "shelves",
             ])?;
             writer.write_record([
                 theory.algorithm.to_string(),
@@ -562,6 +575,7 @@ fn write_theory<W: Write>(
                 opt(theory.model.trials_for_99_power),
                 theory.passes.to_string(),
                 opt(theory.cut_probability),
+                opt(theory.shelves),
             ])?;
         }
         CsvTable::Tests | CsvTable::Statistics | CsvTable::Hands => {

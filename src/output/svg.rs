@@ -132,6 +132,7 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 crate::engine::algorithms::shuffle_label(
                     mixing.algorithm,
                     mixing.cut_probability,
+                    mixing.shelves,
                     1
                 ),
                 mixing.deck

@@ -15,6 +15,10 @@ pub struct MixingPoint {
     pub passes: u32,
     /// Total variation distance of the law of that many passes from uniform.
     pub tv_distance: f64,
+    /// Separation distance from uniform, max_π (1 − n!·P(π)), where a closed form gives it
+    /// (the shelf shuffler; left out otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub separation: Option<f64>,
 }
 
 /// The least number of passes that brings the distance below a threshold.
@@ -42,9 +46,13 @@ pub struct MixingReport {
     /// The overhand shuffle's cut probability (left out for the other algorithms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's number of shelves (left out for the other algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shelves: Option<u16>,
     /// Number of cards.
     pub deck: usize,
     /// How the distances were computed: `riffle-closed-form` (Bayer & Diaconis 1992, exact
+    /// rational arithmetic), `shelf-closed-form` (Diaconis, Fulman & Holmes 2013, exact
     /// rational arithmetic) or `exact-law` (the one-pass law carried forward pass by pass).
     pub method: MixingMethod,
     /// The curve, one point per number of passes.
@@ -71,14 +79,17 @@ pub fn build_mixing_report(
         algorithm: shuffle.algorithm.name(),
         definition: shuffle.algorithm.definition(),
         cut_probability: shuffle.cut_probability_used(),
+        shelves: shuffle.shelves_used(),
         deck,
         method: curve.method,
         points: curve
             .points
             .into_iter()
-            .map(|(passes, tv_distance)| MixingPoint {
+            .enumerate()
+            .map(|(index, (passes, tv_distance))| MixingPoint {
                 passes,
                 tv_distance,
+                separation: curve.separations.get(index).copied(),
             })
             .collect(),
         passes_needed: curve

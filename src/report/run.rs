@@ -263,6 +263,9 @@ pub struct RunHeader {
     /// The overhand shuffle's cut probability (null, and left out of JSON, for the other
     /// algorithms).
     pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's number of shelves (null, and left out of JSON, for the other
+    /// algorithms).
+    pub shelves: Option<u16>,
     /// Its exact definition.
     pub definition: Option<&'static str>,
     /// Whether it is meant to be uniform.
@@ -513,9 +516,14 @@ impl RunReport {
     /// The shuffle as headers name it (`riffle · 3 passes`), or None without an algorithm.
     pub fn shuffle_label(&self) -> Option<String> {
         let header = &self.header;
-        header
-            .algorithm
-            .map(|name| shuffle_label(name, header.cut_probability, header.passes.unwrap_or(1)))
+        header.algorithm.map(|name| {
+            shuffle_label(
+                name,
+                header.cut_probability,
+                header.shelves,
+                header.passes.unwrap_or(1),
+            )
+        })
     }
 }
 
@@ -528,11 +536,13 @@ impl Serialize for RunReport {
         let h = &self.header;
         let skip_passes = h.passes.is_none_or(|passes| passes == 1);
         let skip_cut = h.cut_probability.is_none();
+        let skip_shelves = h.shelves.is_none();
         let deal = self.deal();
-        let fields = 50 - usize::from(skip_passes) - usize::from(skip_cut)
-            + usize::from(deal.is_some())
-            - usize::from(self.sequential.is_none())
-            - usize::from(self.gate.is_none());
+        let fields =
+            51 - usize::from(skip_passes) - usize::from(skip_cut) - usize::from(skip_shelves)
+                + usize::from(deal.is_some())
+                - usize::from(self.sequential.is_none())
+                - usize::from(self.gate.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -547,6 +557,11 @@ impl Serialize for RunReport {
             s.skip_field("cut_probability")?;
         } else {
             s.serialize_field("cut_probability", &h.cut_probability)?;
+        }
+        if skip_shelves {
+            s.skip_field("shelves")?;
+        } else {
+            s.serialize_field("shelves", &h.shelves)?;
         }
         s.serialize_field("definition", &h.definition)?;
         s.serialize_field("meant_uniform", &h.meant_uniform)?;
@@ -825,6 +840,7 @@ impl RunFacts {
             algorithm: self.shuffle.map(|s| s.algorithm.name()),
             passes: self.shuffle.map(|s| s.passes),
             cut_probability: self.shuffle.and_then(Shuffle::cut_probability_used),
+            shelves: self.shuffle.and_then(Shuffle::shelves_used),
             definition: self.shuffle.map(|s| s.algorithm.definition()),
             meant_uniform: self.shuffle.map(|s| s.algorithm.meant_uniform()),
             input: self.input().cloned(),

@@ -104,6 +104,10 @@ pub struct TheoryReport {
     /// algorithms).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's number of shelves (null, and left out of JSON, for the other
+    /// algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shelves: Option<u16>,
     /// Its exact definition.
     pub definition: &'static str,
     /// Whether it is meant to be uniform.
@@ -224,6 +228,7 @@ pub fn build_theory_report(
         algorithm: algorithm.name(),
         passes: shuffle.passes,
         cut_probability: shuffle.cut_probability_used(),
+        shelves: shuffle.shelves_used(),
         definition: algorithm.definition(),
         meant_uniform: algorithm.meant_uniform(),
         deck: n,
@@ -271,7 +276,12 @@ impl TheoryReport {
 
     /// The shuffle as headers name it (`riffle · 3 passes`).
     pub fn shuffle_label(&self) -> String {
-        shuffle_label(self.algorithm, self.cut_probability, self.passes)
+        shuffle_label(
+            self.algorithm,
+            self.cut_probability,
+            self.shelves,
+            self.passes,
+        )
     }
 }
 

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::engine::algorithms::{Algorithm, CutProbability, Shuffle};
+use crate::engine::algorithms::{Algorithm, CutProbability, DEFAULT_SHELVES, MAX_SHELVES, Shuffle};
 use crate::engine::deal_stream::{DealStreamTally, Repeats, RepeatsSkipped, StreamEnd};
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
@@ -116,6 +116,9 @@ pub struct RunPart {
     pub passes: u32,
     /// The overhand shuffle's cut probability as written (`1/2`), absent for the others.
     pub cut_probability: Option<String>,
+    /// The shelf shuffler's shelves, absent for the others.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shelves: Option<u16>,
     /// `--trials` of the whole run (all shards together).
     pub trials: u64,
     /// The seed.
@@ -207,6 +210,9 @@ pub struct ModelPart {
     pub passes: u32,
     /// `--cut-probability` as written, for the overhand shuffle.
     pub cut_probability: Option<String>,
+    /// `--shelves`, for the shelf shuffler.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shelves: Option<u16>,
 }
 
 /// Two files that disagree on a setting of the experiment.
@@ -240,6 +246,7 @@ impl TallyHeader {
                 ("algorithm", run.algorithm.clone()),
                 ("passes", run.passes.to_string()),
                 ("cut-probability", optional(&run.cut_probability)),
+                ("shelves", optional(&run.shelves.map(|m| m.to_string()))),
                 ("trials", run.trials.to_string()),
                 ("seed", run.seed.to_string()),
                 ("rng", run.rng.clone()),
@@ -273,6 +280,10 @@ impl TallyHeader {
                 (
                     "cut-probability",
                     optional(&model.and_then(|m| m.cut_probability.clone())),
+                ),
+                (
+                    "shelves",
+                    optional(&model.and_then(|m| m.shelves.map(|m| m.to_string()))),
                 ),
             ]);
         }
@@ -488,6 +499,7 @@ impl RunPart {
             algorithm: shuffle.algorithm.name().to_string(),
             passes: shuffle.passes,
             cut_probability: shuffle.cut_probability_used().map(|p| p.to_string()),
+            shelves: shuffle.shelves_used(),
             trials,
             seed,
             rng: source.generator.name().to_string(),
@@ -523,6 +535,7 @@ impl RunPart {
             &self.algorithm,
             self.passes,
             self.cut_probability.as_deref(),
+            self.shelves,
         )
     }
 
@@ -560,6 +573,7 @@ impl ModelPart {
             algorithm: shuffle.algorithm.name().to_string(),
             passes: shuffle.passes,
             cut_probability: shuffle.cut_probability_used().map(|p| p.to_string()),
+            shelves: shuffle.shelves_used(),
         }
     }
 
@@ -569,6 +583,7 @@ impl ModelPart {
             &self.algorithm,
             self.passes,
             self.cut_probability.as_deref(),
+            self.shelves,
         )
     }
 }
@@ -688,7 +703,12 @@ impl CheckPart {
 }
 
 /// A shuffle from its names.
-fn shuffle_of(algorithm: &str, passes: u32, cut: Option<&str>) -> Result<Shuffle, String> {
+fn shuffle_of(
+    algorithm: &str,
+    passes: u32,
+    cut: Option<&str>,
+    shelves: Option<u16>,
+) -> Result<Shuffle, String> {
     let algorithm = Algorithm::ALL
         .into_iter()
         .find(|a| a.name() == algorithm)
@@ -703,10 +723,18 @@ fn shuffle_of(algorithm: &str, passes: u32, cut: Option<&str>) -> Result<Shuffle
         None => CutProbability::default(),
         Some(text) => CutProbability::parse(text)?,
     };
+    if let Some(m) = shelves
+        && !(1..=MAX_SHELVES).contains(&m)
+    {
+        return Err(format!(
+            "shelves {m}: 1 to {MAX_SHELVES} shelves, as --shelves"
+        ));
+    }
     Ok(Shuffle {
         algorithm,
         passes,
         cut_probability,
+        shelves: shelves.unwrap_or(DEFAULT_SHELVES),
     })
 }
 

@@ -12,16 +12,27 @@ use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::interrupt;
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
 use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
+use crate::theory::shelf::{shelf_passes_needed, shelf_separation, shelf_tv_distance};
+
+/// Whether the algorithm's distance to uniform has a closed form for any deck (the riffle,
+/// Bayer & Diaconis 1992; the shelf shuffler, Diaconis, Fulman & Holmes 2013).
+pub fn has_closed_form(algorithm: Algorithm) -> bool {
+    matches!(algorithm, Algorithm::Riffle | Algorithm::Shelf)
+}
 
 /// The distances "passes needed" is computed for.
 pub const THRESHOLDS: [f64; 3] = [0.5, 0.1, 0.01];
 
-/// How a mixing curve was computed; serialised as `riffle-closed-form` or `exact-law`.
+/// How a mixing curve was computed; serialised as `riffle-closed-form`, `shelf-closed-form` or
+/// `exact-law`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum MixingMethod {
     /// The riffle's closed form (Bayer & Diaconis 1992), exact rational arithmetic.
     RiffleClosedForm,
+    /// The shelf shuffler's closed form (Diaconis, Fulman & Holmes 2013), exact rational
+    /// arithmetic.
+    ShelfClosedForm,
     /// The exact one-pass law carried forward pass by pass.
     ExactLaw,
 }
@@ -31,6 +42,7 @@ impl MixingMethod {
     pub fn name(self) -> &'static str {
         match self {
             MixingMethod::RiffleClosedForm => "riffle-closed-form",
+            MixingMethod::ShelfClosedForm => "shelf-closed-form",
             MixingMethod::ExactLaw => "exact-law",
         }
     }
@@ -44,6 +56,9 @@ pub struct MixingCurve {
     pub method: MixingMethod,
     /// (passes, TV distance) for each number of passes of the range asked for.
     pub points: Vec<(u32, f64)>,
+    /// The separation distance max_π (1 − n!·P(π)) at each of those points, where a closed
+    /// form gives it (the shelf shuffler); empty otherwise.
+    pub separations: Vec<f64>,
     /// (threshold, least number of passes with TV < threshold, when reached within the range
     /// computed), one per threshold of [`THRESHOLDS`].
     pub passes_needed: Vec<(f64, Option<u32>)>,
@@ -82,6 +97,41 @@ pub fn mixing_curve_of(
         return Ok(MixingCurve {
             method: MixingMethod::RiffleClosedForm,
             points,
+            separations: Vec::new(),
+            passes_needed,
+        });
+    }
+    if shuffle.algorithm == Algorithm::Shelf {
+        let stopped = || {
+            if interrupt::requested() {
+                Err(ExactError::Interrupted)
+            } else {
+                Ok(())
+            }
+        };
+        let shelves = shuffle.shelves;
+        let mut points = Vec::new();
+        let mut separations = Vec::new();
+        for passes in first..=last {
+            stopped()?;
+            points.push((passes, shelf_tv_distance(deck, shelves, passes)));
+            separations.push(shelf_separation(deck, shelves, passes));
+        }
+        let passes_needed = THRESHOLDS
+            .iter()
+            .map(|&threshold| {
+                stopped().map(|()| {
+                    (
+                        threshold,
+                        Some(shelf_passes_needed(deck, shelves, threshold)),
+                    )
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        return Ok(MixingCurve {
+            method: MixingMethod::ShelfClosedForm,
+            points,
+            separations,
             passes_needed,
         });
     }
@@ -100,6 +150,7 @@ pub fn mixing_curve_of(
         .collect();
     Ok(MixingCurve {
         method: MixingMethod::ExactLaw,
+        separations: Vec::new(),
         points: points.into_iter().filter(|&(p, _)| p >= first).collect(),
         passes_needed,
     })
@@ -121,9 +172,9 @@ pub fn riffle_note(deck: usize, passes: u32) -> String {
 }
 
 /// The largest deck a mixing curve can be computed for: any size the marginal mode takes for
-/// the riffle (closed form), [`MAX_EXACT_DECK`] for the others.
+/// the riffle and the shelf shuffler (closed forms), [`MAX_EXACT_DECK`] for the others.
 pub fn max_mixing_deck(algorithm: Algorithm) -> usize {
-    if algorithm == Algorithm::Riffle {
+    if has_closed_form(algorithm) {
         crate::engine::marginal::MAX_MARGINAL_DECK
     } else {
         MAX_EXACT_DECK

@@ -7,3 +7,4 @@ pub mod mixing;
 pub mod permutation_statistics;
 pub mod poker;
 pub mod reachable;
+pub mod shelf;

@@ -693,7 +693,7 @@ pub fn riffle_passes_needed(n: usize, threshold: f64) -> u32 {
 }
 
 /// Whether numerator/denominator < x exactly, for a finite or infinite x > 0.
-fn fraction_below(numerator: &BigUint, denominator: &BigUint, x: f64) -> bool {
+pub(crate) fn fraction_below(numerator: &BigUint, denominator: &BigUint, x: f64) -> bool {
     if x.is_infinite() {
         return true;
     }

@@ -11,8 +11,10 @@ pub mod naive;
 pub mod overhand;
 pub mod riffle;
 pub mod sattolo;
+pub mod shelf;
 
 pub use overhand::CutProbability;
+pub use shelf::{DEFAULT_SHELVES, MAX_SHELVES};
 
 use crate::engine::random_source::RandomSource;
 
@@ -45,11 +47,14 @@ pub enum Algorithm {
     /// Pemantle's overhand shuffle: cut at each gap with probability p, packets restacked in
     /// reverse order (a physical shuffle; biased, mixes slowly).
     Overhand,
+    /// The casino shelf shuffler of Diaconis, Fulman & Holmes: each card from the bottom to a
+    /// random shelf, on top of or under its pile (a machine; biased for one pass).
+    Shelf,
 }
 
 impl Algorithm {
     /// Every built-in algorithm, in the order `list` shows them.
-    pub const ALL: [Algorithm; 10] = [
+    pub const ALL: [Algorithm; 11] = [
         Algorithm::FisherYates,
         Algorithm::FisherYatesForward,
         Algorithm::Naive,
@@ -60,6 +65,7 @@ impl Algorithm {
         Algorithm::ComparatorTimsort,
         Algorithm::Riffle,
         Algorithm::Overhand,
+        Algorithm::Shelf,
     ];
 
     /// The name used on the command line and in every report.
@@ -75,6 +81,7 @@ impl Algorithm {
             Algorithm::ComparatorTimsort => "comparator-timsort",
             Algorithm::Riffle => "riffle",
             Algorithm::Overhand => "overhand",
+            Algorithm::Shelf => "shelf",
         }
     }
 
@@ -110,6 +117,12 @@ impl Algorithm {
                  probability p (--cut-probability, default 0.5); the packets are restacked in \
                  reverse order, each keeping its own order"
             }
+            Algorithm::Shelf => {
+                "shelf shuffler (Diaconis, Fulman & Holmes 2013): from the bottom of the deck up, \
+                 each card goes to one of m shelves chosen uniformly (--shelves, default 10), on \
+                 top of or under that shelf's pile with probability 1/2; the piles are stacked in \
+                 shelf order"
+            }
         }
     }
 
@@ -134,19 +147,27 @@ impl Algorithm {
     }
 
     /// Shuffle `deck` in place with one pass (the overhand shuffle at its default cut
-    /// probability).
+    /// probability, the shelf shuffler with its default shelves).
     #[inline(always)]
     pub fn shuffle<R: RandomSource>(self, deck: &mut [Card], scratch: &mut [Card], rng: &mut R) {
-        self.shuffle_with(CutProbability::default(), deck, scratch, rng);
+        self.shuffle_with(
+            CutProbability::default(),
+            DEFAULT_SHELVES,
+            deck,
+            scratch,
+            rng,
+        );
     }
 
     /// Shuffle `deck` in place with one pass, the overhand shuffle cutting with probability
-    /// `cut` (the others ignore it). `scratch` is working space at least as long as `deck` (the
-    /// caller owns it so that no shuffle allocates).
+    /// `cut` and the shelf shuffler using `shelves` shelves (the others ignore both). `scratch`
+    /// is working space at least as long as `deck` (the caller owns it so that no shuffle
+    /// allocates).
     #[inline(always)]
     pub fn shuffle_with<R: RandomSource>(
         self,
         cut: CutProbability,
+        shelves: u16,
         deck: &mut [Card],
         scratch: &mut [Card],
         rng: &mut R,
@@ -162,13 +183,15 @@ impl Algorithm {
             Algorithm::ComparatorTimsort => comparator_sorts::timsort(deck, rng),
             Algorithm::Riffle => riffle::riffle(deck, scratch, rng),
             Algorithm::Overhand => overhand::overhand(deck, scratch, cut, rng),
+            Algorithm::Shelf => shelf::shelf(deck, scratch, shelves, rng),
         }
     }
 }
 
 /// A shuffle as the commands run it: `algorithm` applied `passes` times to the same deck (the
 /// second pass shuffles the deck the first one produced), the overhand shuffle cutting with
-/// probability `cut_probability` (the other algorithms ignore it).
+/// probability `cut_probability` and the shelf shuffler using `shelves` shelves (the other
+/// algorithms ignore both).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Shuffle {
     /// The algorithm of each pass.
@@ -177,15 +200,25 @@ pub struct Shuffle {
     pub passes: u32,
     /// The overhand shuffle's cut probability (`--cut-probability`).
     pub cut_probability: CutProbability,
+    /// The shelf shuffler's number of shelves (`--shelves`), 1 to [`MAX_SHELVES`].
+    pub shelves: u16,
 }
 
-/// How reports name a shuffle: the algorithm's name, then its cut probability if it has one and
-/// its passes if more than one: `naive`, `riffle · 3 passes`,
-/// `overhand · cut probability 0.25 · 10 passes`.
-pub fn shuffle_label(name: &str, cut_probability: Option<CutProbability>, passes: u32) -> String {
+/// How reports name a shuffle: the algorithm's name, then its cut probability or shelves if it
+/// has them and its passes if more than one: `naive`, `riffle · 3 passes`,
+/// `overhand · cut probability 0.25 · 10 passes`, `shelf · 10 shelves`.
+pub fn shuffle_label(
+    name: &str,
+    cut_probability: Option<CutProbability>,
+    shelves: Option<u16>,
+    passes: u32,
+) -> String {
     let mut label = name.to_string();
     if let Some(p) = cut_probability {
         label.push_str(&format!(" · cut probability {p}"));
+    }
+    if let Some(m) = shelves {
+        label.push_str(&format!(" · {m} shel{}", if m == 1 { "f" } else { "ves" }));
     }
     if passes != 1 {
         label.push_str(&format!(" · {passes} passes"));
@@ -207,6 +240,7 @@ impl Shuffle {
             algorithm,
             passes: 1,
             cut_probability: CutProbability::default(),
+            shelves: DEFAULT_SHELVES,
         }
     }
 
@@ -220,12 +254,23 @@ impl Shuffle {
         (self.algorithm == Algorithm::Overhand).then_some(self.cut_probability)
     }
 
+    /// The same shuffle with `shelves` shelves (used by the shelf shuffler only).
+    pub fn with_shelves(self, shelves: u16) -> Self {
+        Shuffle { shelves, ..self }
+    }
+
+    /// The number of shelves if the algorithm uses them (the shelf shuffler), else None.
+    pub fn shelves_used(self) -> Option<u16> {
+        (self.algorithm == Algorithm::Shelf).then_some(self.shelves)
+    }
+
     /// The name with whatever differs from one plain pass, as report headers show it:
     /// `naive`, `riffle · 3 passes`, `overhand · cut probability 0.25 · 10 passes`.
     pub fn label(self) -> String {
         shuffle_label(
             self.algorithm.name(),
             self.cut_probability_used(),
+            self.shelves_used(),
             self.passes,
         )
     }
@@ -248,7 +293,7 @@ impl Shuffle {
         rng: &mut R,
     ) {
         self.algorithm
-            .shuffle_with(self.cut_probability, deck, scratch, rng);
+            .shuffle_with(self.cut_probability, self.shelves, deck, scratch, rng);
     }
 }
 
@@ -438,6 +483,58 @@ mod tests {
     }
 
     #[test]
+    fn the_shelf_shuffler_deals_from_the_bottom_onto_the_shelf_and_side_the_answers_name() {
+        // Two shelves; per card from the bottom up: below(2) = shelf, then coin 1 = on top.
+        // Card 3 → shelf 1; card 2 → under on shelf 0; card 1 → on top of shelf 1; card 0 → on
+        // top of shelf 0. Shelf 0 holds 0 2, shelf 1 holds 1 3, stacked in shelf order.
+        let shelf = Shuffle::once(Algorithm::Shelf).with_shelves(2);
+        let mut deck: Vec<Card> = (0..4).collect();
+        let mut scratch = vec![0; 4];
+        let mut source = ScriptedSource::new(vec![1, 1, 0, 0, 1, 1, 0, 1]);
+        shelf.apply(&mut deck, &mut scratch, &mut source);
+        assert_eq!((deck, source.used()), (vec![0, 2, 1, 3], 8));
+    }
+
+    #[test]
+    fn one_shelf_under_every_time_turns_the_deck_over_and_on_top_every_time_keeps_it() {
+        let shelf = Shuffle::once(Algorithm::Shelf).with_shelves(1);
+        let mut scratch = vec![0; 5];
+        let mut deck: Vec<Card> = (0..5).collect();
+        shelf.apply(
+            &mut deck,
+            &mut scratch,
+            &mut ScriptedSource::new(vec![0; 10]),
+        );
+        assert_eq!(deck, vec![4, 3, 2, 1, 0]);
+        let mut deck: Vec<Card> = (0..5).collect();
+        shelf.apply(
+            &mut deck,
+            &mut scratch,
+            &mut ScriptedSource::new([0, 1].repeat(5)),
+        );
+        assert_eq!(deck, vec![0, 1, 2, 3, 4]);
+    }
+
+    #[test]
+    fn every_shelf_pile_rises_then_falls_on_a_deck_of_thousands_of_cards() {
+        let mut deck: Vec<Card> = (0..3000).collect();
+        let mut scratch = vec![0; 3000];
+        let mut source = crate::engine::random_source::FastSource::new(
+            <rand_chacha::ChaCha8Rng as crate::engine::random_source::BlockRng>::for_block(1, 0),
+        );
+        Shuffle::once(Algorithm::Shelf).apply(&mut deck, &mut scratch, &mut source);
+        let mut sorted = deck.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..3000).collect::<Vec<Card>>());
+        // Ten piles, each rising then falling: at most 9 valleys.
+        let valleys = deck
+            .windows(3)
+            .filter(|w| w[0] > w[1] && w[1] < w[2])
+            .count();
+        assert!(valleys <= 9, "{valleys} valleys");
+    }
+
+    #[test]
     fn labels_show_passes_and_the_cut_probability_only_where_they_say_something() {
         assert_eq!(Shuffle::once(Algorithm::Naive).label(), "naive");
         assert_eq!(
@@ -447,6 +544,14 @@ mod tests {
         assert_eq!(
             Shuffle::once(Algorithm::Overhand).label(),
             "overhand · cut probability 0.5"
+        );
+        assert_eq!(
+            Shuffle::once(Algorithm::Shelf).with_passes(2).label(),
+            "shelf · 10 shelves · 2 passes"
+        );
+        assert_eq!(
+            Shuffle::once(Algorithm::Shelf).with_shelves(1).label(),
+            "shelf · 1 shelf"
         );
     }
 
