@@ -6,7 +6,7 @@
 //! card). Each pile reads, from the top, rising then falling in starting position, so the deck it
 //! produces is m such piles end to end, and the number of sequences that produce an ordering w
 //! depends only on its number of valleys v(w) (positions i, 0 < i < n − 1, with
-//! w[i − 1] > w[i] < w[i + 1]): by DFH Theorem 3.1 it is
+//! w\[i − 1\] > w\[i\] < w\[i + 1\]): by DFH Theorem 3.1 it is
 //!
 //! N_m(v) = 2^(2v + 1) · Σ_{a = v}^{m − 1} C(n − 1 − 2v, a − v) · C(n + m − a − 1, n),
 //!
@@ -27,7 +27,7 @@ use num_traits::{One, Zero};
 use crate::engine::algorithms::Card;
 use crate::theory::permutation_statistics::{big_factorial, fraction_below, ratio_to_f64};
 
-/// The number of valleys of `deck`: positions i with deck[i − 1] > deck[i] < deck[i + 1].
+/// The number of valleys of `deck`: positions i with deck\[i − 1\] > deck\[i\] < deck\[i + 1\].
 pub fn valleys(deck: &[Card]) -> usize {
     deck.windows(3)
         .filter(|w| w[0] > w[1] && w[1] < w[2])
