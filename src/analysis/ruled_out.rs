@@ -226,6 +226,16 @@ pub fn every_trial_delta(delta: f64, trials: u64) -> f64 {
     delta / (n * (n + 1.0))
 }
 
+/// The share of δ a bound without a confidence sequence spends after `trials`: all of it at a
+/// fixed sample, [`every_trial_delta`] when the stop may be the data's (`anytime`).
+fn share_at(delta: f64, trials: u64, anytime: bool) -> f64 {
+    if anytime {
+        every_trial_delta(delta, trials)
+    } else {
+        delta
+    }
+}
+
 /// An interval for a binomial proportion: Clopper–Pearson, or the confidence sequence.
 fn proportion_interval(k: u64, n: u64, delta: f64, anytime: bool) -> (f64, f64) {
     if anytime {
@@ -282,10 +292,8 @@ pub fn flat_position_bound(
     let all = counts.iter().copied();
     let (min, max) = (all.clone().min().unwrap_or(0), all.max().unwrap_or(0));
     let share = delta / cells.max(1) as f64;
-    let (_, high) = proportion_interval(max, trials, share, anytime);
-    let (low, _) = proportion_interval(min, trials, share, anytime);
-    let (_, high_of_min) = proportion_interval(min, trials, share, anytime);
-    let (low_of_max, _) = proportion_interval(max, trials, share, anytime);
+    let (low_of_max, high) = proportion_interval(max, trials, share, anytime);
+    let (low, high_of_min) = proportion_interval(min, trials, share, anytime);
     let frequency = |c: u64| c as f64 / trials.max(1) as f64;
     PositionBound {
         largest_observed: (frequency(max) - p).abs().max((p - frequency(min)).abs()),
@@ -306,14 +314,9 @@ impl RuledOut {
         let delta = 1.0 - CONFIDENCE;
         let n = evidence.trials;
         let anytime = evidence.anytime;
-        let tv_distance = evidence.orderings.map(|counts| {
-            let share = if anytime {
-                every_trial_delta(delta, n)
-            } else {
-                delta
-            };
-            tv_bound(counts, n, share)
-        });
+        let tv_distance = evidence
+            .orderings
+            .map(|counts| tv_bound(counts, n, share_at(delta, n, anytime)));
         let positions = (!evidence.positions.is_empty())
             .then(|| position_bound(evidence.positions, n, delta, anytime));
         let identity = evidence.identity.map(|(count, uniform)| {
@@ -326,11 +329,7 @@ impl RuledOut {
                 high,
             }
         });
-        let statistic_delta = if anytime {
-            every_trial_delta(delta, n)
-        } else {
-            delta
-        };
+        let statistic_delta = share_at(delta, n, anytime);
         let statistics = evidence
             .statistics
             .iter()
@@ -660,16 +659,11 @@ fn more_trials_needed(
         BiasSize::TvDistance(limit) => {
             let tv = ruled_out.total_variation?;
             let room = limit - tv.observed;
-            let share = |n: u64| {
-                if ruled_out.anytime {
-                    every_trial_delta(delta, n)
-                } else {
-                    delta
-                }
-            };
             (room > 0.0).then(|| {
                 let mut n = trials.max(1);
-                while tv_deviation_bound(tv.cells, n, share(n)) > room && n < u64::MAX / 2 {
+                while tv_deviation_bound(tv.cells, n, share_at(delta, n, ruled_out.anytime)) > room
+                    && n < u64::MAX / 2
+                {
                     n *= 2;
                 }
                 n
@@ -730,13 +724,8 @@ pub fn trials_to_show_fair(size: BiasSize, cards: usize, anytime: bool) -> u64 {
         BiasSize::TvDistance(limit) => {
             let cells = crate::engine::permutation::factorial(cards);
             let bound = |n: u64| {
-                let checkpoint_delta = if anytime {
-                    every_trial_delta(delta, n)
-                } else {
-                    delta
-                };
                 ((cells as f64 - 1.0) / (2.0 * std::f64::consts::PI * n as f64)).sqrt()
-                    + tv_deviation_bound(cells, n, checkpoint_delta)
+                    + tv_deviation_bound(cells, n, share_at(delta, n, anytime))
             };
             let mut hi = 1u64;
             while bound(hi) > limit && hi < u64::MAX / 4 {
