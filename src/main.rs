@@ -1,12 +1,16 @@
 //! The `shuffle-bias` binary: parse, run, map the outcome to an exit code.
 
-use clap::Parser;
-use shuffle_bias::cli::Cli;
+use clap::{CommandFactory, FromArgMatches};
+use shuffle_bias::cli::{Cli, parse_generator};
 use shuffle_bias::commands::{Failure, execute};
 use shuffle_bias::exit_code::ExitCode;
 
 fn main() -> std::process::ExitCode {
-    let cli = match Cli::try_parse() {
+    let parsed = Cli::command()
+        .long_version(long_version())
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(error) => return usage_error(&error),
     };
@@ -59,4 +63,42 @@ fn usage_error(error: &clap::Error) -> std::process::ExitCode {
     let text = text.strip_prefix("error: ").unwrap_or(&text);
     eprint!("shuffle-bias: error: {text}");
     ExitCode::Error.into()
+}
+
+/// `--version`: the version, then what this build can do — its target, the CPU-specific paths
+/// and whether this machine runs them, the generators and mappings (`-V` gives the first line).
+fn long_version() -> String {
+    use shuffle_bias::engine::mapping::Mapping;
+    let mut text = format!(
+        "{}\nbuild: {}-{}, {}\nfast paths (same counts as the portable code, only faster):\n",
+        env!("CARGO_PKG_VERSION"),
+        std::env::consts::ARCH,
+        std::env::consts::OS,
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
+    );
+    for path in shuffle_bias::engine::fast_paths() {
+        let state = match (path.built, path.runs) {
+            (true, true) => "on",
+            (true, false) => "off (this CPU lacks it)",
+            (false, _) => "not in this build",
+        };
+        text.push_str(&format!("  {} ({}): {state}\n", path.name, path.needs));
+    }
+    use shuffle_bias::engine::random_source::RngKind;
+    let chacha = [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20].map(RngKind::name);
+    let others = shuffle_bias::engine::generators::GeneratorKind::ALL.map(|kind| kind.name());
+    // Only names `--rng` takes: a generator added to one list but not the parser is not shown.
+    let generators: Vec<&str> = chacha
+        .into_iter()
+        .chain(others)
+        .filter(|name| parse_generator(name).is_ok())
+        .collect();
+    let mappings: Vec<&str> = Mapping::ALL.iter().map(|mapping| mapping.name()).collect();
+    text.push_str(&format!("generators (--rng): {}\n", generators.join(", ")));
+    text.push_str(&format!("mappings (--map): {}", mappings.join(", ")));
+    text
 }

@@ -592,3 +592,74 @@ fn reports_show_passes_and_the_cut_probability_beside_the_algorithm() {
             "shuffle-bias theory: overhand · cut probability 1/3 · 2 passes · 4 cards",
         ));
 }
+
+/// A run without `--seed` reports the random seed it drew; JSON readers that hold numbers as
+/// doubles (JavaScript, jq) read integers exactly only below 2^53, so the seed is drawn there.
+/// Sixteen runs: with seeds drawn from all 64 bits, each would be below 2^53 with chance 2^-11,
+/// so all sixteen with chance 2^-176 — this test cannot pass by luck.
+#[test]
+fn a_drawn_seed_is_below_2_to_the_53_so_json_readers_repeat_the_run() {
+    for _ in 0..16 {
+        let (json, _) = run_json(&["fisher-yates", "-n", "3", "-t", "100"]);
+        let seed = json["seed"].as_u64().expect("the seed is an integer");
+        assert!(seed < 1 << 53, "seed {seed} is not exact in a double");
+        let (again, _) = run_json(&[
+            "fisher-yates",
+            "-n",
+            "3",
+            "-t",
+            "100",
+            "--seed",
+            &seed.to_string(),
+        ]);
+        assert_eq!(
+            counts(&json),
+            counts(&again),
+            "the reported seed repeats the run"
+        );
+    }
+}
+
+/// `--version` says what the build can do: its target, each CPU-specific path and whether this
+/// machine runs it — checked against the CPU's own flags in /proc/cpuinfo where there is one —
+/// and the generators and mappings it has; `-V` stays one line.
+#[test]
+fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
+    let output = shuffle_bias().arg("--version").output().unwrap();
+    assert!(output.status.success());
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.starts_with(&format!("shuffle-bias {}\n", env!("CARGO_PKG_VERSION"))));
+    assert!(
+        text.contains(&format!("build: {}-", std::env::consts::ARCH)),
+        "{text}"
+    );
+    for name in ["chacha8", "mt19937", "java", "xorshift128+", "pcg32"] {
+        assert!(text.contains(name), "{name} missing from {text}");
+    }
+    assert!(
+        text.contains("mappings (--map): lemire, rejection, modulo"),
+        "{text}"
+    );
+    let flags = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if cfg!(target_arch = "x86_64") && !flags.is_empty() {
+        let has = |flag: &str| flags.split_whitespace().any(|word| word == flag);
+        let chacha = if has("avx512f") {
+            "(AVX-512F): on"
+        } else {
+            "(AVX-512F): off"
+        };
+        assert!(text.contains(chacha), "expected '{chacha}' in {text}");
+        let wide = has("avx512f") && has("avx512bw") && has("avx512vbmi");
+        let wide = if wide {
+            "(AVX-512F/BW/VBMI): on"
+        } else {
+            "(AVX-512F/BW/VBMI): off"
+        };
+        assert!(text.contains(wide), "expected '{wide}' in {text}");
+    }
+    let short = shuffle_bias().arg("-V").output().unwrap();
+    assert_eq!(
+        String::from_utf8(short.stdout).unwrap(),
+        format!("shuffle-bias {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -104,7 +104,7 @@ impl CheckConfig {
         }
         let exec = args.exec.as_ref().map(|command| ExecConfig {
             command: command.clone(),
-            seed: args.seed.unwrap_or_else(random_seed),
+            seed: args.seed.unwrap_or_else(super::random_seed),
         });
         let sources = match &exec {
             Some(exec) => vec![InputSource::Command(format!(
@@ -207,20 +207,6 @@ impl CheckConfig {
             exec,
         })
     }
-}
-
-/// A seed for `--exec` when `--seed` is not given: random, below 2^53 so that JSON readers
-/// (JavaScript's numbers) read it exactly.
-fn random_seed() -> u64 {
-    let mut bytes = [0u8; 8];
-    // Without the system's generator, the clock still makes runs differ.
-    if getrandom::fill(&mut bytes).is_err() {
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |elapsed| elapsed.as_nanos() as u64);
-        bytes = nanos.to_le_bytes();
-    }
-    u64::from_le_bytes(bytes) >> 11
 }
 
 /// `--deck`, if given: 2 to `largest` cards for the mode asked for.

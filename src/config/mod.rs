@@ -42,6 +42,21 @@ pub const MAX_TRIALS: u64 = 1 << 53;
 /// The most passes `run` and `check` accept, as `theory` (each pass is a whole shuffle).
 pub const MAX_PASSES: u32 = crate::cli::MAX_PASSES_RANGE;
 
+/// A seed for when `--seed` is not given (`run`, `compare`, `check --exec`): random, below
+/// 2^53 so that every JSON reader (JavaScript's numbers, jq) reads it exactly and a run can be
+/// repeated from its JSON report.
+pub(crate) fn random_seed() -> u64 {
+    let mut bytes = [0u8; 8];
+    // Without the system's generator, the clock still makes runs differ.
+    if getrandom::fill(&mut bytes).is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |elapsed| elapsed.as_nanos() as u64);
+        bytes = nanos.to_le_bytes();
+    }
+    u64::from_le_bytes(bytes) >> 11
+}
+
 /// `--threads`, given or the number of CPUs, from 1 to [`MAX_THREADS`]; `what` names them in
 /// the fix ("use 1 to 256 worker threads").
 fn check_threads(threads: Option<usize>, what: &str) -> Result<usize, UsageError> {

@@ -191,7 +191,7 @@ impl SimulationSettings {
             mode,
             deck,
             trials,
-            seed: seed.unwrap_or_else(rand::random),
+            seed: seed.unwrap_or_else(super::random_seed),
             rng,
             threads,
             alpha: check_alpha(alpha)?,

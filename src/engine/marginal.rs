@@ -350,6 +350,12 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
     cycles
 }
 
+/// Whether this machine runs the AVX-512 path of the marginal statistics (decks of up to
+/// [`FUSED_MAX_DECK`] cards; `--version` says so).
+pub fn wide_statistics_available() -> bool {
+    wide::available()
+}
+
 /// The statistics of one deck of at most 64 cards with AVX-512 (F, BW, VBMI): the deck is one
 /// vector of bytes, so fixed points, adjacent pairs and the descents of the inverse are a
 /// comparison each, and the cycles are counted by pointer doubling instead of a walk — after

@@ -21,3 +21,47 @@ pub mod simulate;
 pub mod simulate_marginal;
 pub mod tally;
 pub mod trial_order;
+
+/// A CPU-specific path of this build: its name, whether the build has it (x86-64 only) and
+/// whether this machine runs it (asked of the CPU at run time, as the engine does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FastPath {
+    /// What the path speeds up.
+    pub name: &'static str,
+    /// The CPU features it needs.
+    pub needs: &'static str,
+    /// Compiled into this build.
+    pub built: bool,
+    /// Compiled in and this CPU has the features.
+    pub runs: bool,
+}
+
+/// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
+/// code it replaces, so they change speed, never results.
+pub fn fast_paths() -> [FastPath; 3] {
+    let built = cfg!(target_arch = "x86_64");
+    #[cfg(target_arch = "x86_64")]
+    let popcnt = std::arch::is_x86_feature_detected!("popcnt");
+    #[cfg(not(target_arch = "x86_64"))]
+    let popcnt = false;
+    [
+        FastPath {
+            name: "ChaCha keystream, sixteen blocks at once",
+            needs: "AVX-512F",
+            built,
+            runs: chacha::available(),
+        },
+        FastPath {
+            name: "marginal statistics, 64 cards per vector",
+            needs: "AVX-512F/BW/VBMI",
+            built,
+            runs: marginal::wide_statistics_available(),
+        },
+        FastPath {
+            name: "ordering tally",
+            needs: "POPCNT",
+            built,
+            runs: popcnt,
+        },
+    ]
+}
