@@ -449,9 +449,19 @@ pub struct CheckArgs {
     /// standard error) if it exits with an error.
     #[arg(long, value_name = "COMMAND", conflicts_with = "files")]
     pub exec: Option<String>,
-    /// With --exec: the seed given to the command in SHUFFLE_BIAS_SEED, to repeat a run.
+    /// After `--`: a program and its arguments to start and read as --exec does, without a
+    /// shell (e.g. `check -n 5 -t 100k -- python3 shuffle.py`).
+    #[arg(last = true, value_name = "PROGRAM", conflicts_with_all = ["files", "exec"])]
+    pub program: Vec<String>,
+    /// With --exec or `-- PROGRAM`: the seed given to the command in SHUFFLE_BIAS_SEED, to
+    /// repeat a run.
     #[arg(long, value_parser = parse_seed)]
     pub seed: Option<u64>,
+    /// With --exec or `-- PROGRAM`: run this many copies of the command side by side, copy i
+    /// with the seed + i (and SHUFFLE_BIAS_COPY=i, SHUFFLE_BIAS_COPIES=K), their permutations
+    /// pooled 1024 lines of each in turn, so a seeded run repeats exactly (default 1).
+    #[arg(long, value_parser = parse_threads, value_name = "K")]
+    pub threads: Option<usize>,
     /// Read at most this many permutations (or deals), then stop: 240000, 240k, 1M, 1e6
     /// (default: the whole input).
     #[arg(short = 't', long, value_parser = parse_count)]

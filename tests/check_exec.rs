@@ -215,3 +215,121 @@ fn exec_with_files_or_seed_without_exec_is_refused() {
         .code(2)
         .stderr(predicate::str::contains("--exec"));
 }
+
+/// A naive swap in Python: every card swapped with a card drawn from the whole deck.
+const PYTHON_NAIVE: &str = "import os, random
+r = random.Random(int(os.environ['SHUFFLE_BIAS_SEED']))
+deck = list(range(4))
+while True:
+    for i in range(4):
+        j = r.randrange(4)
+        deck[i], deck[j] = deck[j], deck[i]
+    print(deck)";
+
+/// `check -- PROGRAM ARGS…` starts the program without a shell: the Python source is one
+/// argument, quotes, newlines and all. Python's `random.shuffle` passes and the naive swap is
+/// caught at 24,000 decks of 4 (its law is far from uniform: the most likely ordering has
+/// chance 8/256 against 1/24, a χ² effect that 24,000 decks detect with power ≈ 1 at
+/// α = 0.001), each judged from Python's own `print(deck)` lines.
+#[test]
+fn a_program_after_double_dash_runs_without_a_shell_and_is_judged_right() {
+    let fair = "import os, random
+r = random.Random(int(os.environ['SHUFFLE_BIAS_SEED']))
+deck = list(range(4))
+while True:
+    r.shuffle(deck); print(deck)";
+    let (report, code) = check_json(&["-t", "24k", "--seed", "5", "--", "python3", "-c", fair]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(report["input"]["format"], "brackets");
+    assert_eq!(report["input"]["seed"], 5);
+    let shown = report["input"]["command"].as_str().unwrap();
+    assert!(
+        shown.starts_with("python3 -c 'import os, random"),
+        "{shown}"
+    );
+    let (report, code) = check_json(&[
+        "-t",
+        "24k",
+        "--seed",
+        "5",
+        "--",
+        "python3",
+        "-c",
+        PYTHON_NAIVE,
+    ]);
+    assert_eq!(code, 1, "{report}");
+}
+
+/// `--threads 2`: copy i gets SHUFFLE_BIAS_SEED = seed + i, SHUFFLE_BIAS_COPY = i and
+/// SHUFFLE_BIAS_COPIES = 2, and the copies are read 1024 lines each in turn: each copy prints
+/// its seed's parity as a deck, so 4096 lines are exactly 2048 of each; and the pooled order
+/// depends only on what the copies print, so a seeded run of the naive Python swap in three
+/// copies repeats its counts exactly.
+#[test]
+fn copies_run_side_by_side_with_their_own_seeds_and_repeat_exactly() {
+    let script = r#"if [ "$SHUFFLE_BIAS_COPIES" != 2 ] || [ "$((SHUFFLE_BIAS_SEED - 10))" != "$SHUFFLE_BIAS_COPY" ]; then exit 7; fi
+if [ "$SHUFFLE_BIAS_COPY" = 0 ]; then yes '0 1 2'; else yes '2 1 0'; fi"#;
+    let (report, _) = check_json(&[
+        "-t",
+        "4096",
+        "--seed",
+        "10",
+        "--threads",
+        "2",
+        "--",
+        "sh",
+        "-c",
+        script,
+    ]);
+    assert_eq!(report["input"]["copies"], 2);
+    assert_eq!(report["trials"], 4096);
+    let count = |ordering: [u64; 3]| {
+        report["permutations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|row| row["permutation"] == serde_json::json!(ordering))
+            .map_or(0, |row| row["count"].as_u64().unwrap())
+    };
+    assert_eq!(
+        (count([0, 1, 2]), count([2, 1, 0])),
+        (2048, 2048),
+        "{report}"
+    );
+    let run = || {
+        check_json(&[
+            "-t",
+            "30k",
+            "--seed",
+            "3",
+            "--threads",
+            "3",
+            "--",
+            "python3",
+            "-c",
+            PYTHON_NAIVE,
+        ])
+    };
+    let ((first, code), (again, _)) = (run(), run());
+    assert_eq!(code, 1);
+    assert_eq!(first["permutations"], again["permutations"]);
+    assert!(
+        first["input"]["sources"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("×3 (SHUFFLE_BIAS_SEED=3..5)")
+    );
+}
+
+#[test]
+fn threads_without_a_command_to_start_is_refused_naming_the_flag() {
+    common::shuffle_bias()
+        .args(["check", "--threads", "2", "decks.txt"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--threads").and(predicate::str::contains("-- PROGRAM")));
+    common::shuffle_bias()
+        .args(["check", "--exec", "true", "--", "true"])
+        .assert()
+        .code(2);
+}

@@ -148,6 +148,7 @@ fn report(hands: &[[Card; 5]], alpha: f64) -> RunReport {
             format: None,
             command: None,
             seed: None,
+            copies: None,
             labels: None,
             invalid_lines: 0,
             invalid_examples: Vec::new(),

@@ -20,7 +20,7 @@ use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{
     InputCounts, InputTally, Observer, open_sources, read_permutations_observed,
 };
-use crate::input::producer::Producer;
+use crate::input::producer::Producers;
 use crate::interrupt;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
@@ -39,7 +39,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     // is stopped, or waited for and its exit checked, before anything is reported.
     let (inputs, producer) = match &config.exec {
         Some(exec) => {
-            let (producer, input) = Producer::start(&exec.command, exec.seed)?;
+            let (producer, input) = Producers::start(&exec.command, exec.seed, exec.copies)?;
             (vec![input], Some(producer))
         }
         None => (open_sources(&config.sources)?, None),
@@ -138,7 +138,8 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     };
     let mut report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
     if let (Some(exec), Some(summary)) = (&config.exec, report.header.input.as_mut()) {
-        summary.command = Some(exec.command.clone());
+        summary.command = Some(exec.command.display());
+        summary.copies = (exec.copies > 1).then_some(exec.copies as u64);
         summary.seed = Some(exec.seed);
     }
     let verdict = publish(&config.output, &report, out)?;
@@ -246,6 +247,7 @@ pub(crate) fn judge_input(
             format: input.format,
             command: None,
             seed: None,
+            copies: None,
             labels: settings.labels.clone(),
             invalid_lines: input.invalid,
             invalid_examples: input.invalid_examples.clone(),

@@ -245,6 +245,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 format: None,
                 command: None,
                 seed: None,
+                copies: None,
                 labels: check.labels.clone(),
                 invalid_lines: parts.iter().map(|c| c.invalid_lines).sum(),
                 invalid_examples: parts

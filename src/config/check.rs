@@ -16,7 +16,7 @@ use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::tally::TallyMode;
 use crate::input::cards::CardNames;
 use crate::input::permutation_reader::{DealsRequest, InputSource, ReaderOptions};
-use crate::input::producer::SEED_VARIABLE;
+use crate::input::producer::{MAX_COPIES, ProducerCommand, SEED_VARIABLE};
 use crate::output::files::{FileError, Target, check_inputs, check_outputs, same_file, stdin_file};
 use crate::output::{CsvTable, Format};
 use crate::theory::poker::{HAND, STANDARD_DECK};
@@ -56,13 +56,15 @@ pub struct CheckConfig {
     pub exec: Option<ExecConfig>,
 }
 
-/// `--exec COMMAND` and the seed it is given.
+/// The command of `--exec COMMAND` or `-- PROGRAM ARGS…`, its seed and how many copies run.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExecConfig {
-    /// The command, run by the shell.
-    pub command: String,
-    /// `--seed`, else a random one below 2^53 (exact in JSON).
+    /// The command, for the shell or started directly.
+    pub command: ProducerCommand,
+    /// `--seed`, else a random one below 2^53 (exact in JSON); copy i gets `seed + i`.
     pub seed: u64,
+    /// `--threads`: copies run side by side (1 by default).
+    pub copies: usize,
 }
 
 impl CheckConfig {
@@ -93,23 +95,50 @@ impl CheckConfig {
             .or(args.cards.map(CardNames::deck))
             .or(args.deck);
         check_deal(args, known_deck)?;
-        if args.seed.is_some() && args.exec.is_none() {
-            return Err(UsageError::Conflict {
-                flag: "--seed",
-                value: None,
-                hint: "check reads permutations already made; the seed is given to the command \
-                       of --exec COMMAND (in SHUFFLE_BIAS_SEED)"
-                    .to_string(),
-            });
+        let command = match (&args.exec, args.program.is_empty()) {
+            (Some(line), _) => Some(ProducerCommand::Shell(line.clone())),
+            (None, false) => Some(ProducerCommand::Program(args.program.clone())),
+            (None, true) => None,
+        };
+        for (flag, given) in [
+            ("--seed", args.seed.is_some()),
+            ("--threads", args.threads.is_some()),
+        ] {
+            if given && command.is_none() {
+                return Err(UsageError::Conflict {
+                    flag,
+                    value: None,
+                    hint: "check reads permutations already made; the seed and the copies are \
+                           for a command it starts: --exec COMMAND or -- PROGRAM ARGS…"
+                        .to_string(),
+                });
+            }
         }
-        let exec = args.exec.as_ref().map(|command| ExecConfig {
-            command: command.clone(),
+        let copies = args.threads.unwrap_or(1);
+        if !(1..=MAX_COPIES).contains(&copies) {
+            return Err(UsageError::out_of_range(
+                "--threads",
+                copies,
+                format!("run 1 to {MAX_COPIES} copies of the command"),
+            ));
+        }
+        let exec = command.map(|command| ExecConfig {
+            command,
             seed: args.seed.unwrap_or_else(super::random_seed),
+            copies,
         });
         let sources = match &exec {
+            Some(exec) if exec.copies > 1 => vec![InputSource::Command(format!(
+                "`{}` ×{} ({SEED_VARIABLE}={}..{})",
+                exec.command.display(),
+                exec.copies,
+                exec.seed,
+                exec.seed.wrapping_add(exec.copies as u64 - 1)
+            ))],
             Some(exec) => vec![InputSource::Command(format!(
                 "`{}` ({SEED_VARIABLE}={})",
-                exec.command, exec.seed
+                exec.command.display(),
+                exec.seed
             ))],
             None => sources(&args.files)?,
         };

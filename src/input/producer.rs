@@ -1,8 +1,17 @@
-//! `check --exec COMMAND`: the program that shuffles, started by the tool, its standard output
-//! read as the input. The command runs in the system's shell (`sh -c` on Unix, `cmd /C` on
-//! Windows), with [`SEED_VARIABLE`] set to the seed so that a run can be repeated, its standard
-//! input closed, and its standard error kept (the last [`STDERR_TAIL`] bytes) for the message
-//! if it fails.
+//! `check --exec COMMAND` and `check -- PROGRAM ARGS…`: the program that shuffles, started by
+//! the tool, its standard output read as the input. `--exec` runs the command in the system's
+//! shell (`sh -c` on Unix, `cmd /C` on Windows); after `--` the program is started directly
+//! with its arguments, no shell quoting involved ([`ProducerCommand`]). It gets
+//! [`SEED_VARIABLE`] set to the seed so that a run can be repeated, its standard input closed,
+//! and its standard error kept (the last [`STDERR_TAIL`] bytes) for the message if it fails.
+//!
+//! `--threads K` starts K copies, copy i with the seed + i (and [`COPY_VARIABLE`] = i,
+//! [`COPIES_VARIABLE`] = K), and reads them as one input, [`BATCH_LINES`] lines from each in
+//! turn ([`Producers`]): the pooled order depends only on what each copy prints, so a run with
+//! a seed repeats exactly whatever the copies' speeds. Within a batch consecutive lines come from
+//! one copy, so the deal-stream tests see each copy's own pairs; the pair at a seam between two
+//! copies' batches is a pair of independent decks, counted like any other (under the null it
+//! has the law of every pair; a copy repeating another's decks shows as repeated decks).
 //!
 //! How it ends: read to the end of its output, the tool waits for it, and a non-zero exit (or a
 //! death by a signal) is a failure naming the status and showing the end of its standard error.
@@ -24,6 +33,76 @@ use super::permutation_reader::Input;
 
 /// The environment variable that holds the seed given to the command.
 pub const SEED_VARIABLE: &str = "SHUFFLE_BIAS_SEED";
+
+/// With `--threads K`: the environment variable that numbers the copy, 0 to K − 1.
+pub const COPY_VARIABLE: &str = "SHUFFLE_BIAS_COPY";
+
+/// With `--threads K`: the environment variable that holds K.
+pub const COPIES_VARIABLE: &str = "SHUFFLE_BIAS_COPIES";
+
+/// With several copies, how many lines of one copy are read before the next copy's turn.
+pub const BATCH_LINES: usize = 1024;
+
+/// The most copies of a command `--threads` starts.
+pub const MAX_COPIES: usize = 64;
+
+/// The program that shuffles, as the user gave it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ProducerCommand {
+    /// `--exec COMMAND`: a command line for the system's shell.
+    Shell(String),
+    /// `-- PROGRAM ARGS…`: a program and its arguments, started directly.
+    Program(Vec<String>),
+}
+
+impl ProducerCommand {
+    /// The command as reports show it: a shell command as given; a program and its arguments
+    /// joined by spaces, each quoted for a POSIX shell when it needs to be, so that the text
+    /// can be pasted to repeat the run.
+    pub fn display(&self) -> String {
+        match self {
+            ProducerCommand::Shell(command) => command.clone(),
+            ProducerCommand::Program(words) => words
+                .iter()
+                .map(|word| shell_quoted(word))
+                .collect::<Vec<_>>()
+                .join(" "),
+        }
+    }
+
+    /// The process to start, not yet started; on Unix in a process group of its own, so that
+    /// [`stop`] reaches every process of a pipeline, not only the first.
+    fn command(&self) -> Command {
+        let mut command = match self {
+            ProducerCommand::Shell(line) => shell(line),
+            ProducerCommand::Program(words) => {
+                let mut command = Command::new(&words[0]);
+                command.args(&words[1..]);
+                command
+            }
+        };
+        #[cfg(unix)]
+        {
+            use std::os::unix::process::CommandExt;
+            command.process_group(0);
+        }
+        command
+    }
+}
+
+/// `word` as a POSIX shell reads it back: as is when it holds only characters no shell treats
+/// specially, else in single quotes (a quote inside written `'\''`).
+fn shell_quoted(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,+@%".contains(&b));
+    if plain {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
 
 /// How much of the end of the command's standard error a failure shows, in bytes.
 pub const STDERR_TAIL: usize = 2000;
@@ -89,17 +168,35 @@ pub struct Producer {
 }
 
 impl Producer {
-    /// Start `command` in the shell with [`SEED_VARIABLE`] = `seed`; its standard output is
-    /// the [`Input`] returned.
-    pub fn start(command: &str, seed: u64) -> Result<(Producer, Input), ProducerError> {
-        let mut child = shell(command)
-            .env(SEED_VARIABLE, seed.to_string())
+    /// Start `command` with [`SEED_VARIABLE`] = `seed`; its standard output is the [`Input`]
+    /// returned.
+    pub fn start(command: &ProducerCommand, seed: u64) -> Result<(Producer, Input), ProducerError> {
+        let (producer, stdout) = Producer::spawn(command, seed, None)?;
+        Ok((producer, Input::from_reader(stdout)))
+    }
+
+    /// Start `command` with its seed and, for one of several copies, its number and the number
+    /// of copies.
+    fn spawn(
+        command: &ProducerCommand,
+        seed: u64,
+        copy: Option<(usize, usize)>,
+    ) -> Result<(Producer, Box<dyn Read + Send>), ProducerError> {
+        let display = command.display();
+        let mut process = command.command();
+        process.env(SEED_VARIABLE, seed.to_string());
+        if let Some((copy, copies)) = copy {
+            process
+                .env(COPY_VARIABLE, copy.to_string())
+                .env(COPIES_VARIABLE, copies.to_string());
+        }
+        let mut child = process
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .map_err(|source| ProducerError::CannotStart {
-                command: command.to_string(),
+                command: display.clone(),
                 source,
             })?;
         let stdout = child.stdout.take().expect("stdout is piped");
@@ -116,12 +213,15 @@ impl Producer {
         let (input, pipe) = {
             let stdout = std::os::fd::OwnedFd::from(stdout);
             let pipe = stdout.try_clone().ok();
-            (Input::from_reader(std::fs::File::from(stdout)), pipe)
+            (
+                Box::new(std::fs::File::from(stdout)) as Box<dyn Read + Send>,
+                pipe,
+            )
         };
         #[cfg(not(unix))]
-        let input = Input::from_reader(stdout);
+        let input: Box<dyn Read + Send> = Box::new(stdout);
         let producer = Producer {
-            command: command.to_string(),
+            command: display,
             child: Some(child),
             stderr,
             #[cfg(unix)]
@@ -175,6 +275,153 @@ impl Producer {
     }
 }
 
+/// Every copy of the command that `--threads` started, read as one input.
+pub struct Producers(Vec<Producer>);
+
+impl Producers {
+    /// Start `copies` copies of `command` (one: as [`Producer::start`], with no copy
+    /// variables), copy i with the seed `seed + i`; their standard outputs are read as one
+    /// [`Input`], [`BATCH_LINES`] lines of each in turn. A copy that cannot start stops the
+    /// ones already started.
+    pub fn start(
+        command: &ProducerCommand,
+        seed: u64,
+        copies: usize,
+    ) -> Result<(Producers, Input), ProducerError> {
+        if copies <= 1 {
+            let (producer, input) = Producer::start(command, seed)?;
+            return Ok((Producers(vec![producer]), input));
+        }
+        let mut producers = Vec::with_capacity(copies);
+        let mut outputs = Vec::with_capacity(copies);
+        for copy in 0..copies {
+            let (producer, output) = Producer::spawn(
+                command,
+                seed.wrapping_add(copy as u64),
+                Some((copy, copies)),
+            )?;
+            producers.push(producer);
+            outputs.push(output);
+        }
+        Ok((
+            Producers(producers),
+            Input::from_reader(TakingTurns::new(outputs)),
+        ))
+    }
+
+    /// End every copy as [`Producer::finish`] does; the first failure, in copy order, is the
+    /// one reported (every copy is ended first).
+    pub fn finish(self, stopped: bool, interrupted: bool) -> Result<(), ProducerError> {
+        let mut first = Ok(());
+        for producer in self.0 {
+            let result = producer.finish(stopped, interrupted);
+            if first.is_ok() {
+                first = result;
+            }
+        }
+        first
+    }
+}
+
+/// Several outputs read as one: batches of [`BATCH_LINES`] whole lines from each in turn,
+/// each output read ahead by a thread of its own (a few batches at most, so memory stays
+/// bounded), so that the copies run side by side. An output that ends leaves the turns; its last
+/// line, if unterminated, is ended so that it does not run into the next copy's first.
+struct TakingTurns {
+    turns: Vec<Option<Receiver<Vec<u8>>>>,
+    next: usize,
+    batch: Vec<u8>,
+    offset: usize,
+}
+
+/// Batches a copy's thread may read ahead of the turns.
+const BATCHES_AHEAD: usize = 4;
+
+impl TakingTurns {
+    fn new(outputs: Vec<Box<dyn Read + Send>>) -> Self {
+        let turns = outputs
+            .into_iter()
+            .enumerate()
+            .map(|(copy, output)| {
+                let (sender, receiver) = mpsc::sync_channel(BATCHES_AHEAD);
+                let started = thread::Builder::new()
+                    .name(format!("shuffle-bias copy {copy}"))
+                    .spawn(move || read_batches(output, |batch| sender.send(batch).is_ok()));
+                started.ok().map(|_| receiver)
+            })
+            .collect();
+        TakingTurns {
+            turns,
+            next: 0,
+            batch: Vec::new(),
+            offset: 0,
+        }
+    }
+}
+
+/// Read `output` in batches of [`BATCH_LINES`] whole lines, handing each to `send` until it
+/// refuses (the reading ended) or the output ends; a read error ends the output too (the
+/// copy's exit status tells the rest).
+fn read_batches(mut output: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) {
+    let mut pending: Vec<u8> = Vec::new();
+    let mut lines = 0;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let read = match output.read(&mut buffer) {
+            Ok(0) | Err(_) => 0,
+            Ok(read) => read,
+        };
+        if read == 0 {
+            if !pending.is_empty() {
+                if pending.last() != Some(&b'\n') {
+                    pending.push(b'\n');
+                }
+                send(pending);
+            }
+            return;
+        }
+        let mut start = 0;
+        for newline in memchr::memchr_iter(b'\n', &buffer[..read]) {
+            lines += 1;
+            if lines == BATCH_LINES {
+                pending.extend_from_slice(&buffer[start..=newline]);
+                start = newline + 1;
+                lines = 0;
+                if !send(std::mem::take(&mut pending)) {
+                    return;
+                }
+            }
+        }
+        pending.extend_from_slice(&buffer[start..read]);
+    }
+}
+
+impl Read for TakingTurns {
+    fn read(&mut self, into: &mut [u8]) -> io::Result<usize> {
+        while self.offset == self.batch.len() {
+            if self.turns.iter().all(Option::is_none) {
+                return Ok(0);
+            }
+            let turn = self.next;
+            self.next = (self.next + 1) % self.turns.len();
+            let Some(receiver) = &self.turns[turn] else {
+                continue;
+            };
+            match receiver.recv() {
+                Ok(batch) => {
+                    self.batch = batch;
+                    self.offset = 0;
+                }
+                Err(_) => self.turns[turn] = None,
+            }
+        }
+        let count = into.len().min(self.batch.len() - self.offset);
+        into[..count].copy_from_slice(&self.batch[self.offset..self.offset + count]);
+        self.offset += count;
+        Ok(count)
+    }
+}
+
 impl Drop for Producer {
     /// A command left running on an error path is stopped.
     fn drop(&mut self) {
@@ -185,14 +432,12 @@ impl Drop for Producer {
     }
 }
 
-/// `command` run by the system's shell; on Unix in a process group of its own, so that
-/// [`stop`] reaches every process of a pipeline, not only the shell.
+/// `command` run by the system's shell.
 fn shell(command: &str) -> Command {
     #[cfg(unix)]
     {
-        use std::os::unix::process::CommandExt;
         let mut shell = Command::new("sh");
-        shell.arg("-c").arg(command).process_group(0);
+        shell.arg("-c").arg(command);
         shell
     }
     #[cfg(not(unix))]
@@ -276,6 +521,53 @@ fn tail(mut source: impl Read) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Three outputs of different lengths, one ending without a newline, taken in turns: the
+    /// batches alternate in copy order whatever the lengths, every line comes through once, and
+    /// the unterminated last line stays a line of its own.
+    #[test]
+    fn outputs_taking_turns_give_batches_in_copy_order_and_every_line_once() {
+        let output = |copy: usize, lines: usize, ending: &str| -> Box<dyn Read + Send> {
+            let text: String = (0..lines).map(|line| format!("{copy} {line}\n")).collect();
+            let text = format!("{}{ending}", text);
+            Box::new(io::Cursor::new(text.into_bytes()))
+        };
+        let outputs = vec![
+            output(0, 2 * BATCH_LINES + 5, ""),
+            output(1, BATCH_LINES, "1 last"),
+            output(2, 3, ""),
+        ];
+        let mut text = String::new();
+        TakingTurns::new(outputs).read_to_string(&mut text).unwrap();
+        let copies: Vec<&str> = text.lines().map(|line| &line[..1]).collect();
+        let mut expected = Vec::new();
+        expected.extend(std::iter::repeat_n("0", BATCH_LINES));
+        expected.extend(std::iter::repeat_n("1", BATCH_LINES));
+        expected.extend(std::iter::repeat_n("2", 3));
+        expected.extend(std::iter::repeat_n("0", BATCH_LINES));
+        expected.push("1");
+        expected.extend(std::iter::repeat_n("0", 5));
+        assert_eq!(copies, expected);
+        assert!(
+            text.contains("\n1 last\n"),
+            "the unterminated line stays whole"
+        );
+    }
+
+    #[test]
+    fn a_program_is_shown_quoted_so_that_it_can_be_pasted() {
+        let command = ProducerCommand::Program(vec![
+            "python3".into(),
+            "-c".into(),
+            "print('x y')".into(),
+            "a=b".into(),
+        ]);
+        assert_eq!(command.display(), r#"python3 -c 'print('\''x y'\'')' a=b"#);
+        assert_eq!(
+            ProducerCommand::Shell("node s.js | head".into()).display(),
+            "node s.js | head"
+        );
+    }
 
     #[test]
     fn the_tail_of_a_long_stream_keeps_its_last_whole_lines() {

@@ -683,6 +683,10 @@ pub struct InputSummary {
     /// otherwise).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub seed: Option<u64>,
+    /// `check --exec --threads K`: the copies of the command run side by side, copy i with the
+    /// seed + i (left out of JSON for one copy).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub copies: Option<u64>,
     /// The labels, in starting order, when `--labels` was given.
     pub labels: Option<Vec<String>>,
     /// Lines rejected under `--skip-invalid`.
