@@ -94,4 +94,4 @@ pub use engine::algorithms::{Algorithm, CutProbability};
 /// and `RngExt` gives it `random_range`.
 pub use rand;
 pub use report::run::{RunReport, TestResult};
-pub use testing::{ShuffleRng, ShuffleTest, ShuffleTestError, verdict_summary};
+pub use testing::{PermutationTally, ShuffleRng, ShuffleTest, ShuffleTestError, verdict_summary};

@@ -262,38 +262,13 @@ impl ShuffleTest {
     where
         F: FnMut(&mut [usize], &mut ShuffleRng),
     {
-        let size = match BiasSize::parse(size) {
-            Ok(size) => size,
-            Err(fix) => panic!(
-                "shuffle-bias: {}",
-                ShuffleTestError::Setting {
-                    setting: "assert_fair_within",
-                    value: format!("{size:?}"),
-                    fix,
-                }
-            ),
-        };
-        let report = self
-            .expect_report(self.check_shuffle(shuffle))
-            .with_gate(size);
-        match &report.gate {
-            None => panic!(
-                "shuffle-bias: assert_fair_within({:?}) measures the distance from uniform{}",
-                size.label(),
-                if report.ruled_out.is_none() {
-                    ", and this test is against an algorithm's law: drop .against()"
-                } else {
-                    ": a total variation size needs every ordering tallied (at most 11 cards); \
-                     use a size in points such as \"1pp\""
-                }
-            ),
-            Some(gate) if gate.outcome != GateOutcome::FairWithin => panic!(
-                "shuffle-bias: {}: {}\n{}",
-                gate.headline(),
-                gate.sentence(),
-                self.failure_message(&report)
-            ),
-            Some(_) => report,
+        if let Err(message) = parse_size(size) {
+            panic!("{message}");
+        }
+        let report = self.expect_report(self.check_shuffle(shuffle));
+        match fair_within(report, size, self.seed, self.alpha) {
+            (report, Ok(())) => report,
+            (_, Err(message)) => panic!("{message}"),
         }
     }
 
@@ -308,14 +283,7 @@ impl ShuffleTest {
 
     /// The panic message of an assertion: the summary and the settings that reproduce it.
     fn failure_message(&self, report: &RunReport) -> String {
-        format!(
-            "{}\n(ShuffleTest: {} cards, {} shuffles, seed {}, alpha {})",
-            verdict_summary(report),
-            self.deck,
-            report.header.trials,
-            self.seed,
-            self.alpha
-        )
+        failure_message(report, self.seed, self.alpha)
     }
 
     /// The settings, checked: the shuffle to test against (if any) and the number of trials.
@@ -428,11 +396,46 @@ impl ShuffleTest {
         &self,
         mut deal: impl FnMut(&mut ShuffleRng, &mut Vec<usize>),
     ) -> Result<RunReport, ShuffleTestError> {
-        let (model, trials) = self.validated()?;
+        let (_, trials) = self.validated()?;
+        let mut tally = self.tally()?;
+        let mut rng = ShuffleRng::seed_from_u64(self.seed);
+        let mut permutation: Vec<usize> = Vec::with_capacity(self.deck);
+        for _ in 0..trials {
+            deal(&mut rng, &mut permutation);
+            tally.add(&permutation)?;
+        }
+        tally.finish()
+    }
+
+    /// How many shuffles [`ShuffleTest::check_shuffle`] runs: [`ShuffleTest::trials`], or the
+    /// default for the deck (the larger of 1,000,000 and 20·n! up to 11 cards, 1,000,000
+    /// above).
+    pub fn planned_trials(&self) -> u64 {
+        self.trials
+            .unwrap_or_else(|| default_trials(self.deck, self.mode()))
+    }
+
+    /// An empty tally with this test's settings, for permutations made elsewhere — by a
+    /// binding to another language, say, whose shuffle runs in its own loop — and fed with
+    /// [`PermutationTally::add`]; [`PermutationTally::finish`] judges them as
+    /// [`ShuffleTest::check_shuffle`] judges its own. [`ShuffleTest::trials`] and
+    /// [`ShuffleTest::seed`] are not used: the caller decides how many permutations to add and
+    /// how they are made.
+    ///
+    /// ```
+    /// use shuffle_bias::testing::ShuffleTest;
+    ///
+    /// let mut tally = ShuffleTest::new(3).tally().unwrap();
+    /// for _ in 0..600 {
+    ///     tally.add(&[0, 1, 2]).unwrap(); // a "shuffle" that never moves a card
+    /// }
+    /// assert!(tally.finish().unwrap().bias_detected);
+    /// ```
+    pub fn tally(&self) -> Result<PermutationTally, ShuffleTestError> {
+        let (model, _) = self.validated()?;
         let n = self.deck;
-        let mut counts = InputCounts::empty(self.mode(), n);
         // The tests of the stream of deals, fed as `check`'s reader feeds them.
-        let mut stream = deal_stream_for(
+        let stream = deal_stream_for(
             &ReaderOptions {
                 mode: self.mode(),
                 deals: Some(DealsRequest {
@@ -442,33 +445,80 @@ impl ShuffleTest {
             },
             n,
         );
-        let mut rng = ShuffleRng::seed_from_u64(self.seed);
-        let mut cards: Vec<Card> = vec![0; n];
-        let mut permutation: Vec<usize> = Vec::with_capacity(n);
-        // Stamps of the cards met in the current permutation: `seen[card] == trial` when met.
-        let mut seen: Vec<u64> = vec![0; n];
-        let started = Instant::now();
-        for trial in 1..=trials {
-            deal(&mut rng, &mut permutation);
-            if let Err(problem) = to_cards(&permutation, trial, &mut seen, &mut cards) {
-                return Err(ShuffleTestError::NotAPermutation {
-                    trial,
-                    deck: n,
-                    problem,
-                    shown: shown(&permutation),
-                });
-            }
-            counts.add(&cards);
-            if let Some(stream) = &mut stream {
-                stream.add(&cards);
-            }
+        Ok(PermutationTally {
+            model,
+            alpha: self.alpha,
+            seed: self.seed,
+            counts: InputCounts::empty(self.mode(), n),
+            stream,
+            cards: vec![0; n],
+            seen: vec![0; n],
+            trials: 0,
+            started: Instant::now(),
+        })
+    }
+}
+
+/// Permutations tallied one at a time, then judged as `check` judges its input: the tally
+/// inside [`ShuffleTest::check_shuffle`], open for permutations made elsewhere
+/// ([`ShuffleTest::tally`]).
+#[derive(Debug)]
+pub struct PermutationTally {
+    model: Option<Shuffle>,
+    alpha: f64,
+    seed: u64,
+    counts: InputCounts,
+    stream: Option<crate::engine::deal_stream::DealStream>,
+    cards: Vec<Card>,
+    /// Stamps of the cards met in the current permutation: `seen[card] == trial` when met.
+    seen: Vec<u64>,
+    trials: u64,
+    started: Instant,
+}
+
+impl PermutationTally {
+    /// Check that `permutation` is a permutation of `0..n` (`permutation[position] = card`)
+    /// and tally it; an error names the permutation (counting from 1) and what is wrong, and
+    /// leaves the tally as it was.
+    pub fn add(&mut self, permutation: &[usize]) -> Result<(), ShuffleTestError> {
+        let trial = self.trials + 1;
+        if let Err(problem) = to_cards(permutation, trial, &mut self.seen, &mut self.cards) {
+            return Err(ShuffleTestError::NotAPermutation {
+                trial,
+                deck: self.cards.len(),
+                problem,
+                shown: shown(permutation),
+            });
         }
-        let elapsed_seconds = started.elapsed().as_secs_f64();
+        self.trials = trial;
+        self.counts.add(&self.cards);
+        if let Some(stream) = &mut self.stream {
+            stream.add(&self.cards);
+        }
+        Ok(())
+    }
+
+    /// The permutations tallied so far.
+    pub fn trials(&self) -> u64 {
+        self.trials
+    }
+
+    /// Judge the permutations tallied, as `check` judges its input; at least one is needed.
+    pub fn finish(self) -> Result<RunReport, ShuffleTestError> {
+        if self.trials == 0 {
+            return Err(ShuffleTestError::Setting {
+                setting: "tally",
+                value: "no permutation".to_string(),
+                fix: "add at least one permutation before judging".to_string(),
+            });
+        }
+        let n = self.cards.len();
+        let elapsed_seconds = self.started.elapsed().as_secs_f64();
         let input = InputTally {
             deck: n,
-            counts,
-            permutations: trials,
-            lines: trials,
+            counts: self.counts,
+            permutations: self.trials,
+            lines: self.trials,
             invalid: 0,
             invalid_examples: Vec::new(),
             numbering: Numbering::ZeroBased,
@@ -478,10 +528,10 @@ impl ShuffleTest {
             interrupted: false,
             stopped_early: false,
             numbering_assumed: 0,
-            deals: stream.map(|stream| stream.finish()),
+            deals: self.stream.map(|stream| stream.finish()),
         };
         let settings = Judging {
-            model,
+            model: self.model,
             alpha: self.alpha,
             max_paths: DEFAULT_MAX_PATHS,
             max_paths_given: false,
@@ -535,6 +585,104 @@ fn shown(permutation: &[usize]) -> String {
         text.push(format!("… ({} cards)", permutation.len()));
     }
     text.join(", ")
+}
+
+/// A failure message: [`verdict_summary`], then the settings that reproduce the test.
+fn failure_message(report: &RunReport, seed: u64, alpha: f64) -> String {
+    format!(
+        "{}\n(ShuffleTest: {} cards, {} shuffles, seed {seed}, alpha {alpha})",
+        verdict_summary(report),
+        report.header.deck,
+        report.header.trials,
+    )
+}
+
+/// `size` read as `--max-bias` reads it, or the message of a bad one.
+fn parse_size(size: &str) -> Result<BiasSize, String> {
+    BiasSize::parse(size).map_err(|fix| {
+        format!(
+            "shuffle-bias: {}",
+            ShuffleTestError::Setting {
+                setting: "assert_fair_within",
+                value: format!("{size:?}"),
+                fix,
+            }
+        )
+    })
+}
+
+/// The size gate of `--max-bias` on a judged report: the report, with its gate when one
+/// applies, and `Ok` when the 99% bounds show the bias within `size` (`"1pp"`, `"0.02tv"`);
+/// otherwise the message an assertion fails with — the gate's reason and what the sample rules
+/// out, a bad size, or a gate that cannot apply (a test against an algorithm's law; a total
+/// variation size beyond 11 cards). The message ends with the seed and level that reproduce
+/// the test ([`ShuffleTest::assert_fair_within`], and the Python package's
+/// `assert_fair_within`).
+pub fn fair_within(
+    report: RunReport,
+    size: &str,
+    seed: u64,
+    alpha: f64,
+) -> (RunReport, Result<(), String>) {
+    let size = match parse_size(size) {
+        Ok(size) => size,
+        Err(message) => return (report, Err(message)),
+    };
+    let report = report.with_gate(size);
+    let verdict = match &report.gate {
+        None => Err(format!(
+            "shuffle-bias: assert_fair_within({:?}) measures the distance from uniform{}",
+            size.label(),
+            if report.ruled_out.is_none() {
+                ", and this test is against an algorithm's law: drop .against()"
+            } else {
+                ": a total variation size needs every ordering tallied (at most 11 cards); \
+                 use a size in points such as \"1pp\""
+            }
+        )),
+        Some(gate) if gate.outcome != GateOutcome::FairWithin => Err(format!(
+            "shuffle-bias: {}: {}\n{}",
+            gate.headline(),
+            gate.sentence(),
+            failure_message(&report, seed, alpha)
+        )),
+        Some(_) => Ok(()),
+    };
+    (report, verdict)
+}
+
+/// The report as `check --format json` writes it (the same document, pretty-printed).
+pub fn report_json(report: &RunReport) -> String {
+    serde_json::to_string_pretty(report).expect("a report serialises to JSON")
+}
+
+/// The report as `check` prints it on a terminal 100 columns wide, without colour.
+pub fn report_text(report: &RunReport) -> String {
+    use crate::output::{CsvTable, Format, Report, Terminal, exporter};
+    let terminal = Terminal {
+        colour: false,
+        width: Some(100),
+    };
+    let mut text = Vec::new();
+    exporter(Format::Table, CsvTable::default(), terminal)
+        .export(&Report::Run(report), &mut text)
+        .expect("writing to memory does not fail");
+    String::from_utf8_lossy(&text).into_owned()
+}
+
+/// The algorithm named `name` as on the command line (`fisher-yates`, `naive`, …), or the
+/// message listing the names.
+pub fn algorithm_named(name: &str) -> Result<Algorithm, String> {
+    Algorithm::ALL
+        .into_iter()
+        .find(|algorithm| algorithm.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
+            format!(
+                "'{name}' is not an algorithm; choose one of {}",
+                names.join(", ")
+            )
+        })
 }
 
 /// The verdict line of a report, then its strongest failing tests (at most five, smallest
