@@ -333,3 +333,75 @@ fn threads_without_a_command_to_start_is_refused_naming_the_flag() {
         .assert()
         .code(2);
 }
+
+/// The producers the README shows are the files in `examples/producers/`, word for word; the
+/// Python one (seeded) and the Node one (V8's `--random_seed` fixes `Math.random`) pass `check`
+/// as the README's first screen runs them: both are uniform shuffles, so each passes unless a
+/// false alarm of probability at most alpha = 0.001 happens, and the seeds fix the outcome.
+/// The README's pytest example is the Python package's, word for word (the package's tests run
+/// it).
+#[test]
+fn the_readme_producers_are_the_example_files_and_pass_as_shown() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    for (file, fence) in [
+        ("shuffle.py", "```python\n"),
+        ("shuffle.js", "```js\n"),
+        ("shuffle.php", "```php\n"),
+        ("Program.cs", "```csharp\n"),
+    ] {
+        let text = std::fs::read_to_string(root.join("examples/producers").join(file)).unwrap();
+        assert!(
+            readme.contains(&format!("{fence}{text}```\n")),
+            "README.md does not show examples/producers/{file} as it is"
+        );
+    }
+    for line in [
+        "shuffle-bias check -t 100k -- python3 examples/producers/shuffle.py",
+        "shuffle-bias check -t 100k -- node examples/producers/shuffle.js",
+    ] {
+        assert!(
+            readme.contains(line),
+            "the README's first screen shows `{line}`"
+        );
+    }
+    let package = std::fs::read_to_string(root.join("python/README.md")).unwrap();
+    let start = package.find("```python\n").unwrap();
+    let end = start + package[start..].find("\n```\n").unwrap();
+    assert!(
+        readme.contains(&package[start..end + 5]),
+        "the pytest example differs"
+    );
+    let producer = root.join("examples/producers/shuffle.py");
+    let (report, code) = check_json(&[
+        "-t",
+        "100k",
+        "--seed",
+        "1",
+        "--",
+        "python3",
+        producer.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        (code, report["trials"].as_u64()),
+        (0, Some(100_000)),
+        "{report}"
+    );
+    let node = std::process::Command::new("node").arg("--version").output();
+    if node.is_ok_and(|output| output.status.success()) {
+        let producer = root.join("examples/producers/shuffle.js");
+        let (report, code) = check_json(&[
+            "-t",
+            "100k",
+            "--",
+            "node",
+            "--random_seed=42",
+            producer.to_str().unwrap(),
+        ]);
+        assert_eq!(
+            (code, report["input"]["format"].as_str()),
+            (0, Some("brackets")),
+            "{report}"
+        );
+    }
+}
