@@ -118,7 +118,7 @@ impl TheoryConfig {
                 ),
             ));
         }
-        let output = output_config(&args.output)?;
+        let output = output_config(&args.output, false)?;
         check_outputs(&output.targets(), &[])?;
         if args.state_bits == Some(0) {
             return Err(UsageError::out_of_range(
