@@ -11,7 +11,7 @@
 use std::path::PathBuf;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
-use clap::{Args, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analysis::ruled_out::BiasSize;
 use crate::engine::algorithms::{Algorithm, CutProbability};
@@ -83,16 +83,38 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a shuffle many times, tally all n! orderings (or, for large decks, positions and
     /// permutation statistics) and judge it.
-    #[command(after_help = RUN_EXAMPLES, after_long_help = RUN_LONG)]
+    #[command(
+        after_help = RUN_EXAMPLES,
+        after_long_help = RUN_LONG,
+        mut_arg("table", |arg| arg.value_parser(csv_tables(&[
+            CsvTable::Summary,
+            CsvTable::Tests,
+            CsvTable::Permutations,
+            CsvTable::Positions,
+            CsvTable::Statistics,
+        ])))
+    )]
     Run(RunArgs),
     /// Run several shuffles with the same settings and compare them in one table.
-    #[command(after_help = COMPARE_EXAMPLES, after_long_help = COMPARE_LONG)]
+    #[command(
+        after_help = COMPARE_EXAMPLES,
+        after_long_help = COMPARE_LONG,
+        mut_arg("table", |arg| arg.value_parser(csv_tables(&[CsvTable::Summary])))
+    )]
     Compare(CompareArgs),
     /// Test permutations produced by any program: one per line, from files or stdin.
     #[command(after_help = CHECK_EXAMPLES, after_long_help = CHECK_LONG)]
     Check(CheckArgs),
     /// Print an algorithm's exact law, or its mixing curve over several passes (no simulation).
-    #[command(after_help = THEORY_EXAMPLES, after_long_help = THEORY_LONG)]
+    #[command(
+        after_help = THEORY_EXAMPLES,
+        after_long_help = THEORY_LONG,
+        mut_arg("table", |arg| arg.value_parser(csv_tables(&[
+            CsvTable::Summary,
+            CsvTable::Permutations,
+            CsvTable::Positions,
+        ])))
+    )]
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
     #[command(after_help = LIST_EXAMPLES)]
@@ -211,7 +233,7 @@ pub struct MergeArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
-    pub brief: BriefArgs,
+    pub verdict: VerdictArgs,
     /// No progress display.
     #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
@@ -353,7 +375,7 @@ pub struct CompareArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
-    pub brief: BriefArgs,
+    pub verdict: VerdictArgs,
     /// No progress bar.
     #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
@@ -425,14 +447,23 @@ pub struct ThreadsArgs {
     pub threads: Option<usize>,
 }
 
-/// `--brief`, for the commands whose report has a verdict (`run`, `check`, `merge`, `compare`).
+/// `--brief` and `--color`, for the commands whose report has a verdict (`run`, `check`,
+/// `merge`, `compare`).
 #[derive(Debug, Args)]
-pub struct BriefArgs {
+pub struct VerdictArgs {
     /// One line: the verdict, the strongest test and what was ruled out.
     ///
     /// For scripts and CI logs, instead of the tables; the exit code is the same.
     #[arg(long, conflicts_with_all = ["format", "table"], help_heading = OUTPUT)]
     pub brief: bool,
+    /// Colour the verdict: on a terminal (auto), always, or never.
+    ///
+    /// auto colours only a report shown on a terminal, and not when the environment variable
+    /// NO_COLOR is set (to anything but an empty string); always colours even into a file or
+    /// a pipe, whatever NO_COLOR says; never does not colour.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN",
+        help_heading = OUTPUT)]
+    pub color: ColorChoice,
 }
 
 /// How a word becomes an integer (`run` and `theory`).
@@ -488,6 +519,17 @@ pub enum SeedsChoice {
     Random,
     /// --seed, --seed + 1, … (a clock).
     Counter,
+}
+
+/// `--table`, with only the tables a command writes (`run` has no poker hands, `theory` no
+/// tests, `compare` one table), so that help and completions offer none it would refuse.
+fn csv_tables(tables: &[CsvTable]) -> impl TypedValueParser<Value = CsvTable> {
+    let values: Vec<PossibleValue> = tables
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .collect();
+    PossibleValuesParser::new(values)
+        .map(|name| CsvTable::from_str(&name, false).expect("a listed table"))
 }
 
 /// The names `--rng` takes: the ChaCha variants, then the generators real code uses.
@@ -681,7 +723,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
-    pub brief: BriefArgs,
+    pub verdict: VerdictArgs,
     /// No progress display.
     #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
@@ -721,7 +763,7 @@ pub enum Game {
     Poker,
 }
 
-/// When the table format colours its verdicts.
+/// When the table format colours its verdict.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum ColorChoice {
     /// On a terminal, unless NO_COLOR is set.
@@ -757,14 +799,6 @@ pub struct OutputArgs {
     /// per algorithm for `compare`, the mixing curve for `theory --passes A..B`.
     #[arg(long, value_name = "FILE.svg", help_heading = OUTPUT)]
     pub plot: Option<PathBuf>,
-    /// Colour the verdict: on a terminal (auto), always, or never.
-    ///
-    /// auto colours only a report shown on a terminal, and not when the environment variable
-    /// NO_COLOR is set (to anything but an empty string); always colours even into a file or
-    /// a pipe, whatever NO_COLOR says; never does not colour.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN",
-        help_heading = OUTPUT)]
-    pub color: ColorChoice,
 }
 
 /// What to tally.
@@ -846,7 +880,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
-    pub brief: BriefArgs,
+    pub verdict: VerdictArgs,
     /// No progress bar.
     #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,

@@ -471,3 +471,28 @@ fn check_table_statistics_of_a_full_tally_is_refused_rather_than_a_bare_header()
     let text = String::from_utf8(output.stdout).unwrap();
     assert!(text.lines().count() > 1, "{text}");
 }
+
+#[test]
+fn table_lists_only_the_tables_each_command_writes() {
+    let tables = |sub: &str| -> Vec<String> {
+        Cli::command()
+            .find_subcommand(sub)
+            .unwrap()
+            .get_arguments()
+            .find(|arg| arg.get_long() == Some("table"))
+            .unwrap()
+            .get_possible_values()
+            .iter()
+            .map(|value| value.get_name().to_string())
+            .collect()
+    };
+    assert_eq!(tables("compare"), ["summary"]);
+    assert_eq!(tables("theory"), ["summary", "permutations", "positions"]);
+    assert!(!tables("run").contains(&"hands".to_string()));
+    assert!(tables("check").contains(&"hands".to_string()));
+    shuffle_bias()
+        .args(["compare", "naive", "--format", "csv", "--table", "tests"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("[possible values: summary]"));
+}

@@ -1,7 +1,7 @@
 //! `list`: the built-in algorithms and their exact definitions.
 
 use super::{Failure, open_output, write_report};
-use crate::cli::{ColorChoice, ListArgs, OutputArgs};
+use crate::cli::{ListArgs, OutputArgs};
 use crate::config::{OutputConfig, output_config};
 use crate::engine::algorithms::Algorithm;
 use crate::exit_code::ExitCode;
@@ -15,11 +15,10 @@ pub(super) fn list(args: &ListArgs) -> Result<ExitCode, Failure> {
         table: None,
         output: args.output.clone(),
         plot: None,
-        color: ColorChoice::Never,
     };
     let output = OutputConfig {
         terminal: Terminal::default(),
-        ..output_config(&shared, false)?
+        ..output_config(&shared, None)?
     };
     let out = open_output(&output)?;
     write_report(&output, &Report::List(&Algorithm::ALL), out)?;

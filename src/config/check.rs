@@ -113,7 +113,7 @@ impl CheckConfig {
             ))],
             None => sources(&args.files)?,
         };
-        let output = output_config(&args.output, args.brief.brief)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         check_files(&sources, &output, args.save_tally.as_deref())?;
         if args.deal.is_some() && args.sequential.until_decided {
             return Err(UsageError::Conflict {

@@ -8,7 +8,6 @@ use crate::engine::algorithms::Algorithm;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::output::files::check_outputs;
-use crate::output::{CsvTable, Format};
 
 /// A validated `compare`.
 #[derive(Debug, Clone)]
@@ -73,17 +72,6 @@ impl CompareConfig {
             args.threads.threads,
             args.alpha.alpha,
         )?;
-        if args.output.format == Format::Csv
-            && args.output.table.unwrap_or_default() != CsvTable::Summary
-        {
-            return Err(UsageError::Conflict {
-                flag: "--table",
-                value: None,
-                hint: "`compare` writes one CSV table, a row per algorithm; use --table summary \
-                       (the default)"
-                    .to_string(),
-            });
-        }
         if settings
             .trials
             .checked_mul(algorithms.len() as u64)
@@ -100,7 +88,7 @@ impl CompareConfig {
                 ),
             ));
         }
-        let output = output_config(&args.output, args.brief.brief)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         check_outputs(&output.targets(), &[])?;
         Ok(CompareConfig {
             algorithms,

@@ -1,11 +1,11 @@
-//! The output flags every command shares (`--format`, `--table`, `-o`, `--plot`, `--color`,
-//! and `--brief` where a report has a verdict), checked once: `--table` only with `--format
+//! The output flags every command shares (`--format`, `--table`, `-o`, `--plot`, and
+//! `--brief` and `--color` where a report has a verdict), checked once: `--table` only with `--format
 //! csv`, `--plot` only to an SVG file (or `-`), and the terminal the report meets.
 
 use std::io::IsTerminal;
 
 use super::UsageError;
-use crate::cli::{ColorChoice, OutputArgs};
+use crate::cli::{ColorChoice, OutputArgs, VerdictArgs};
 use crate::output::files::{Target, is_special};
 use crate::output::{CsvTable, Format, Terminal};
 
@@ -37,8 +37,11 @@ impl OutputConfig {
 }
 
 /// The output flags, checked: `--table` only with `--format csv`, `--plot` only to an SVG file
-/// (or `-`); `brief` is `--brief`, of the commands that have it.
-pub fn output_config(args: &OutputArgs, brief: bool) -> Result<OutputConfig, UsageError> {
+/// (or `-`); `verdict` holds `--brief` and `--color`, of the commands that have them.
+pub fn output_config(
+    args: &OutputArgs,
+    verdict: Option<&VerdictArgs>,
+) -> Result<OutputConfig, UsageError> {
     if let Some(table) = args.table
         && args.format != Format::Csv
     {
@@ -75,9 +78,13 @@ pub fn output_config(args: &OutputArgs, brief: bool) -> Result<OutputConfig, Usa
     Ok(OutputConfig {
         format: args.format,
         table: args.table.unwrap_or_default(),
-        brief,
+        brief: verdict.is_some_and(|v| v.brief),
         terminal: Terminal {
-            colour: colour(args.color, on_terminal, no_color),
+            colour: colour(
+                verdict.map_or(ColorChoice::Auto, |v| v.color),
+                on_terminal,
+                no_color,
+            ),
             width: on_terminal
                 .then(|| terminal_size::terminal_size_of(std::io::stdout()))
                 .flatten()

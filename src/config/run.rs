@@ -79,18 +79,8 @@ impl RunConfig {
             ));
         }
         let source = run_source_spec(args.rng, &args.source, &args.reseed, args.deck)?;
-        let output = output_config(&args.output, args.brief.brief)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         let against = run_against(args)?;
-        if args.output.format == Format::Csv
-            && args.output.table.unwrap_or_default() == CsvTable::Hands
-        {
-            return Err(UsageError::conflict(
-                "--table",
-                "hands",
-                "poker hands are tallied by `check --deal 5 --game poker`; `run` deals whole \
-                 decks",
-            ));
-        }
         if settings.mode == TallyMode::Full {
             check_listed_orderings(&args.output, args.deck, args.all_orderings)?;
         }
