@@ -86,20 +86,20 @@ pub enum Command {
     #[command(
         after_help = RUN_EXAMPLES,
         after_long_help = RUN_LONG,
-        mut_arg("table", |arg| arg.value_parser(csv_tables(&[
+        mut_arg("table", |arg| csv_tables(arg, &[
             CsvTable::Summary,
             CsvTable::Tests,
             CsvTable::Permutations,
             CsvTable::Positions,
             CsvTable::Statistics,
-        ])))
+        ]))
     )]
     Run(RunArgs),
     /// Run several shuffles with the same settings and compare them in one table.
     #[command(
         after_help = COMPARE_EXAMPLES,
         after_long_help = COMPARE_LONG,
-        mut_arg("table", |arg| arg.value_parser(csv_tables(&[CsvTable::Summary])))
+        mut_arg("table", |arg| csv_tables(arg, &[CsvTable::Summary]))
     )]
     Compare(CompareArgs),
     /// Test permutations produced by any program: one per line, from files or stdin.
@@ -109,11 +109,11 @@ pub enum Command {
     #[command(
         after_help = THEORY_EXAMPLES,
         after_long_help = THEORY_LONG,
-        mut_arg("table", |arg| arg.value_parser(csv_tables(&[
+        mut_arg("table", |arg| csv_tables(arg, &[
             CsvTable::Summary,
             CsvTable::Permutations,
             CsvTable::Positions,
-        ])))
+        ]))
     )]
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
@@ -346,7 +346,15 @@ Exit codes (compare doubles as a self-test a CI job can run):
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The algorithms to compare (see `shuffle-bias list`).
-    #[arg(value_enum, required_unless_present = "all", conflicts_with = "all")]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(
+        value_enum,
+        hide_possible_values = true,
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
     pub algorithms: Vec<Algorithm>,
     /// Compare every built-in algorithm.
     #[arg(long, help_heading = TEST)]
@@ -354,7 +362,7 @@ pub struct CompareArgs {
     /// Number of cards, 2 to 11 (all n! orderings are tallied).
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
     pub deck: usize,
-    /// Shuffles per algorithm, e.g. 240k, 10M, 1e6 [default: the larger of 1M and 20·n!].
+    /// Shuffles per algorithm, e.g. 240k or 1e6 [default: max(1M, 20·n!)].
     ///
     /// Written 240000, 240k, 10M, 1e6 or 1_000_000.
     #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
@@ -365,12 +373,12 @@ pub struct CompareArgs {
     pub sequential: SequentialArgs,
     #[command(flatten)]
     pub seed: SeedArgs,
-    /// Random number generator: a ChaCha variant.
+    /// Random number generator: chacha8, chacha12 or chacha20.
     ///
-    /// chacha8, chacha12 or chacha20. `compare` runs on the ChaCha generators; test another
+    /// `compare` runs on the ChaCha generators; test another
     /// generator one algorithm at a time with `run ALGORITHM --rng NAME`.
     #[arg(long, default_value = "chacha8", value_parser = chacha_parser(), value_name = "NAME",
-        help_heading = SOURCE)]
+        hide_possible_values = true, help_heading = SOURCE)]
     pub rng: RngKind,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -403,7 +411,7 @@ pub struct SequentialArgs {
 /// `--max-bias`, shared by `run`, `check` and `merge`.
 #[derive(Debug, Args)]
 pub struct GateArgs {
-    /// Gate on the size of bias: pass only if shown within SIZE (1pp, 0.02tv).
+    /// Pass only if the bias is shown within SIZE (1pp, 0.02tv).
     ///
     /// Gate on the size of bias, not just on its detection: FAIR WITHIN SIZE (exit 0) when the
     /// 99% bounds show the bias at most SIZE, BIAS DETECTED (exit 1), or INCONCLUSIVE (exit 3)
@@ -456,13 +464,13 @@ pub struct VerdictArgs {
     /// For scripts and CI logs, instead of the tables; the exit code is the same.
     #[arg(long, conflicts_with_all = ["format", "table"], help_heading = OUTPUT)]
     pub brief: bool,
-    /// Colour the verdict: on a terminal (auto), always, or never.
+    /// Colour the verdict: auto, always or never.
     ///
     /// auto colours only a report shown on a terminal, and not when the environment variable
     /// NO_COLOR is set (to anything but an empty string); always colours even into a file or
     /// a pipe, whatever NO_COLOR says; never does not colour.
     #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN",
-        help_heading = OUTPUT)]
+        hide_possible_values = true, help_heading = OUTPUT)]
     pub color: ColorChoice,
 }
 
@@ -476,7 +484,7 @@ pub struct SourceArgs {
     #[arg(long, value_parser = mapping_parser(), value_name = "MAP", hide_possible_values = true,
         help_heading = SOURCE)]
     pub map: Option<Mapping>,
-    /// Bits W of each word the mapping sees, 8 to 64 [default: the generator's own].
+    /// Word width W the mapping sees, 8 to 64 [default: the generator's].
     ///
     /// The top W bits of each word: the generator's own width is 15 for msvc and ansi-c, 32
     /// for chacha and mt19937.
@@ -487,21 +495,24 @@ pub struct SourceArgs {
 /// `run`'s re-seeding flags: games that seed a fresh generator before every deal.
 #[derive(Debug, Args)]
 pub struct ReseedArgs {
-    /// Start a fresh generator before every shuffle.
+    /// every-shuffle: a fresh generator before every shuffle.
     ///
-    /// `every-shuffle`: seeded with a --seed-bits value (the classic `srand(time(NULL))`
-    /// before each deal).
-    #[arg(long, value_enum, value_name = "WHEN", help_heading = SOURCE)]
+    /// Each seeded with a --seed-bits value (the classic `srand(time(NULL))` before each
+    /// deal).
+    #[arg(long, value_enum, value_name = "WHEN", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub reseed: Option<ReseedWhen>,
     /// With --reseed: the bits of each seed, 1 to 64.
     ///
     /// At most 2^B different decks.
     #[arg(long, value_name = "B", help_heading = SOURCE)]
     pub seed_bits: Option<u32>,
-    /// With --reseed: random seeds, or a counter up from --seed.
+    /// With --reseed: random, or a counter up from --seed.
     ///
-    /// `counter` counts up from --seed like a clock.
-    #[arg(long, value_enum, value_name = "HOW", help_heading = SOURCE)]
+    /// random draws each seed from the run's seed; counter counts up from --seed like a
+    /// clock.
+    #[arg(long, value_enum, value_name = "HOW", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub seeds: Option<SeedsChoice>,
 }
 
@@ -523,13 +534,21 @@ pub enum SeedsChoice {
 
 /// `--table`, with only the tables a command writes (`run` has no poker hands, `theory` no
 /// tests, `compare` one table), so that help and completions offer none it would refuse.
-fn csv_tables(tables: &[CsvTable]) -> impl TypedValueParser<Value = CsvTable> {
+fn csv_tables(arg: clap::Arg, tables: &[CsvTable]) -> clap::Arg {
     let values: Vec<PossibleValue> = tables
         .iter()
         .filter_map(ValueEnum::to_possible_value)
         .collect();
-    PossibleValuesParser::new(values)
-        .map(|name| CsvTable::from_str(&name, false).expect("a listed table"))
+    let names: Vec<&str> = values.iter().map(PossibleValue::get_name).collect();
+    let long_help = format!(
+        "The table --format csv writes [default: summary].\n\nCSV holds one table per file: {}.",
+        names.join(", ")
+    );
+    arg.value_parser(
+        PossibleValuesParser::new(values)
+            .map(|name| CsvTable::from_str(&name, false).expect("a listed table")),
+    )
+    .long_help(long_help)
 }
 
 /// The names `--rng` takes: the ChaCha variants, then the generators real code uses.
@@ -647,14 +666,14 @@ pub struct CheckArgs {
     /// 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
     #[arg(short = 'n', long, value_parser = parse_deck, help_heading = TEST)]
     pub deck: Option<usize>,
-    /// Read at most this many permutations, e.g. 240k, 1M [default: the whole input].
+    /// Read at most this many permutations [default: the whole input].
     ///
     /// Written 240000, 240k, 1M, 1e6 or 1_000_000; with --deal, this many deals.
     #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
     pub trials: Option<u64>,
-    /// The hypothesis: uniform, or an algorithm's exact law.
+    /// uniform, or an algorithm's exact law.
     ///
-    /// uniform, or the name of an algorithm (see `shuffle-bias list`) whose exact law the
+    /// The hypothesis the verdict tests: uniform, or the name of an algorithm (see `shuffle-bias list`) whose exact law the
     /// input should follow, e.g. --against comparator-timsort.
     #[arg(long, value_parser = hypothesis_parser(), default_value = "uniform",
         hide_possible_values = true, value_name = "uniform|ALGORITHM",
@@ -663,10 +682,14 @@ pub struct CheckArgs {
     /// Family-wise significance level of the verdict.
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: f64,
-    /// What to tally: every ordering (full), or positions and statistics (marginal).
+    /// auto, full (every ordering) or marginal.
     ///
-    /// auto is full up to 11 cards, marginal above.
-    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, help_heading = TEST)]
+    /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
+    /// where each card lands, the identity, and permutation statistics with exact laws (fixed
+    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// 11 cards, marginal above.
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
+        help_heading = TEST)]
     pub mode: ModeChoice,
     #[command(flatten)]
     pub sequential: SequentialArgs,
@@ -675,10 +698,10 @@ pub struct CheckArgs {
     /// With --against ALGORITHM: this many passes of it [default: 1].
     #[arg(long, value_name = "K", help_heading = TEST)]
     pub passes: Option<u32>,
-    /// With --against overhand: the probability that a gap is cut [default: 0.5].
+    /// With --against overhand: the chance a gap is cut [default: 0.5].
     #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
     pub cut_probability: Option<CutProbability>,
-    /// With --against shelf: the shelf shuffler's number of shelves [default: 10].
+    /// With --against shelf: the number of shelves [default: 10].
     #[arg(long, value_name = "M", help_heading = TEST)]
     pub shelves: Option<u16>,
     /// Run COMMAND in the shell and read its standard output.
@@ -713,7 +736,8 @@ pub struct CheckArgs {
     ///
     /// `poker` (with --deal 5 of the 52 standard cards) tests the nine hand categories
     /// against their exact counts and each hand's category against the previous hand's.
-    #[arg(long, value_enum, value_name = "GAME", help_heading = SOURCE)]
+    #[arg(long, value_enum, value_name = "GAME", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub game: Option<Game>,
     /// Count and skip bad lines instead of failing.
     ///
@@ -727,7 +751,9 @@ pub struct CheckArgs {
     /// No progress display.
     #[arg(short, long, help_heading = OUTPUT)]
     pub quiet: bool,
-    /// Budget of choice paths for the exact law of --against ALGORITHM [default: 1e8].
+    /// Budget of choice paths for the exact law [default: 1e8].
+    ///
+    /// The law of --against ALGORITHM.
     #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
     pub max_paths: Option<u64>,
     /// Leave out the tests of the stream of deals, and their memory.
@@ -778,13 +804,18 @@ pub enum ColorChoice {
 /// Output flags shared by every subcommand that writes a report.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table, help_heading = OUTPUT)]
-    pub format: Format,
-    /// Which table --format csv writes [default: summary].
+    /// Output format: table, csv, json or markdown.
     ///
-    /// CSV holds one table per file.
-    #[arg(long, value_enum, help_heading = OUTPUT)]
+    /// table: human-readable tables; csv: one CSV table (choose it with --table); json:
+    /// everything, as one JSON document; markdown: the tables as GitHub-flavoured Markdown.
+    #[arg(long, value_enum, default_value_t = Format::Table, hide_possible_values = true,
+        help_heading = OUTPUT)]
+    pub format: Format,
+    /// The table --format csv writes [default: summary].
+    ///
+    /// CSV holds one table per file: summary, tests, permutations, positions, statistics
+    /// (marginal mode) or hands (`check --game poker`).
+    #[arg(long, value_enum, hide_possible_values = true, help_heading = OUTPUT)]
     pub table: Option<CsvTable>,
     /// Write the report to FILE instead of stdout (`-` is stdout).
     ///
@@ -817,20 +848,25 @@ pub enum ModeChoice {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The algorithm (see `shuffle-bias list`).
-    #[arg(value_enum)]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
-    /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
+    /// Cards: 2 to 11, or up to 1000 in marginal mode.
+    ///
+    /// 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
     pub deck: usize,
-    /// Number of shuffles, e.g. 240k, 10M, 1e6 [default: the larger of 1M and 20·n!].
+    /// Shuffles, e.g. 240k or 1e6 [default: max(1M, 20·n!)].
     ///
     /// Written 240000, 240k, 10M, 1e6, 1_000_000 or 2.5G. The default expects every ordering
     /// at least 20 times; in marginal mode it is 1M.
     #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
     pub trials: Option<u64>,
-    /// The hypothesis: uniform, or the algorithm's own exact law.
+    /// uniform, or the algorithm's own exact law.
     ///
-    /// uniform, or the name of the algorithm run (its exact law: does the output match what
+    /// The hypothesis the verdict tests: uniform, or the name of the algorithm run (its exact law: does the output match what
     /// this algorithm should do?); `model` is another name for the algorithm run. To test a
     /// shuffle's output against another algorithm's law, emit it and check it:
     /// `run naive --emit-permutations - -o /dev/null | check --against sattolo`.
@@ -840,11 +876,19 @@ pub struct RunArgs {
     pub against: Hypothesis,
     #[command(flatten)]
     pub alpha: AlphaArgs,
-    /// Apply the algorithm K times to the same deck; one trial is all K passes.
+    /// Apply the algorithm K times per trial.
+    ///
+    /// The K passes shuffle the same deck; one trial is all K passes.
     #[arg(long, default_value_t = 1, value_name = "K", help_heading = TEST)]
     pub passes: u32,
-    /// What to tally: every ordering (full), or positions and statistics (marginal).
-    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, help_heading = TEST)]
+    /// auto, full (every ordering) or marginal.
+    ///
+    /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
+    /// where each card lands, the identity, and permutation statistics with exact laws (fixed
+    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// 11 cards, marginal above.
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
+        help_heading = TEST)]
     pub mode: ModeChoice,
     #[command(flatten)]
     pub sequential: SequentialArgs,
@@ -856,7 +900,7 @@ pub struct RunArgs {
     /// is Pemantle's (1989): packets of 2 cards on average.
     #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
     pub cut_probability: Option<CutProbability>,
-    /// The shelf shuffler's number of shelves, 1 to 10000 [default: 10].
+    /// The shelf shuffler's shelves, 1 to 10000 [default: 10].
     ///
     /// The default is the casino machine of Diaconis, Fulman & Holmes (2013).
     #[arg(long, value_name = "M", help_heading = TEST)]
@@ -944,27 +988,32 @@ const THEORY_LONG: &str = concat!(
 #[derive(Debug, Args)]
 pub struct TheoryArgs {
     /// The algorithm (see `shuffle-bias list`).
-    #[arg(value_enum)]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
-    /// Number of cards: 2 to 10 (every ordering), up to 1000 for riffle and shelf.
+    /// Cards: 2 to 10, or up to 1000 for riffle and shelf.
     ///
     /// 2 to 10 for the exact law of every ordering; up to 1000 for the distance to uniform of
     /// the riffle and the shelf shuffler (closed forms).
     #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
     pub deck: usize,
-    /// K passes of the algorithm, or a range A..B for the mixing curve.
+    /// K passes, or a range A..B for the mixing curve.
     ///
     /// The law of K passes of the algorithm on the same deck; a range A..B prints the mixing
     /// curve instead: the total variation distance to uniform after each number of passes.
     #[arg(long, default_value = "1", value_parser = parse_passes, value_name = "K|A..B",
         help_heading = TEST)]
     pub passes: PassesRange,
-    /// Significance level the "trials for 99% power" figure refers to.
+    /// Level of the "trials for 99% power" figure.
+    ///
+    /// The significance level the figure refers to.
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: f64,
-    /// Also the trials `run --max-bias SIZE` needs to show a fair shuffle within SIZE.
+    /// Also the trials that show a fair shuffle within SIZE.
     ///
-    /// 1pp: percentage points of a position's chance; 0.02tv: total variation.
+    /// The trials `run --max-bias SIZE` needs to show a fair shuffle within SIZE. 1pp: percentage points of a position's chance; 0.02tv: total variation.
     #[arg(long, value_parser = parse_bias_size, value_name = "SIZE", help_heading = TEST)]
     pub max_bias: Option<BiasSize>,
     /// The overhand shuffle's chance that a gap is cut [default: 0.5].
@@ -1043,8 +1092,12 @@ fn parse_passes(text: &str) -> Result<PassesRange, String> {
 /// `list`: the output flags without `--plot` (the list has nothing to draw).
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table, help_heading = OUTPUT)]
+    /// Output format: table, csv, json or markdown.
+    ///
+    /// table: human-readable tables; csv: one CSV table (choose it with --table); json:
+    /// everything, as one JSON document; markdown: the tables as GitHub-flavoured Markdown.
+    #[arg(long, value_enum, default_value_t = Format::Table, hide_possible_values = true,
+        help_heading = OUTPUT)]
     pub format: Format,
     /// Write the list to FILE instead of stdout (`-` is stdout).
     ///

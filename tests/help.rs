@@ -333,10 +333,34 @@ fn defaults_are_written_one_way() {
 }
 
 #[test]
+fn short_help_gives_each_flag_one_line() {
+    for sub in subcommands() {
+        let text = help(&[&sub, "-h"]);
+        let options = text
+            .lines()
+            .skip_while(|line| *line != "Options:")
+            .take_while(|line| !line.starts_with("Examples"));
+        for line in options {
+            assert!(
+                line.is_empty() || line.ends_with(':') || line.trim_start().starts_with('-'),
+                "{sub} -h: a flag's help wraps at 100 columns: '{line}'\n{text}"
+            );
+        }
+    }
+}
+
+#[test]
 fn run_help_lists_every_algorithm_generator_and_mapping() {
     let long = help(&["run", "--help"]);
-    for algorithm in shuffle_bias::engine::algorithms::Algorithm::ALL {
-        assert!(long.contains(algorithm.name()), "{}", algorithm.name());
+    for sub in ["run", "theory", "compare"] {
+        let text = help(&[sub, "--help"]);
+        for algorithm in shuffle_bias::engine::algorithms::Algorithm::ALL {
+            assert!(
+                text.contains(algorithm.name()),
+                "{sub}: {}",
+                algorithm.name()
+            );
+        }
     }
     let rng = Cli::command()
         .find_subcommand("run")
