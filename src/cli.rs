@@ -1,9 +1,17 @@
 //! The command line, declared with clap's derive API. Parsing only: ranges and combinations are
 //! checked once, in [`crate::config`], with messages that name the flag and the fix.
+//!
+//! Help is written for two readers: `-h` shows each flag's first paragraph (one line), under
+//! headings with the common flags first (the test, the source, output, performance, advanced);
+//! `--help` adds the detail and the exit codes. Every subcommand's help, and the top level's,
+//! ends with examples, each a real command that `tests/help.rs` runs. Defaults are written one
+//! way, `[default: …]`: clap's own where the value is fixed, the same words where it is
+//! computed. Flags with a fixed set of values list them, so the completion scripts offer them.
 
 use std::path::PathBuf;
 
-use clap::{Args, Parser, Subcommand};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use crate::analysis::ruled_out::BiasSize;
 use crate::engine::algorithms::{Algorithm, CutProbability};
@@ -13,21 +21,57 @@ use crate::engine::mapping::Mapping;
 use crate::engine::random_source::RngKind;
 use crate::input::cards::CardNames;
 use crate::output::{CsvTable, Format};
-use crate::report::run::Against;
 
-const EXIT_CODES: &str = "\
-Exit codes:
+/// The heading of the flags that say what is tested and how it is judged.
+const TEST: &str = "The test";
+/// The heading of the flags that say where the shuffles come from.
+const SOURCE: &str = "The source";
+/// The heading of the flags that say what is written where.
+const OUTPUT: &str = "Output";
+/// The heading of the flags that trade time for memory or cores.
+const PERFORMANCE: &str = "Performance";
+/// The heading of the flags few runs need.
+const ADVANCED: &str = "Advanced";
+
+/// The exit codes of a command that judges shuffles (`run`, and the top level).
+macro_rules! exit_codes {
+    () => {
+        "Exit codes:
   0  no bias detected (every test of the family passes at --alpha); with --max-bias SIZE,
      FAIR WITHIN SIZE (the 99% bounds show the bias at most SIZE)
   1  bias detected (some test rejects after Holm-Bonferroni adjustment)
   2  error: bad flags or input, unwritable output, or a run that could not be done
   3  inconclusive (--max-bias only): no bias detected, but not shown within SIZE either
-  130  interrupted (Ctrl-C): the report of the shuffles tallied so far is still written";
+  130  interrupted (Ctrl-C): the report of the shuffles tallied so far is still written"
+    };
+}
+
+/// The examples of the top level, ending its `-h` and `--help`.
+macro_rules! top_examples {
+    () => {
+        "Examples:
+  shuffle-bias run fisher-yates -n 5 -t 1M --seed 7
+  python3 my_shuffle.py | shuffle-bias check --deck 5
+  shuffle-bias compare fisher-yates naive sattolo -n 4 -t 240k --seed 7
+  shuffle-bias theory naive -n 4
+  shuffle-bias list"
+    };
+}
+
+const TOP_EXAMPLES: &str = top_examples!();
+
+/// `--help` of the top level: the exit codes, then the examples.
+const TOP_LONG: &str = concat!(exit_codes!(), "\n\n", top_examples!());
 
 /// Prove a card shuffle fair or biased: run it millions of times on a small deck, tally every
 /// ordering, and test the tally against uniform and against the algorithm's exact law.
 #[derive(Debug, Parser)]
-#[command(name = "shuffle-bias", version, after_help = EXIT_CODES)]
+#[command(
+    name = "shuffle-bias",
+    version,
+    after_help = TOP_EXAMPLES,
+    after_long_help = TOP_LONG
+)]
 pub struct Cli {
     /// What to do.
     #[command(subcommand)]
@@ -39,38 +83,85 @@ pub struct Cli {
 pub enum Command {
     /// Simulate a shuffle many times, tally all n! orderings (or, for large decks, positions and
     /// permutation statistics) and judge it.
-    #[command(after_help = EXIT_CODES)]
+    #[command(
+        after_help = RUN_EXAMPLES,
+        after_long_help = RUN_LONG,
+        mut_arg("table", |arg| csv_tables(arg, &[
+            CsvTable::Summary,
+            CsvTable::Tests,
+            CsvTable::Permutations,
+            CsvTable::Positions,
+            CsvTable::Statistics,
+        ]))
+    )]
     Run(RunArgs),
     /// Run several shuffles with the same settings and compare them in one table.
-    #[command(after_help = COMPARE_HELP)]
+    #[command(
+        after_help = COMPARE_EXAMPLES,
+        after_long_help = COMPARE_LONG,
+        mut_arg("table", |arg| csv_tables(arg, &[CsvTable::Summary]))
+    )]
     Compare(CompareArgs),
     /// Test permutations produced by any program: one per line, from files or stdin.
-    #[command(after_help = CHECK_HELP)]
+    #[command(after_help = CHECK_EXAMPLES, after_long_help = CHECK_LONG)]
     Check(CheckArgs),
     /// Print an algorithm's exact law, or its mixing curve over several passes (no simulation).
-    #[command(after_help = "Exit codes: 0 on success, 2 on bad input.")]
+    #[command(
+        after_help = THEORY_EXAMPLES,
+        after_long_help = THEORY_LONG,
+        mut_arg("table", |arg| csv_tables(arg, &[
+            CsvTable::Summary,
+            CsvTable::Permutations,
+            CsvTable::Positions,
+        ]))
+    )]
     Theory(TheoryArgs),
     /// List the built-in algorithms with their exact definitions.
+    #[command(after_help = LIST_EXAMPLES)]
     List(ListArgs),
     /// Print a completion script for a shell (bash, zsh, fish, powershell, elvish) to stdout.
-    #[command(after_help = COMPLETIONS_HELP)]
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
     /// Print the manual page (roff) to stdout, or write it to a file with -o.
-    #[command(
-        after_help = "Example:\n  shuffle-bias man -o shuffle-bias.1 && man -l shuffle-bias.1"
-    )]
+    #[command(after_help = MAN_EXAMPLES)]
     Man(ManArgs),
     /// Add tallies saved by `run --save-tally` (the shards of one run) or `check --save-tally`
     /// (inputs of one source) and judge them as one: the same report, verdict and exit code.
-    #[command(after_help = MERGE_HELP)]
+    #[command(after_help = MERGE_EXAMPLES, after_long_help = MERGE_LONG)]
     Merge(MergeArgs),
 }
 
-const COMPLETIONS_HELP: &str = "\
+/// The examples of `run`, ending its `-h` and `--help`.
+macro_rules! run_examples {
+    () => {
+        "Examples:
+  shuffle-bias run fisher-yates -n 5 -t 1M --seed 7
+  shuffle-bias run naive -n 4 -t 240k --format json -o naive.json
+  shuffle-bias run fisher-yates -n 6 -t 1M --rng java --map modulo --bits 8
+  shuffle-bias run riffle -n 52 --passes 7 --mode marginal -t 100k
+  shuffle-bias run sattolo -n 4 -t 240k --against sattolo
+  shuffle-bias run fisher-yates -n 4 -t 1M --max-bias 1pp --brief"
+    };
+}
+
+const RUN_EXAMPLES: &str = run_examples!();
+
+const RUN_LONG: &str = concat!(exit_codes!(), "\n\n", run_examples!());
+
+const COMPLETIONS_EXAMPLES: &str = "\
 Examples (see the README's install section for where each shell looks):
   shuffle-bias completions bash > ~/.local/share/bash-completion/completions/shuffle-bias
   shuffle-bias completions zsh > ~/.zfunc/_shuffle-bias
   shuffle-bias completions fish > ~/.config/fish/completions/shuffle-bias.fish";
+
+const MAN_EXAMPLES: &str = "\
+Examples:
+  shuffle-bias man -o shuffle-bias.1 && man -l shuffle-bias.1";
+
+const LIST_EXAMPLES: &str = "\
+Examples:
+  shuffle-bias list
+  shuffle-bias list --format json";
 
 /// `completions`.
 #[derive(Debug, Args)]
@@ -83,31 +174,44 @@ pub struct CompletionsArgs {
 /// `man`.
 #[derive(Debug, Args)]
 pub struct ManArgs {
-    /// Write the page to FILE instead of stdout (`-` is stdout); the file is written aside and
-    /// renamed into place when complete.
+    /// Write the page to FILE instead of stdout (`-` is stdout).
+    ///
+    /// The file is written aside and renamed into place when complete.
     #[arg(short = 'o', long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
 
-const MERGE_HELP: &str = "\
+/// The examples of `merge`, ending its `-h` and `--help`.
+macro_rules! merge_examples {
+    () => {
+        "Examples:
+  for i in 0 1 2 3; do shuffle-bias run naive -n 5 -t 1M --seed 7 --shard $i/4 \\
+      --save-tally naive.$i.tally & done; wait
+  shuffle-bias merge naive.*.tally --format json
+  shuffle-bias check deals.txt --save-tally day-1.tally
+  shuffle-bias merge day-*.tally --brief"
+    };
+}
+
+const MERGE_EXAMPLES: &str = merge_examples!();
+
+const MERGE_LONG: &str = concat!(
+    "\
 The files must be parts of one experiment: the same command, algorithm, passes, deck, mode,
 trials, seed and random source (run), or the same numbering, labels and model (check), written
 by the same version. Shards must not overlap; missing blocks, and files cut short by Ctrl-C, are
 refused unless --allow-partial. --against comes from the files, and so do --alpha and
 --max-paths unless given here.
 
-Examples:
-  for i in 0 1 2 3; do shuffle-bias run naive -n 9 -t 2G --seed 7 --shard $i/4 \\
-      --save-tally naive.$i.tally & done; wait
-  shuffle-bias merge naive.*.tally --format json
-  shuffle-bias merge day-*.tally
-
 Exit codes:
   0  no bias detected (with --max-bias SIZE: FAIR WITHIN SIZE)
   1  bias detected
   2  error: files that are not parts of one experiment, overlapping, missing or damaged
   3  inconclusive (--max-bias only)
-  130  interrupted (Ctrl-C) before the report";
+  130  interrupted (Ctrl-C) before the report",
+    "\n\n",
+    merge_examples!()
+);
 
 /// `merge`.
 #[derive(Debug, Args)]
@@ -115,31 +219,39 @@ pub struct MergeArgs {
     /// Tally files written by `run --save-tally` or `check --save-tally`.
     #[arg(value_name = "FILE", required = true)]
     pub files: Vec<PathBuf>,
-    /// Report on what the files hold even when blocks are missing or a file was cut short by
-    /// Ctrl-C (the report says so).
-    #[arg(long)]
-    pub allow_partial: bool,
-    /// Family-wise significance level (default: the files' own).
-    #[arg(long, value_parser = parse_alpha)]
+    /// Family-wise significance level [default: the files' own].
+    #[arg(long, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: Option<f64>,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// Budget of choice paths for the exact law (default: the files' own).
-    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
-    pub max_paths: Option<u64>,
-    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
-    /// the deck.
-    #[arg(long)]
-    pub all_orderings: bool,
-    /// Threads that read the counts of large full tallies, each its own range of counters in
-    /// every file. Default: the number of CPUs.
-    #[arg(long, value_parser = parse_threads)]
-    pub threads: Option<usize>,
-    /// No progress display.
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// Report even when blocks are missing or a file was cut short.
+    ///
+    /// Report on what the files hold even when blocks are missing or a file was cut short by
+    /// Ctrl-C (the report says so).
+    #[arg(long, help_heading = TEST)]
+    pub allow_partial: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    /// No progress display.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    /// Threads that read the counts [default: the number of CPUs].
+    ///
+    /// Threads that read the counts of large full tallies, each its own range of counters in
+    /// every file.
+    #[arg(long, value_parser = parse_threads, help_heading = PERFORMANCE)]
+    pub threads: Option<usize>,
+    /// Budget of choice paths for the exact law [default: the files' own].
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
+    /// List all n! orderings in JSON and CSV, whatever the deck.
+    ///
+    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
+    /// the deck.
+    #[arg(long, help_heading = ADVANCED)]
+    pub all_orderings: bool,
 }
 
 /// `--shard I/K`: shard I (from 0) of K.
@@ -168,7 +280,24 @@ pub fn parse_shard(text: &str) -> Result<ShardArg, String> {
     Ok(ShardArg { index, count })
 }
 
-const CHECK_HELP: &str = "\
+/// The examples of `check`, ending its `-h` and `--help`.
+macro_rules! check_examples {
+    () => {
+        "Examples:
+  python3 my_shuffle.py | shuffle-bias check --deck 5
+  shuffle-bias check deals.txt --format json
+  shuffle-bias check logs/*.txt --labels A,K,Q,J,10
+  shuffle-bias check deals.txt --against comparator-timsort
+  shuffle-bias check hands.txt --deal 5 --cards standard --game poker
+  shuffle-bias check --exec 'python3 my_shuffle.py' --trials 10k --until-decided
+  shuffle-bias check --trials 10k --threads 2 -- python3 my_shuffle.py"
+    };
+}
+
+const CHECK_EXAMPLES: &str = check_examples!();
+
+const CHECK_LONG: &str = concat!(
+    "\
 Input: one permutation per line — the deck after one shuffle — as integers 0..n-1 or 1..n (the
 numbering is detected; a mix is an error) or as labels given with --labels; tokens separated by
 spaces, tabs or one comma (an empty field, as in 0,,1, is an error); blank lines and lines
@@ -179,25 +308,29 @@ With --deal K, a line is K distinct cards of the deck dealt in order (the top K 
 shuffled deck); --cards standard reads card names (As, 10h, Th, Q♦, any case) in the standard
 order A♠ 2♠ … K♠ A♥ … K♥ A♦ … K♦ A♣ … K♣; --game poker also tests five-card hands' categories.
 
-Examples:
-  python3 my_shuffle.py | shuffle-bias check --deck 5
-  shuffle-bias check deals.txt --format json
-  shuffle-bias check logs/*.txt --labels A,K,Q,J,10
-  shuffle-bias check deals.txt --against comparator-timsort
-  shuffle-bias check hands.txt --deal 5 --cards standard --game poker
-
 Exit codes:
   0  no bias detected
   1  bias detected (or, with --against ALGORITHM, the input does not behave like it)
-  2  error: a bad line (FILE:LINE is named), a missing file, bad flags";
+  2  error: a bad line (FILE:LINE is named), a missing file, bad flags",
+    "\n\n",
+    check_examples!()
+);
 
-const COMPARE_HELP: &str = "\
+/// The examples of `compare`, ending its `-h` and `--help`.
+macro_rules! compare_examples {
+    () => {
+        "Examples:
+  shuffle-bias compare fisher-yates naive sattolo comparator-merge -n 4 -t 1M --seed 7
+  shuffle-bias compare --all -t 100k --format markdown"
+    };
+}
+
+const COMPARE_EXAMPLES: &str = compare_examples!();
+
+const COMPARE_LONG: &str = concat!(
+    "\
 Each algorithm is run with the same deck, trials and seed and judged against uniform, as `run`
 would judge it; the table puts the results side by side with each algorithm's exact theory.
-
-Examples:
-  shuffle-bias compare fisher-yates naive sattolo comparator-merge -n 4 -t 1M --seed 7
-  shuffle-bias compare --all --format markdown
 
 Exit codes (compare doubles as a self-test a CI job can run):
   0  every verdict is as expected: the algorithms meant to be uniform show no bias and every
@@ -205,59 +338,88 @@ Exit codes (compare doubles as a self-test a CI job can run):
   1  some verdict is not as expected (a uniform algorithm flagged, or a biased one missed —
      the \"trials to detect\" column says how many trials would catch it)
   2  error: bad flags, unwritable output, or a run that could not be done
-  130  interrupted (Ctrl-C): the table of the algorithms run so far is still written";
+  130  interrupted (Ctrl-C): the table of the algorithms run so far is still written",
+    "\n\n",
+    compare_examples!()
+);
 
 /// `compare`.
 #[derive(Debug, Args)]
 pub struct CompareArgs {
     /// The algorithms to compare (see `shuffle-bias list`).
-    #[arg(value_enum, required_unless_present = "all", conflicts_with = "all")]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(
+        value_enum,
+        hide_possible_values = true,
+        required_unless_present = "all",
+        conflicts_with = "all"
+    )]
     pub algorithms: Vec<Algorithm>,
     /// Compare every built-in algorithm.
-    #[arg(long)]
+    #[arg(long, help_heading = TEST)]
     pub all: bool,
     /// Number of cards, 2 to 11 (all n! orderings are tallied).
-    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
     pub deck: usize,
-    /// Shuffles per algorithm: 240000, 240k, 10M, 1e6, 1_000_000. Default: the larger of 1M
-    /// and 20·n!.
-    #[arg(short = 't', long, value_parser = parse_count)]
+    /// Shuffles per algorithm, e.g. 240k or 1e6 [default: max(1M, 20·n!)].
+    ///
+    /// Written 240000, 240k, 10M, 1e6 or 1_000_000.
+    #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
     pub trials: Option<u64>,
     #[command(flatten)]
-    pub generator: GeneratorArgs,
-    /// Budget of choice paths for each exact law (1e8 by default).
-    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
-    pub max_paths: Option<u64>,
+    pub alpha: AlphaArgs,
     #[command(flatten)]
     pub sequential: SequentialArgs,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
+    #[command(flatten)]
+    pub seed: SeedArgs,
+    /// Random number generator: chacha8, chacha12 or chacha20.
+    ///
+    /// `compare` runs on the ChaCha generators; test another
+    /// generator one algorithm at a time with `run ALGORITHM --rng NAME`.
+    #[arg(long, default_value = "chacha8", value_parser = chacha_parser(), value_name = "NAME",
+        hide_possible_values = true, help_heading = SOURCE)]
+    pub rng: RngKind,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    /// No progress bar.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
+    /// Budget of choice paths for each exact law [default: 1e8].
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
 }
 
 /// `--until-decided`, shared by `run`, `check` and `compare`.
 #[derive(Debug, Args)]
 pub struct SequentialArgs {
-    /// Stop as soon as the answer is clear: watch an anytime-valid e-value per test after
-    /// every shuffle (in trial order, so the stopping point does not depend on --threads) and
-    /// stop with "bias detected" the moment the family rejects at --alpha; at --trials (for
-    /// check, at the end of the input) the usual fixed-sample tests decide. `check` then stops
-    /// reading: a producer writing into the pipe gets SIGPIPE.
-    #[arg(long)]
+    /// Stop as soon as the answer is clear.
+    ///
+    /// Watch an anytime-valid e-value per test after every shuffle (in trial order, so the
+    /// stopping point does not depend on --threads) and stop with "bias detected" the moment
+    /// the family rejects at --alpha; at --trials (for check, at the end of the input) the
+    /// usual fixed-sample tests decide. `check` then stops reading: a producer writing into the
+    /// pipe gets SIGPIPE.
+    #[arg(long, help_heading = TEST)]
     pub until_decided: bool,
 }
 
 /// `--max-bias`, shared by `run`, `check` and `merge`.
 #[derive(Debug, Args)]
 pub struct GateArgs {
+    /// Pass only if the bias is shown within SIZE (1pp, 0.02tv).
+    ///
     /// Gate on the size of bias, not just on its detection: FAIR WITHIN SIZE (exit 0) when the
     /// 99% bounds show the bias at most SIZE, BIAS DETECTED (exit 1), or INCONCLUSIVE (exit 3)
     /// with the trials that would settle it. SIZE is percentage points of every card's chance
     /// of each position (1pp) or, with every ordering tallied, a total variation distance
     /// (0.02tv). With --until-decided the run also stops once the bias is shown within SIZE.
-    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE")]
+    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE", help_heading = TEST)]
     pub max_bias: Option<BiasSize>,
 }
 
@@ -266,54 +428,92 @@ fn parse_bias_size(text: &str) -> Result<BiasSize, String> {
     BiasSize::parse(text)
 }
 
-/// The generator flags `run` and `compare` share.
+/// `--alpha`, shared by `run` and `compare`.
 #[derive(Debug, Args)]
-pub struct GeneratorArgs {
-    /// Seed, 0 to 2^64−1 (same seed, same counts, whatever --threads). Default: drawn from the
-    /// OS and printed in the report.
-    #[arg(long, value_parser = parse_seed)]
-    pub seed: Option<u64>,
-    /// Random number generator: chacha8 (default), chacha12, chacha20, or one that real code
-    /// uses — mt19937 (Python, C++), xorshift128+ (V8's Math.random), xorshift128+-legacy,
-    /// java (java.util.Random), msvc (Microsoft C rand()), ansi-c (the C standard's rand()),
-    /// minstd (Park–Miller), pcg32, xoshiro256++, os (the operating system's generator: not
-    /// reproducible, so it takes no --seed).
-    #[arg(long, default_value = "chacha8", value_parser = parse_generator, value_name = "NAME")]
-    pub rng: Generator,
-    /// Worker threads. Default: the number of CPUs.
-    #[arg(long, value_parser = parse_threads)]
-    pub threads: Option<usize>,
-    /// Family-wise significance level of the verdict (of each algorithm's, for `compare`).
-    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
+pub struct AlphaArgs {
+    /// Family-wise significance level of the verdict.
+    ///
+    /// For `compare`, of each algorithm's verdict.
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: f64,
 }
 
-/// How the random source turns words into integers (`run` and `theory`).
+/// `--seed`, shared by `run` and `compare`.
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    /// Seed, 0 to 2^64−1 [default: drawn from the OS, printed in the report].
+    ///
+    /// The same seed gives the same counts, whatever --threads.
+    #[arg(long, value_parser = parse_seed, help_heading = SOURCE)]
+    pub seed: Option<u64>,
+}
+
+/// `--threads`, shared by `run` and `compare`.
+#[derive(Debug, Args)]
+pub struct ThreadsArgs {
+    /// Worker threads [default: the number of CPUs].
+    #[arg(long, value_parser = parse_threads, help_heading = PERFORMANCE)]
+    pub threads: Option<usize>,
+}
+
+/// `--brief` and `--color`, for the commands whose report has a verdict (`run`, `check`,
+/// `merge`, `compare`).
+#[derive(Debug, Args)]
+pub struct VerdictArgs {
+    /// One line: the verdict, the strongest test and what was ruled out.
+    ///
+    /// For scripts and CI logs, instead of the tables; the exit code is the same.
+    #[arg(long, conflicts_with_all = ["format", "table"], help_heading = OUTPUT)]
+    pub brief: bool,
+    /// Colour the verdict: auto, always or never.
+    ///
+    /// auto colours only a report shown on a terminal, and not when the environment variable
+    /// NO_COLOR is set (to anything but an empty string); always colours even into a file or
+    /// a pipe, whatever NO_COLOR says; never does not colour.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN",
+        hide_possible_values = true, help_heading = OUTPUT)]
+    pub color: ColorChoice,
+}
+
+/// How a word becomes an integer (`run` and `theory`).
 #[derive(Debug, Args)]
 pub struct SourceArgs {
-    /// How a word becomes an integer in [0, k): lemire (default, unbiased), rejection
-    /// (threshold then modulo, unbiased), modulo (word % k), multiply ((word·k) >> W) or float
-    /// (floor(u·k), u the generator's double in [0, 1)).
-    #[arg(long, value_parser = parse_mapping, value_name = "MAP")]
+    /// How a word becomes an integer in [0, k) [default: lemire].
+    ///
+    /// lemire (unbiased), rejection (threshold then modulo, unbiased), modulo (word % k),
+    /// multiply ((word·k) >> W) or float (floor(u·k), u the generator's double in [0, 1)).
+    #[arg(long, value_parser = mapping_parser(), value_name = "MAP", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub map: Option<Mapping>,
-    /// The width W of the words the mapping sees, 8 to 64 (the top W bits of each word):
-    /// default, the generator's own (15 for msvc and ansi-c, 32 for chacha and mt19937).
-    #[arg(long, value_name = "W")]
+    /// Word width W the mapping sees, 8 to 64 [default: the generator's].
+    ///
+    /// The top W bits of each word: the generator's own width is 15 for msvc and ansi-c, 32
+    /// for chacha and mt19937.
+    #[arg(long, value_name = "W", help_heading = SOURCE)]
     pub bits: Option<u32>,
 }
 
 /// `run`'s re-seeding flags: games that seed a fresh generator before every deal.
 #[derive(Debug, Args)]
 pub struct ReseedArgs {
-    /// `every-shuffle`: start a fresh generator before every shuffle, seeded with a
-    /// --seed-bits value (the classic `srand(time(NULL))` before each deal).
-    #[arg(long, value_enum, value_name = "WHEN")]
+    /// every-shuffle: a fresh generator before every shuffle.
+    ///
+    /// Each seeded with a --seed-bits value (the classic `srand(time(NULL))` before each
+    /// deal).
+    #[arg(long, value_enum, value_name = "WHEN", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub reseed: Option<ReseedWhen>,
-    /// With --reseed: the bits of each seed, 1 to 64 (at most 2^B different decks).
-    #[arg(long, value_name = "B")]
+    /// With --reseed: the bits of each seed, 1 to 64.
+    ///
+    /// At most 2^B different decks.
+    #[arg(long, value_name = "B", help_heading = SOURCE)]
     pub seed_bits: Option<u32>,
-    /// With --reseed: `random` seeds, or a `counter` counting up from --seed like a clock.
-    #[arg(long, value_enum, value_name = "HOW")]
+    /// With --reseed: random, or a counter up from --seed.
+    ///
+    /// random draws each seed from the run's seed; counter counts up from --seed like a
+    /// clock.
+    #[arg(long, value_enum, value_name = "HOW", hide_possible_values = true,
+        help_heading = SOURCE)]
     pub seeds: Option<SeedsChoice>,
 }
 
@@ -333,24 +533,70 @@ pub enum SeedsChoice {
     Counter,
 }
 
+/// `--table`, with only the tables a command writes (`run` has no poker hands, `theory` no
+/// tests, `compare` one table), so that help and completions offer none it would refuse.
+fn csv_tables(arg: clap::Arg, tables: &[CsvTable]) -> clap::Arg {
+    let values: Vec<PossibleValue> = tables
+        .iter()
+        .filter_map(ValueEnum::to_possible_value)
+        .collect();
+    let names: Vec<&str> = values.iter().map(PossibleValue::get_name).collect();
+    let long_help = format!(
+        "The table --format csv writes [default: summary].\n\nCSV holds one table per file: {}.",
+        names.join(", ")
+    );
+    arg.value_parser(
+        PossibleValuesParser::new(values)
+            .map(|name| CsvTable::from_str(&name, false).expect("a listed table")),
+    )
+    .long_help(long_help)
+}
+
+/// The names `--rng` takes: the ChaCha variants, then the generators real code uses.
+fn generator_names() -> Vec<&'static str> {
+    [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20]
+        .into_iter()
+        .map(RngKind::name)
+        .chain(GeneratorKind::ALL.into_iter().map(GeneratorKind::name))
+        .collect()
+}
+
+/// `--rng` of `run`: every generator, listed for help and completions.
+fn generator_parser() -> impl TypedValueParser<Value = Generator> {
+    PossibleValuesParser::new(generator_names()).try_map(|name| parse_generator(&name))
+}
+
+/// `--rng` of `compare`: the ChaCha variants only, the generators `compare` runs on.
+fn chacha_parser() -> impl TypedValueParser<Value = RngKind> {
+    let kinds = [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20];
+    PossibleValuesParser::new(kinds.map(RngKind::name)).try_map(move |name| {
+        kinds
+            .into_iter()
+            .find(|kind| kind.name() == name)
+            .ok_or_else(|| format!("'{name}' is not a ChaCha generator"))
+    })
+}
+
+/// `--map`: the mappings, listed for completions.
+fn mapping_parser() -> impl TypedValueParser<Value = Mapping> {
+    PossibleValuesParser::new(Mapping::ALL.map(Mapping::name)).try_map(|name| parse_mapping(&name))
+}
+
 /// Parse `--rng`: a ChaCha variant or one of the generators real code uses.
 pub fn parse_generator(text: &str) -> Result<Generator, String> {
-    let mut names = Vec::new();
     for rng in [RngKind::Chacha8, RngKind::Chacha12, RngKind::Chacha20] {
         if text == rng.name() {
             return Ok(Generator::ChaCha(rng));
         }
-        names.push(rng.name());
     }
     for kind in GeneratorKind::ALL {
         if text == kind.name() {
             return Ok(Generator::Other(kind));
         }
-        names.push(kind.name());
     }
     Err(format!(
         "'{text}' is not a generator; choose one of {}",
-        names.join(", ")
+        generator_names().join(", ")
     ))
 }
 
@@ -368,6 +614,39 @@ pub fn parse_mapping(text: &str) -> Result<Mapping, String> {
         })
 }
 
+/// `--against`, in one vocabulary for `run` and `check`: the hypothesis the verdict tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Hypothesis {
+    /// `uniform`: every ordering equally likely.
+    Uniform,
+    /// An algorithm's exact law (for `run`, the algorithm it runs).
+    Algorithm(Algorithm),
+    /// `model`, the older spelling of `run`'s own algorithm (kept for existing scripts; not
+    /// listed).
+    OwnAlgorithm,
+}
+
+/// `--against`: `uniform` or an algorithm, listed for help and completions; `model` is
+/// accepted but not listed.
+fn hypothesis_parser() -> impl TypedValueParser<Value = Hypothesis> {
+    let values = std::iter::once(PossibleValue::new("uniform"))
+        .chain(Algorithm::ALL.map(|a| PossibleValue::new(a.name())))
+        .chain(std::iter::once(PossibleValue::new("model").hide(true)));
+    PossibleValuesParser::new(values).map(|name| parse_hypothesis(&name))
+}
+
+/// The hypothesis a listed `--against` value names.
+fn parse_hypothesis(name: &str) -> Hypothesis {
+    match name {
+        "uniform" => Hypothesis::Uniform,
+        "model" => Hypothesis::OwnAlgorithm,
+        _ => Algorithm::ALL
+            .into_iter()
+            .find(|a| a.name() == name)
+            .map_or(Hypothesis::Uniform, Hypothesis::Algorithm),
+    }
+}
+
 /// What `check` tests the input against.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CheckAgainst {
@@ -377,125 +656,142 @@ pub enum CheckAgainst {
     Algorithm(Algorithm),
 }
 
-fn parse_check_against(text: &str) -> Result<CheckAgainst, String> {
-    if text == "uniform" {
-        return Ok(CheckAgainst::Uniform);
-    }
-    Algorithm::ALL
-        .into_iter()
-        .find(|a| a.name() == text)
-        .map(CheckAgainst::Algorithm)
-        .ok_or_else(|| {
-            let names: Vec<&str> = Algorithm::ALL.iter().map(|a| a.name()).collect();
-            format!(
-                "'{text}' is neither `uniform` nor an algorithm ({})",
-                names.join(", ")
-            )
-        })
-}
-
 /// `check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
     /// Files of permutations, tallied together; `-` (or nothing) reads stdin.
     #[arg(value_name = "FILE")]
     pub files: Vec<PathBuf>,
-    /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode
-    /// (default: read off the first permutation).
-    #[arg(short = 'n', long, value_parser = parse_deck)]
+    /// Number of cards [default: read off the first permutation].
+    ///
+    /// 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
+    #[arg(short = 'n', long, value_parser = parse_deck, help_heading = TEST)]
     pub deck: Option<usize>,
-    /// What to tally: every ordering (full), or positions and statistics (marginal); auto is
-    /// full up to 11 cards, marginal above.
-    #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
-    pub mode: ModeChoice,
-    /// Card labels in starting order, comma-separated (e.g. A,K,Q,J,10): the identity.
-    #[arg(long, value_name = "LABELS")]
-    pub labels: Option<String>,
-    /// Each line is a deal: K distinct cards of the deck (--deck N, or --cards standard), in
-    /// the order dealt — the top K cards of the shuffled deck. 1 ≤ K ≤ N.
-    #[arg(long, value_name = "K", value_parser = parse_deck)]
-    pub deal: Option<usize>,
-    /// Read cards by name: `standard` is the 52 cards written As, AS, A♠, 10h, Th, 2c (any
-    /// case), in the order A♠ 2♠ … K♠, A♥ … K♥, A♦ … K♦, A♣ … K♣ (the identity).
-    #[arg(long, value_enum, value_name = "SET")]
-    pub cards: Option<CardNames>,
-    /// Test the hands of a game: `poker` (with --deal 5 of the 52 standard cards) tests the
-    /// nine hand categories against their exact counts and each hand's category against the
-    /// previous hand's.
-    #[arg(long, value_enum, value_name = "GAME")]
-    pub game: Option<Game>,
-    /// The hypothesis: `uniform`, or an algorithm whose exact law the input should follow.
-    #[arg(long, value_parser = parse_check_against, default_value = "uniform", value_name = "uniform|ALGORITHM")]
-    pub against: CheckAgainst,
-    /// Family-wise significance level of the verdict.
-    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
-    pub alpha: f64,
-    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
-    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
-    /// million), and the most and least frequent are always given.
-    #[arg(long)]
-    pub all_orderings: bool,
-    /// The bits of state (or of seed) of the generator that produced the input, if known: the
-    /// report then says how few of the orderings it can reach (e.g. 32 for a 32-bit seed).
-    #[arg(long, value_name = "B")]
-    pub state_bits: Option<u32>,
-    /// Count and skip bad lines (the report shows how many and the first few) instead of failing.
-    #[arg(long)]
-    pub skip_invalid: bool,
-    /// Run COMMAND in the shell and read its standard output instead of files (e.g. --exec
-    /// 'python3 shuffle.py'). It gets a seed in the environment variable SHUFFLE_BIAS_SEED
-    /// (--seed, else a random one that the report gives), is stopped once --trials permutations
-    /// are read or --until-decided decides, and fails the check (exit 2, with the end of its
-    /// standard error) if it exits with an error.
-    #[arg(long, value_name = "COMMAND", conflicts_with = "files")]
-    pub exec: Option<String>,
-    /// After `--`: a program and its arguments to start and read as --exec does, without a
-    /// shell (e.g. `check -n 5 -t 100k -- python3 shuffle.py`).
-    #[arg(last = true, value_name = "PROGRAM", conflicts_with_all = ["files", "exec"])]
-    pub program: Vec<String>,
-    /// With --exec or `-- PROGRAM`: the seed given to the command in SHUFFLE_BIAS_SEED, to
-    /// repeat a run.
-    #[arg(long, value_parser = parse_seed)]
-    pub seed: Option<u64>,
-    /// With --exec or `-- PROGRAM`: run this many copies of the command side by side, copy i
-    /// with the seed + i (and SHUFFLE_BIAS_COPY=i, SHUFFLE_BIAS_COPIES=K), their permutations
-    /// pooled 1024 lines of each in turn, so a seeded run repeats exactly (default 1).
-    #[arg(long, value_parser = parse_threads, value_name = "K")]
-    pub threads: Option<usize>,
-    /// Read at most this many permutations (or deals), then stop: 240000, 240k, 1M, 1e6
-    /// (default: the whole input).
-    #[arg(short = 't', long, value_parser = parse_count)]
+    /// Read at most this many permutations [default: the whole input].
+    ///
+    /// Written 240000, 240k, 1M, 1e6 or 1_000_000; with --deal, this many deals.
+    #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
     pub trials: Option<u64>,
-    /// Also save the tally in FILE, for `merge` to add it to others (e.g. one file per day of
-    /// logs); a check cut short by Ctrl-C saves what was read, marked partial.
-    #[arg(long, value_name = "FILE")]
-    pub save_tally: Option<PathBuf>,
-    /// Budget of choice paths for the exact law of --against ALGORITHM (1e8 by default).
-    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
-    pub max_paths: Option<u64>,
-    /// With --against ALGORITHM: the input should be this many passes of it (default 1).
-    #[arg(long, value_name = "K")]
-    pub passes: Option<u32>,
-    /// With --against overhand: the probability that a gap is cut (default 0.5).
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
-    pub cut_probability: Option<CutProbability>,
-    /// With --against shelf: the number of shelves of the shelf shuffler (default 10).
-    #[arg(long, value_name = "M")]
-    pub shelves: Option<u16>,
-    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
-    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
-    /// mode for the repeated decks).
-    #[arg(long)]
-    pub no_deal_tests: bool,
+    /// uniform, or an algorithm's exact law.
+    ///
+    /// The hypothesis the verdict tests: uniform, or the name of an algorithm (see `shuffle-bias list`) whose exact law the
+    /// input should follow, e.g. --against comparator-timsort.
+    #[arg(long, value_parser = hypothesis_parser(), default_value = "uniform",
+        hide_possible_values = true, value_name = "uniform|ALGORITHM",
+        help_heading = TEST)]
+    pub against: Hypothesis,
+    /// Family-wise significance level of the verdict.
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
+    pub alpha: f64,
+    /// auto, full (every ordering) or marginal.
+    ///
+    /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
+    /// where each card lands, the identity, and permutation statistics with exact laws (fixed
+    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// 11 cards, marginal above.
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
+        help_heading = TEST)]
+    pub mode: ModeChoice,
     #[command(flatten)]
     pub sequential: SequentialArgs,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// No progress display.
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// With --against ALGORITHM: this many passes of it [default: 1].
+    #[arg(long, value_name = "K", help_heading = TEST)]
+    pub passes: Option<u32>,
+    /// With --against overhand: the chance a gap is cut [default: 0.5].
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    pub cut_probability: Option<CutProbability>,
+    /// With --against shelf: the number of shelves [default: 10].
+    #[arg(long, value_name = "M", help_heading = TEST)]
+    pub shelves: Option<u16>,
+    /// Run COMMAND in the shell and read its standard output.
+    ///
+    /// Instead of files (e.g. --exec 'python3 shuffle.py'). It gets a seed in the
+    /// environment variable SHUFFLE_BIAS_SEED (--seed, else a random one that the report
+    /// gives), is stopped once --trials permutations are read or --until-decided decides, and
+    /// fails the check (exit 2, with the end of its standard error) if it exits with an error.
+    #[arg(long, value_name = "COMMAND", conflicts_with = "files", help_heading = SOURCE)]
+    pub exec: Option<String>,
+    /// After `--`: a program and its arguments, run as --exec runs a command line.
+    ///
+    /// Without a shell, so nothing needs quoting (e.g. `check -t 100k -- python3 -c CODE`).
+    #[arg(last = true, value_name = "PROGRAM", conflicts_with_all = ["files", "exec"])]
+    pub program: Vec<String>,
+    /// The seed given in SHUFFLE_BIAS_SEED (--exec, `-- PROGRAM`), to repeat a run.
+    #[arg(long, value_parser = parse_seed, help_heading = SOURCE)]
+    pub seed: Option<u64>,
+    /// Run K copies of the command side by side [default: 1].
+    ///
+    /// With --exec or `-- PROGRAM`: copy i gets the seed + i (and SHUFFLE_BIAS_COPY=i, SHUFFLE_BIAS_COPIES=K); their
+    /// permutations are pooled 1024 lines of each in turn, so a seeded run repeats exactly.
+    #[arg(long, value_parser = parse_threads, value_name = "K", help_heading = SOURCE)]
+    pub threads: Option<usize>,
+    /// Card labels in starting order, comma-separated (e.g. A,K,Q,J,10).
+    ///
+    /// The labels in this order are the identity.
+    #[arg(long, value_name = "LABELS", help_heading = SOURCE)]
+    pub labels: Option<String>,
+    /// Each line is a deal: K distinct cards, in the order dealt.
+    ///
+    /// K distinct cards of the deck (--deck N, or --cards standard), in the order dealt — the
+    /// top K cards of the shuffled deck. 1 ≤ K ≤ N.
+    #[arg(long, value_name = "K", value_parser = parse_deck, help_heading = SOURCE)]
+    pub deal: Option<usize>,
+    /// Read cards by name (As, 10h, Q♦).
+    ///
+    /// `standard` is the 52 cards written As, AS, A♠, 10h, Th, 2c (any case), in the order
+    /// A♠ 2♠ … K♠, A♥ … K♥, A♦ … K♦, A♣ … K♣ (the identity).
+    #[arg(long, value_enum, value_name = "SET", help_heading = SOURCE)]
+    pub cards: Option<CardNames>,
+    /// Test the hands of a game: poker (with --deal 5).
+    ///
+    /// `poker` (with --deal 5 of the 52 standard cards) tests the nine hand categories
+    /// against their exact counts and each hand's category against the previous hand's.
+    #[arg(long, value_enum, value_name = "GAME", hide_possible_values = true,
+        help_heading = SOURCE)]
+    pub game: Option<Game>,
+    /// Count and skip bad lines instead of failing.
+    ///
+    /// The report shows how many and the first few.
+    #[arg(long, help_heading = SOURCE)]
+    pub skip_invalid: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    /// No progress display.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    /// Budget of choice paths for the exact law [default: 1e8].
+    ///
+    /// The law of --against ALGORITHM.
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
+    /// Leave out the tests of the stream of deals, and their memory.
+    ///
+    /// The repeated decks, serial matches, serial slots and serial compositions, and the
+    /// memory they take (16 bytes a deal in marginal mode for the repeated decks).
+    #[arg(long, help_heading = PERFORMANCE)]
+    pub no_deal_tests: bool,
+    /// Also save the tally in FILE, for `merge`.
+    ///
+    /// For `merge` to add it to others (e.g. one file per day of logs); a check cut short by
+    /// Ctrl-C saves what was read, marked partial.
+    #[arg(long, value_name = "FILE", help_heading = ADVANCED)]
+    pub save_tally: Option<PathBuf>,
+    /// The bits of state (or seed) of the generator behind the input, if known.
+    ///
+    /// The report then says how few of the orderings it can reach (e.g. 32 for a 32-bit
+    /// seed).
+    #[arg(long, value_name = "B", help_heading = ADVANCED)]
+    pub state_bits: Option<u32>,
+    /// List all n! orderings in JSON and CSV, whatever the deck.
+    ///
+    /// `--table permutations` too; by default they are listed up to 8 cards (9! = 362,880
+    /// rows, 11! about 40 million), and the most and least frequent are always given.
+    #[arg(long, help_heading = ADVANCED)]
+    pub all_orderings: bool,
 }
 
 /// A game whose dealt hands `check --game` tests.
@@ -505,25 +801,46 @@ pub enum Game {
     Poker,
 }
 
+/// When the table format colours its verdict.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless NO_COLOR is set.
+    #[default]
+    Auto,
+    /// Always, even into a file or a pipe, and whatever NO_COLOR says.
+    Always,
+    /// Never.
+    Never,
+}
+
 /// Output flags shared by every subcommand that writes a report.
 #[derive(Debug, Args)]
 pub struct OutputArgs {
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Table)]
+    /// Output format: table, csv, json or markdown.
+    ///
+    /// table: human-readable tables; csv: one CSV table (choose it with --table); json:
+    /// everything, as one JSON document; markdown: the tables as GitHub-flavoured Markdown.
+    #[arg(long, value_enum, default_value_t = Format::Table, hide_possible_values = true,
+        help_heading = OUTPUT)]
     pub format: Format,
-    /// Which table to write with --format csv (one table per file; default summary).
-    #[arg(long, value_enum)]
+    /// The table --format csv writes [default: summary].
+    ///
+    /// CSV holds one table per file: summary, tests, permutations, positions, statistics
+    /// (marginal mode) or hands (`check --game poker`).
+    #[arg(long, value_enum, hide_possible_values = true, help_heading = OUTPUT)]
     pub table: Option<CsvTable>,
-    /// Write the report to FILE instead of stdout (`-` is stdout). The file is written aside
-    /// and renamed into place when the report is complete, so a failed run leaves an existing
-    /// FILE as it was. A FILE that is a symbolic link is written through: the file it points
-    /// to is replaced and the link stays a link.
-    #[arg(short = 'o', long, value_name = "FILE")]
+    /// Write the report to FILE instead of stdout (`-` is stdout).
+    ///
+    /// The file is written aside and renamed into place when the report is complete, so a
+    /// failed run leaves an existing FILE as it was. A FILE that is a symbolic link is written
+    /// through: the file it points to is replaced and the link stays a link.
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = OUTPUT)]
     pub output: Option<PathBuf>,
-    /// Also draw the report as an SVG picture in FILE.svg (`-` is stdout): the position heat
-    /// map and the ordering frequencies, a heat map and an ordering chart per algorithm for
-    /// `compare`, the mixing curve for `theory --passes A..B`.
-    #[arg(long, value_name = "FILE.svg")]
+    /// Also draw the report as an SVG picture in FILE.svg (`-` is stdout).
+    ///
+    /// The position heat map and the ordering frequencies, a heat map and an ordering chart
+    /// per algorithm for `compare`, the mixing curve for `theory --passes A..B`.
+    #[arg(long, value_name = "FILE.svg", help_heading = OUTPUT)]
     pub plot: Option<PathBuf>,
 }
 
@@ -543,122 +860,206 @@ pub enum ModeChoice {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The algorithm (see `shuffle-bias list`).
-    #[arg(value_enum)]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
-    /// Apply the algorithm K times to the same deck; one trial is all K passes.
-    #[arg(long, default_value_t = 1, value_name = "K")]
-    pub passes: u32,
-    /// The overhand shuffle's probability that a gap between two cards is a cut: a decimal
-    /// (0.5, 0.25, 0.1) or a fraction (1/3), strictly between 0 and 1. Default 0.5
-    /// (Pemantle 1989; packets of 2 cards on average).
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
-    pub cut_probability: Option<CutProbability>,
-    /// The shelf shuffler's number of shelves, 1 to 10000. Default 10 (the casino machine of
-    /// Diaconis, Fulman & Holmes 2013).
-    #[arg(long, value_name = "M")]
-    pub shelves: Option<u16>,
-    /// Number of cards: 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
-    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
+    /// Cards: 2 to 11, or up to 1000 in marginal mode.
+    ///
+    /// 2 to 11 with every ordering tallied, up to 1000 in marginal mode.
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
     pub deck: usize,
-    /// What to tally: every ordering (full), or positions and statistics (marginal).
-    #[arg(long, value_enum, default_value_t = ModeChoice::Auto)]
-    pub mode: ModeChoice,
-    /// Number of shuffles: 240000, 240k, 10M, 1e6, 1_000_000, 2.5G. Default: the larger of
-    /// 1M and 20·n! (so that every ordering is expected at least 20 times); 1M in marginal mode.
-    #[arg(short = 't', long, value_parser = parse_count)]
+    /// Shuffles, e.g. 240k or 1e6 [default: max(1M, 20·n!)].
+    ///
+    /// Written 240000, 240k, 10M, 1e6, 1_000_000 or 2.5G. The default expects every ordering
+    /// at least 20 times; in marginal mode it is 1M.
+    #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
     pub trials: Option<u64>,
+    /// uniform, or the algorithm's own exact law.
+    ///
+    /// The hypothesis the verdict tests: uniform, or the name of the algorithm run (its exact law: does the output match what
+    /// this algorithm should do?); `model` is another name for the algorithm run. To test a
+    /// shuffle's output against another algorithm's law, emit it and check it:
+    /// `run naive --emit-permutations - -o /dev/null | check --against sattolo`.
+    #[arg(long, value_parser = hypothesis_parser(), default_value = "uniform",
+        hide_possible_values = true, value_name = "uniform|ALGORITHM",
+        help_heading = TEST)]
+    pub against: Hypothesis,
     #[command(flatten)]
-    pub generator: GeneratorArgs,
-    #[command(flatten)]
-    pub source: SourceArgs,
-    #[command(flatten)]
-    pub reseed: ReseedArgs,
-    /// The hypothesis the verdict tests: uniform, or the algorithm's own exact law (model).
-    #[arg(long, value_enum, default_value_t = Against::Uniform)]
-    pub against: Against,
-    /// Budget of choice paths for the exact law (1e8 by default).
-    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
-    pub max_paths: Option<u64>,
-    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
-    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
-    /// million), and the most and least frequent are always given.
-    #[arg(long)]
-    pub all_orderings: bool,
-    /// Also write every shuffle's permutation to FILE (`-` is stdout, with the report sent
-    /// elsewhere by -o), one per line (cards 0-based), in the format `check` reads.
-    #[arg(long, value_name = "FILE")]
-    pub emit_permutations: Option<PathBuf>,
-    /// Compute only shard I of K (I from 0): the blocks ⌊B·I/K⌋ to ⌊B·(I+1)/K⌋ − 1 of the
-    /// B = ⌈trials / 65536⌉ blocks. Needs --seed and --save-tally; writes no report (`merge`
-    /// the K files for it).
-    #[arg(long, value_parser = parse_shard, value_name = "I/K")]
-    pub shard: Option<ShardArg>,
-    /// Save the tally in FILE for `merge` (beside the report; instead of it with --shard). A
-    /// run cut short by Ctrl-C saves the blocks done, marked partial.
-    #[arg(long, value_name = "FILE")]
-    pub save_tally: Option<PathBuf>,
-    /// Leave out the tests of the stream of deals (repeated decks, serial matches, serial
-    /// slots, serial compositions), and the memory they take (16 bytes a deal in marginal
-    /// mode for the repeated decks).
-    #[arg(long)]
-    pub no_deal_tests: bool,
+    pub alpha: AlphaArgs,
+    /// Apply the algorithm K times per trial.
+    ///
+    /// The K passes shuffle the same deck; one trial is all K passes.
+    #[arg(long, default_value_t = 1, value_name = "K", help_heading = TEST)]
+    pub passes: u32,
+    /// auto, full (every ordering) or marginal.
+    ///
+    /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
+    /// where each card lands, the identity, and permutation statistics with exact laws (fixed
+    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// 11 cards, marginal above.
+    #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
+        help_heading = TEST)]
+    pub mode: ModeChoice,
     #[command(flatten)]
     pub sequential: SequentialArgs,
     #[command(flatten)]
     pub gate: GateArgs,
-    /// No progress bar.
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// The overhand shuffle's chance that a gap is cut [default: 0.5].
+    ///
+    /// A decimal (0.5, 0.25, 0.1) or a fraction (1/3), strictly between 0 and 1. The default
+    /// is Pemantle's (1989): packets of 2 cards on average.
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's shelves, 1 to 10000 [default: 10].
+    ///
+    /// The default is the casino machine of Diaconis, Fulman & Holmes (2013).
+    #[arg(long, value_name = "M", help_heading = TEST)]
+    pub shelves: Option<u16>,
+    #[command(flatten)]
+    pub seed: SeedArgs,
+    /// Random number generator.
+    ///
+    /// chacha8, chacha12, chacha20, or one that real code uses — mt19937 (Python, C++),
+    /// xorshift128+ (V8's Math.random), xorshift128+-legacy, java (java.util.Random), msvc
+    /// (Microsoft C rand()), ansi-c (the C standard's rand()), minstd (Park–Miller), pcg32,
+    /// xoshiro256++, os (the operating system's generator: not reproducible, so it takes no
+    /// --seed).
+    #[arg(long, default_value = "chacha8", value_parser = generator_parser(), value_name = "NAME",
+        hide_possible_values = true, help_heading = SOURCE)]
+    pub rng: Generator,
+    #[command(flatten)]
+    pub source: SourceArgs,
+    #[command(flatten)]
+    pub reseed: ReseedArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    /// No progress bar.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
+    /// Budget of choice paths for the exact law [default: 1e8].
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
+    /// Leave out the tests of the stream of deals, and their memory.
+    ///
+    /// The repeated decks, serial matches, serial slots and serial compositions, and the
+    /// memory they take (16 bytes a deal in marginal mode for the repeated decks).
+    #[arg(long, help_heading = PERFORMANCE)]
+    pub no_deal_tests: bool,
+    /// Compute only shard I of K (from 0), for `merge`.
+    ///
+    /// The blocks ⌊B·I/K⌋ to ⌊B·(I+1)/K⌋ − 1 of the B = ⌈trials / 65536⌉ blocks. Needs --seed
+    /// and --save-tally; writes no report (`merge` the K files for it).
+    #[arg(long, value_parser = parse_shard, value_name = "I/K", help_heading = ADVANCED)]
+    pub shard: Option<ShardArg>,
+    /// Save the tally in FILE, for `merge`.
+    ///
+    /// Beside the report; instead of it with --shard. A run cut short by Ctrl-C saves the
+    /// blocks done, marked partial.
+    #[arg(long, value_name = "FILE", help_heading = ADVANCED)]
+    pub save_tally: Option<PathBuf>,
+    /// Also write every shuffle's permutation to FILE (`-` is stdout).
+    ///
+    /// With the report sent elsewhere by -o; one per line (cards 0-based), in the format
+    /// `check` reads.
+    #[arg(long, value_name = "FILE", help_heading = ADVANCED)]
+    pub emit_permutations: Option<PathBuf>,
+    /// List all n! orderings in JSON and CSV, whatever the deck.
+    ///
+    /// `--table permutations` too; by default they are listed up to 8 cards (9! = 362,880
+    /// rows, 11! about 40 million), and the most and least frequent are always given.
+    #[arg(long, help_heading = ADVANCED)]
+    pub all_orderings: bool,
 }
+
+/// The examples of `theory`, ending its `-h` and `--help`.
+macro_rules! theory_examples {
+    () => {
+        "Examples:
+  shuffle-bias theory naive -n 4
+  shuffle-bias theory riffle -n 52 --passes 1..10 --plot riffle.svg
+  shuffle-bias theory overhand -n 6 --cut-probability 1/3 --format json
+  shuffle-bias theory fisher-yates -n 8 --state-bits 32"
+    };
+}
+
+const THEORY_EXAMPLES: &str = theory_examples!();
+
+const THEORY_LONG: &str = concat!(
+    "Exit codes: 0 on success, 2 on bad input.",
+    "\n\n",
+    theory_examples!()
+);
 
 /// `theory`.
 #[derive(Debug, Args)]
 pub struct TheoryArgs {
     /// The algorithm (see `shuffle-bias list`).
-    #[arg(value_enum)]
+    ///
+    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
+    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
+    /// Cards: 2 to 10, or up to 1000 for riffle and shelf.
+    ///
+    /// 2 to 10 for the exact law of every ordering; up to 1000 for the distance to uniform of
+    /// the riffle and the shelf shuffler (closed forms).
+    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck, help_heading = TEST)]
+    pub deck: usize,
+    /// K passes, or a range A..B for the mixing curve.
+    ///
     /// The law of K passes of the algorithm on the same deck; a range A..B prints the mixing
     /// curve instead: the total variation distance to uniform after each number of passes.
-    #[arg(long, default_value = "1", value_parser = parse_passes, value_name = "K|A..B")]
+    #[arg(long, default_value = "1", value_parser = parse_passes, value_name = "K|A..B",
+        help_heading = TEST)]
     pub passes: PassesRange,
-    /// The overhand shuffle's probability that a gap is cut (default 0.5; see `run --help`).
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P")]
-    pub cut_probability: Option<CutProbability>,
-    /// The shelf shuffler's number of shelves (default 10; see `run --help`).
-    #[arg(long, value_name = "M")]
-    pub shelves: Option<u16>,
-    /// Number of cards: 2 to 10 (the exact law of every ordering); up to 1000 for the distance
-    /// to uniform of the riffle and the shelf shuffler (closed forms).
-    #[arg(short = 'n', long, default_value_t = 4, value_parser = parse_deck)]
-    pub deck: usize,
-    /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
-    /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
-    /// million), and the most and least likely are always given.
-    #[arg(long)]
-    pub all_orderings: bool,
-    /// Significance level the "trials for 99% power" figure refers to.
-    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
+    /// Level of the "trials for 99% power" figure.
+    ///
+    /// The significance level the figure refers to.
+    #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: f64,
-    /// Also print the trials a fair shuffle needs to be shown within SIZE by `run --max-bias
-    /// SIZE` (1pp: percentage points of a position's chance; 0.02tv: total variation).
-    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE")]
+    /// Also the trials that show a fair shuffle within SIZE.
+    ///
+    /// The trials `run --max-bias SIZE` needs to show a fair shuffle within SIZE. 1pp: percentage points of a position's chance; 0.02tv: total variation.
+    #[arg(long, value_parser = parse_bias_size, value_name = "SIZE", help_heading = TEST)]
     pub max_bias: Option<BiasSize>,
-    /// Budget of choice paths for the exact law (1e8 by default).
-    #[arg(long, value_parser = parse_count, value_name = "PATHS")]
-    pub max_paths: Option<u64>,
-    /// The bits of state (or of seed) of a generator: the report says whether it can reach
-    /// every ordering of the deck (e.g. 32 for a 32-bit seed).
-    #[arg(long, value_name = "B")]
-    pub state_bits: Option<u32>,
+    /// The overhand shuffle's chance that a gap is cut [default: 0.5].
+    ///
+    /// See `run --help`.
+    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    pub cut_probability: Option<CutProbability>,
+    /// The shelf shuffler's number of shelves [default: 10].
+    ///
+    /// See `run --help`.
+    #[arg(long, value_name = "M", help_heading = TEST)]
+    pub shelves: Option<u16>,
     #[command(flatten)]
     pub source: SourceArgs,
-    /// No progress display (as the other commands).
-    #[arg(short, long)]
-    pub quiet: bool,
+    /// The bits of state (or seed) of a generator: can it reach every ordering?
+    ///
+    /// The report says whether a generator with B bits of state can reach every ordering of
+    /// the deck (e.g. 32 for a 32-bit seed).
+    #[arg(long, value_name = "B", help_heading = SOURCE)]
+    pub state_bits: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
+    /// No progress display (as the other commands).
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    /// Budget of choice paths for the exact law [default: 1e8].
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
+    /// List all n! orderings in JSON and CSV, whatever the deck.
+    ///
+    /// `--table permutations` too; by default they are listed up to 8 cards (9! = 362,880
+    /// rows, 11! about 40 million), and the most and least likely are always given.
+    #[arg(long, help_heading = ADVANCED)]
+    pub all_orderings: bool,
 }
 
 /// A number of passes, or an inclusive range of them (`7`, `1..12`).
@@ -700,11 +1101,21 @@ fn parse_passes(text: &str) -> Result<PassesRange, String> {
     Ok(PassesRange { first, last })
 }
 
-/// `list`.
+/// `list`: the output flags without `--plot` (the list has nothing to draw).
 #[derive(Debug, Args)]
 pub struct ListArgs {
-    #[command(flatten)]
-    pub output: OutputArgs,
+    /// Output format: table, csv, json or markdown.
+    ///
+    /// table: human-readable tables; csv: one CSV table (choose it with --table); json:
+    /// everything, as one JSON document; markdown: the tables as GitHub-flavoured Markdown.
+    #[arg(long, value_enum, default_value_t = Format::Table, hide_possible_values = true,
+        help_heading = OUTPUT)]
+    pub format: Format,
+    /// Write the list to FILE instead of stdout (`-` is stdout).
+    ///
+    /// The file is written aside and renamed into place when complete.
+    #[arg(short = 'o', long, value_name = "FILE", help_heading = OUTPUT)]
+    pub output: Option<PathBuf>,
 }
 
 /// Parse `--cut-probability`: a decimal or a fraction strictly between 0 and 1, kept exact.

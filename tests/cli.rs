@@ -303,7 +303,7 @@ fn bad_flags_exit_two_with_a_message_naming_the_flag() {
         (&["theory", "naive", "--deck", "11"], "--deck 11"),
         (
             &["theory", "naive", "--format", "csv", "--table", "tests"],
-            "--table tests",
+            "'tests' for '--table",
         ),
         (
             &[

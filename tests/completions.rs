@@ -112,6 +112,66 @@ fn bash_completes_subcommands_their_flags_and_the_choices_of_a_flag() {
 }
 
 #[test]
+fn the_bash_script_offers_the_values_of_rng_map_and_against() {
+    let script = stdout_of(&["completions", "bash"]);
+    let run = Cli::command();
+    let run = run.find_subcommand("run").unwrap();
+    for flag in ["rng", "map", "against"] {
+        let arg = run
+            .get_arguments()
+            .find(|arg| arg.get_long() == Some(flag))
+            .unwrap();
+        let values: Vec<String> = arg
+            .get_possible_values()
+            .iter()
+            .filter(|value| !value.is_hide_set())
+            .map(|value| value.get_name().to_string())
+            .collect();
+        assert!(values.len() >= 5, "--{flag}: {values:?}");
+        // The list bash is given for the flag, as clap_complete writes it.
+        let list = format!("compgen -W \"{}\"", values.join(" "));
+        assert!(script.contains(&list), "--{flag}: {list}");
+    }
+    for value in [
+        "mt19937",
+        "xorshift128+",
+        "lemire",
+        "modulo",
+        "uniform",
+        "sattolo",
+    ] {
+        assert!(script.contains(value), "{value}");
+    }
+    if !installed("bash") {
+        println!("note: bash is not installed; completion was not exercised");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("shuffle-bias.bash");
+    std::fs::write(&path, &script).unwrap();
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "run", "--map", ""]),
+        "lemire rejection modulo multiply float"
+    );
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "run", "--rng", "xo"]),
+        "xorshift128+ xorshift128+-legacy xoshiro256++"
+    );
+    assert_eq!(
+        bash_completes(
+            &path,
+            &["shuffle-bias", "check", "--against", "comparator-"]
+        ),
+        "comparator-insertion comparator-merge comparator-quick comparator-timsort"
+    );
+    // compare offers only the generators it runs on.
+    assert_eq!(
+        bash_completes(&path, &["shuffle-bias", "compare", "--rng", ""]),
+        "chacha8 chacha12 chacha20"
+    );
+}
+
+#[test]
 fn every_shell_script_names_every_subcommand_and_a_flag_of_check() {
     for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
         let script = stdout_of(&["completions", shell]);
@@ -168,7 +228,7 @@ fn the_man_page_has_a_title_the_usual_sections_and_a_section_per_subcommand() {
         .map(|sub| format!("\"SHUFFLE-BIAS {}\"", sub.to_uppercase()))
         .collect();
     expected.extend(named.iter().map(String::as_str));
-    expected.extend(["\"EXIT STATUS\"", "VERSION"]);
+    expected.extend(["\"EXIT STATUS\"", "\"EXAMPLES\"", "VERSION"]);
     assert_eq!(sections, expected);
     // Every flag of every subcommand is documented, written as roff writes a hyphen.
     let command = Cli::command();

@@ -4,7 +4,7 @@
 //!
 //! The manual page is one page, `shuffle-bias(1)`: the command's synopsis and subcommands, then
 //! a section per subcommand with its synopsis, description, options and the examples and exit
-//! codes of its `--help`, then the exit status. clap_mangen renders each piece; the pieces of a
+//! codes of its `--help`, then the exit status and the examples. clap_mangen renders each piece; the pieces of a
 //! subcommand have their section headings turned into subsection headings (`.SH` → `.SS`) under
 //! one section named after the subcommand. The page is plain ASCII (other characters are
 //! escaped), so `groff -man -Tutf8` and `man -l` render it without a locale.
@@ -107,9 +107,23 @@ pub fn man_page() -> std::io::Result<Vec<u8>> {
             page.extend_from_slice(&demoted(&verbatim(&notes, "EXTRA", "NOTES")));
         }
     }
-    let mut exit = Vec::new();
-    man.render_extra_section(&mut exit)?;
-    page.extend_from_slice(&verbatim(&exit, "EXTRA", "EXIT STATUS"));
+    // The top level's `--help` ends with its exit codes, then its examples: a section each.
+    let after = command
+        .get_after_long_help()
+        .map(ToString::to_string)
+        .unwrap_or_default();
+    let (status, examples) = after
+        .split_once("\n\nExamples:\n")
+        .unwrap_or((after.as_str(), ""));
+    for (heading, text) in [("EXIT STATUS", status), ("EXAMPLES", examples)] {
+        if !text.is_empty() {
+            writeln!(page, ".SH \"{heading}\"\n.nf")?;
+            for line in text.lines() {
+                writeln!(page, "{}", escape(line))?;
+            }
+            writeln!(page, ".fi")?;
+        }
+    }
     man.render_version_section(&mut page)?;
     Ok(ascii(&page))
 }

@@ -25,6 +25,7 @@ use crate::config::{
 use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
+use crate::output::brief::BriefExporter;
 use crate::output::files::{OutputFile, Target};
 use crate::output::interruptible::Interruptible;
 use crate::output::progress::Progress;
@@ -157,7 +158,11 @@ fn write_report(
         plot.write_with(|writer| SvgExporter.export(report, writer))?;
     }
     out.report.write_with(|writer| {
-        exporter(output.format, output.table, output.terminal).export(report, writer)
+        if output.brief {
+            BriefExporter.export(report, writer)
+        } else {
+            exporter(output.format, output.table, output.terminal).export(report, writer)
+        }
     })?;
     if let Some(plot) = out.plot {
         plot.commit()?;
@@ -270,6 +275,7 @@ fn publish(
     // A table or Markdown report carries its warnings itself (a CI summary must show them);
     // on a terminal that already shows it, stderr would only repeat them.
     let shown_in_report = matches!(output.format, Format::Table | Format::Markdown)
+        && !output.brief
         && output.report == Target::Stdout
         && std::io::stdout().is_terminal();
     if !shown_in_report {

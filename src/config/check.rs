@@ -9,7 +9,7 @@ use super::{
     OutputConfig, UsageError, check_alpha, check_listed_orderings, check_max_paths, check_shuffle,
     output_config,
 };
-use crate::cli::{CheckAgainst, CheckArgs, Game, ModeChoice};
+use crate::cli::{CheckAgainst, CheckArgs, Game, Hypothesis, ModeChoice};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::marginal::MAX_MARGINAL_DECK;
 use crate::engine::permutation::MAX_FULL_DECK;
@@ -142,7 +142,7 @@ impl CheckConfig {
             ))],
             None => sources(&args.files)?,
         };
-        let output = output_config(&args.output)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         check_files(&sources, &output, args.save_tally.as_deref())?;
         if args.deal.is_some() && args.sequential.until_decided {
             return Err(UsageError::Conflict {
@@ -156,7 +156,7 @@ impl CheckConfig {
         // variation size is refused with --deal here, and on a larger deck after reading.
         super::run::check_max_bias(
             args.gate.max_bias,
-            !matches!(args.against, CheckAgainst::Uniform),
+            !matches!(check_against(args)?, CheckAgainst::Uniform),
             args.deal.is_none(),
         )?;
         if args.sequential.until_decided && args.save_tally.is_some() {
@@ -222,7 +222,7 @@ impl CheckConfig {
                 }),
                 limit: args.trials,
             },
-            against: args.against,
+            against: check_against(args)?,
             model,
             all_orderings: args.all_orderings,
             alpha: check_alpha(args.alpha)?,
@@ -438,7 +438,7 @@ fn check_deal(args: &CheckArgs, known_deck: Option<usize>) -> Result<(), UsageEr
                  K♠ A♥ … K♥ A♦ … K♦ A♣ … K♣",
             ));
         }
-        if let CheckAgainst::Algorithm(algorithm) = args.against {
+        if let CheckAgainst::Algorithm(algorithm) = check_against(args)? {
             return Err(UsageError::conflict(
                 "--against",
                 algorithm.name(),
@@ -522,10 +522,26 @@ fn check_table(
     Ok(())
 }
 
+/// `--against`: uniform or an algorithm, in the vocabulary `run` shares; `model` (`run`'s
+/// name for the algorithm it runs) has no algorithm to stand for here.
+fn check_against(args: &CheckArgs) -> Result<CheckAgainst, UsageError> {
+    match args.against {
+        Hypothesis::Uniform => Ok(CheckAgainst::Uniform),
+        Hypothesis::Algorithm(algorithm) => Ok(CheckAgainst::Algorithm(algorithm)),
+        Hypothesis::OwnAlgorithm => Err(UsageError::conflict(
+            "--against",
+            "model",
+            "`check` reads permutations made by a program it does not know; name the \
+             algorithm whose law they should follow (e.g. --against fisher-yates; see \
+             `shuffle-bias list`)",
+        )),
+    }
+}
+
 /// With `--against ALGORITHM`, that algorithm as a shuffle; with `--against uniform`, no
 /// `--passes`, `--cut-probability` or `--shelves`, which belong to an algorithm.
 fn model(args: &CheckArgs) -> Result<Option<Shuffle>, UsageError> {
-    match args.against {
+    match check_against(args)? {
         CheckAgainst::Algorithm(algorithm) => Ok(Some(check_shuffle(
             algorithm,
             args.passes.unwrap_or(1),

@@ -5,9 +5,9 @@ use super::{
 };
 use crate::cli::{CompareArgs, ModeChoice};
 use crate::engine::algorithms::Algorithm;
-use crate::engine::mapped_source::Generator;
+use crate::engine::marginal::MAX_MARGINAL_DECK;
+use crate::engine::permutation::MAX_FULL_DECK;
 use crate::output::files::check_outputs;
-use crate::output::{CsvTable, Format};
 
 /// A validated `compare`.
 #[derive(Debug, Clone)]
@@ -50,36 +50,28 @@ impl CompareConfig {
                 ),
             });
         }
+        if args.deck > MAX_FULL_DECK {
+            // `compare` has no marginal mode: the hint of `run --mode full` would lead nowhere.
+            return Err(UsageError::out_of_range(
+                "--deck",
+                args.deck,
+                format!(
+                    "compare tallies all n! orderings of each algorithm, which is possible up to \
+                     {MAX_FULL_DECK} cards; use a smaller --deck, or test a larger deck (up to \
+                     {MAX_MARGINAL_DECK} cards) one algorithm at a time with `run ALGORITHM \
+                     --mode marginal`"
+                ),
+            ));
+        }
         let settings = SimulationSettings::validate(
             ModeChoice::Full,
             args.deck,
             args.trials,
-            args.generator.seed,
-            match args.generator.rng {
-                Generator::ChaCha(rng) => rng,
-                Generator::Other(kind) => {
-                    return Err(UsageError::conflict(
-                        "--rng",
-                        kind.name(),
-                        "compare runs on the ChaCha generators; test other generators one \
-                         algorithm at a time with `run ALGORITHM --rng NAME`",
-                    ));
-                }
-            },
-            args.generator.threads,
-            args.generator.alpha,
+            args.seed.seed,
+            args.rng,
+            args.threads.threads,
+            args.alpha.alpha,
         )?;
-        if args.output.format == Format::Csv
-            && args.output.table.unwrap_or_default() != CsvTable::Summary
-        {
-            return Err(UsageError::Conflict {
-                flag: "--table",
-                value: None,
-                hint: "`compare` writes one CSV table, a row per algorithm; use --table summary \
-                       (the default)"
-                    .to_string(),
-            });
-        }
         if settings
             .trials
             .checked_mul(algorithms.len() as u64)
@@ -96,7 +88,7 @@ impl CompareConfig {
                 ),
             ));
         }
-        let output = output_config(&args.output)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         check_outputs(&output.targets(), &[])?;
         Ok(CompareConfig {
             algorithms,

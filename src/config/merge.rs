@@ -42,7 +42,7 @@ impl MergeConfig {
             });
         }
         check_inputs(&args.files)?;
-        let output = output_config(&args.output)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
         check_outputs(&output.targets(), &args.files)?;
         Ok(MergeConfig {
             files: args.files.clone(),

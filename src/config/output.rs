@@ -1,11 +1,11 @@
-//! The output flags every command shares (`--format`, `--table`, `-o`, `--plot`), checked
-//! once: `--table` only with `--format csv`, `--plot` only to an SVG file (or `-`), and the
-//! terminal the report meets.
+//! The output flags every command shares (`--format`, `--table`, `-o`, `--plot`, and
+//! `--brief` and `--color` where a report has a verdict), checked once: `--table` only with `--format
+//! csv`, `--plot` only to an SVG file (or `-`), and the terminal the report meets.
 
 use std::io::IsTerminal;
 
 use super::UsageError;
-use crate::cli::OutputArgs;
+use crate::cli::{ColorChoice, OutputArgs, VerdictArgs};
 use crate::output::files::{Target, is_special};
 use crate::output::{CsvTable, Format, Terminal};
 
@@ -20,9 +20,11 @@ pub struct OutputConfig {
     pub report: Target,
     /// Where to draw the picture, if anywhere (`--plot -` is stdout).
     pub plot: Option<Target>,
-    /// Colour (the report goes to a terminal and NO_COLOR is not set) and the terminal's
-    /// width, for the table format.
+    /// Colour (`--color`; by default, when the report goes to a terminal and NO_COLOR is not
+    /// set) and the terminal's width, for the table format.
     pub terminal: Terminal,
+    /// `--brief`: one line instead of the report.
+    pub brief: bool,
 }
 
 impl OutputConfig {
@@ -35,8 +37,11 @@ impl OutputConfig {
 }
 
 /// The output flags, checked: `--table` only with `--format csv`, `--plot` only to an SVG file
-/// (or `-`).
-pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
+/// (or `-`); `verdict` holds `--brief` and `--color`, of the commands that have them.
+pub fn output_config(
+    args: &OutputArgs,
+    verdict: Option<&VerdictArgs>,
+) -> Result<OutputConfig, UsageError> {
     if let Some(table) = args.table
         && args.format != Format::Csv
     {
@@ -73,8 +78,13 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
     Ok(OutputConfig {
         format: args.format,
         table: args.table.unwrap_or_default(),
+        brief: verdict.is_some_and(|v| v.brief),
         terminal: Terminal {
-            colour: on_terminal && !no_color,
+            colour: colour(
+                verdict.map_or(ColorChoice::Auto, |v| v.color),
+                on_terminal,
+                no_color,
+            ),
             width: on_terminal
                 .then(|| terminal_size::terminal_size_of(std::io::stdout()))
                 .flatten()
@@ -83,4 +93,33 @@ pub fn output_config(args: &OutputArgs) -> Result<OutputConfig, UsageError> {
         report,
         plot: args.plot.as_deref().map(Target::from_path),
     })
+}
+
+/// Whether to colour: `--color always` forces it and `never` refuses it; `auto` colours a
+/// report shown on a terminal unless NO_COLOR is set (no-color.org: a flag given on the
+/// command line outranks the variable).
+fn colour(choice: ColorChoice, on_terminal: bool, no_color: bool) -> bool {
+    match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => on_terminal && !no_color,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_always_forces_colour_and_never_and_no_color_refuse_it() {
+        for (on_terminal, no_color) in [(false, false), (false, true), (true, false), (true, true)]
+        {
+            assert!(colour(ColorChoice::Always, on_terminal, no_color));
+            assert!(!colour(ColorChoice::Never, on_terminal, no_color));
+            assert_eq!(
+                colour(ColorChoice::Auto, on_terminal, no_color),
+                on_terminal && !no_color
+            );
+        }
+    }
 }

@@ -8,7 +8,7 @@ use super::{
     check_shuffle, output_config, run_source_spec,
 };
 use crate::analysis::ruled_out::BiasSize;
-use crate::cli::{RunArgs, ShardArg};
+use crate::cli::{Hypothesis, RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, SourceSpec};
@@ -61,18 +61,16 @@ impl RunConfig {
             args.mode,
             args.deck,
             args.trials,
-            args.generator.seed,
-            match args.generator.rng {
+            args.seed.seed,
+            match args.rng {
                 Generator::ChaCha(rng) => rng,
                 // The words come from `source`; the ChaCha kind is not used to draw.
                 Generator::Other(_) => RngKind::Chacha8,
             },
-            args.generator.threads,
-            args.generator.alpha,
+            args.threads.threads,
+            args.alpha.alpha,
         )?;
-        if let (Generator::Other(GeneratorKind::Os), Some(seed)) =
-            (args.generator.rng, args.generator.seed)
-        {
+        if let (Generator::Other(GeneratorKind::Os), Some(seed)) = (args.rng, args.seed.seed) {
             return Err(UsageError::conflict(
                 "--seed",
                 seed,
@@ -80,18 +78,9 @@ impl RunConfig {
                  cannot be repeated); drop --seed, or choose a reproducible --rng",
             ));
         }
-        let source = run_source_spec(args.generator.rng, &args.source, &args.reseed, args.deck)?;
-        let output = output_config(&args.output)?;
-        if args.output.format == Format::Csv
-            && args.output.table.unwrap_or_default() == CsvTable::Hands
-        {
-            return Err(UsageError::conflict(
-                "--table",
-                "hands",
-                "poker hands are tallied by `check --deal 5 --game poker`; `run` deals whole \
-                 decks",
-            ));
-        }
+        let source = run_source_spec(args.rng, &args.source, &args.reseed, args.deck)?;
+        let output = output_config(&args.output, Some(&args.verdict))?;
+        let against = run_against(args)?;
         if settings.mode == TallyMode::Full {
             check_listed_orderings(&args.output, args.deck, args.all_orderings)?;
         }
@@ -119,7 +108,7 @@ impl RunConfig {
         check_shard(args, &settings)?;
         check_max_bias(
             args.gate.max_bias,
-            args.against == Against::Model,
+            against == Against::Model,
             settings.mode == TallyMode::Full,
         )?;
         if args.sequential.until_decided && (args.shard.is_some() || args.save_tally.is_some()) {
@@ -159,7 +148,7 @@ impl RunConfig {
             )?,
             settings,
             source,
-            against: args.against,
+            against,
             max_paths: check_max_paths(args.max_paths)?,
             max_paths_given: args.max_paths.is_some(),
             emit_permutations,
@@ -175,6 +164,28 @@ impl RunConfig {
     }
 }
 
+/// `--against`: uniform, or the law of the algorithm run (named, or `model`, its older
+/// spelling). Another algorithm's law is refused with the command that tests it.
+fn run_against(args: &RunArgs) -> Result<Against, UsageError> {
+    match args.against {
+        Hypothesis::Uniform => Ok(Against::Uniform),
+        Hypothesis::OwnAlgorithm => Ok(Against::Model),
+        Hypothesis::Algorithm(algorithm) if algorithm == args.algorithm => Ok(Against::Model),
+        Hypothesis::Algorithm(other) => Err(UsageError::conflict(
+            "--against",
+            other.name(),
+            format!(
+                "`run` judges the shuffle it simulates against uniform or its own law (--against \
+                 {run}); to test {run}'s output against {other}'s law, emit it and check it: \
+                 `shuffle-bias run {run} --emit-permutations - -o /dev/null | shuffle-bias check \
+                 --against {other}`",
+                run = args.algorithm.name(),
+                other = other.name(),
+            ),
+        )),
+    }
+}
+
 /// `--max-bias SIZE` measures the distance from uniform (not from a model), and a total
 /// variation size needs every ordering tallied (`against_model`, `full`: the run's settings).
 pub fn check_max_bias(
@@ -187,7 +198,7 @@ pub fn check_max_bias(
         return Err(UsageError::conflict(
             "--max-bias",
             size.label(),
-            "a size of bias is a distance from uniform, and --against model tests the \
+            "a size of bias is a distance from uniform, and --against ALGORITHM tests the \
              algorithm's own law; drop one of the two",
         ));
     }
@@ -219,7 +230,7 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
         return Ok(());
     };
     let flag_value = format!("{}/{}", shard.index, shard.count);
-    if args.generator.rng == Generator::Other(GeneratorKind::Os) {
+    if args.rng == Generator::Other(GeneratorKind::Os) {
         return Err(UsageError::conflict(
             "--shard",
             &flag_value,
@@ -227,7 +238,7 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
              shard a seedable --rng (e.g. --rng chacha8 --seed 7), or run --rng os whole",
         ));
     }
-    if args.generator.seed.is_none() {
+    if args.seed.seed.is_none() {
         return Err(UsageError::conflict(
             "--shard",
             &flag_value,

@@ -89,19 +89,6 @@ impl TheoryConfig {
                     .to_string(),
             });
         }
-        if args.output.format == Format::Csv
-            && matches!(
-                args.output.table.unwrap_or_default(),
-                CsvTable::Tests | CsvTable::Statistics | CsvTable::Hands
-            )
-        {
-            return Err(UsageError::conflict(
-                "--table",
-                args.output.table.unwrap_or_default().name(),
-                "`theory` runs no tests and tallies no statistics; use --table summary, \
-                 permutations or positions",
-            ));
-        }
         if mixing.is_none() {
             check_listed_orderings(&args.output, deck, args.all_orderings)?;
         }
@@ -118,7 +105,7 @@ impl TheoryConfig {
                 ),
             ));
         }
-        let output = output_config(&args.output)?;
+        let output = output_config(&args.output, None)?;
         check_outputs(&output.targets(), &[])?;
         if args.state_bits == Some(0) {
             return Err(UsageError::out_of_range(

@@ -162,7 +162,28 @@ fn write_run<W: Write>(
     match (table, &run.part) {
         (CsvTable::Summary, _) => write_run_summary(writer, run),
         (CsvTable::Tests, _) => write_run_tests(writer, run),
-        (CsvTable::Statistics, _) => write_run_statistics(writer, run),
+        (CsvTable::Statistics, ModePart::Marginal(_)) => write_run_statistics(writer, run),
+        (CsvTable::Statistics, ModePart::Deal(_)) => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "--table statistics: a deal report tallies slots, not permutation statistics; use \
+             --table summary, tests, positions or hands",
+        )
+        .into()),
+        (CsvTable::Statistics, ModePart::Full(_)) => {
+            // Reached when `check --mode auto` learns from the input that the deck is small
+            // enough for every ordering to be tallied: a full tally has no statistics table,
+            // and a header alone would read as an empty result.
+            Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "--table statistics: {} cards were tallied in full mode (every ordering \
+                     counted), which has no permutation statistics table; add --mode marginal, \
+                     or use --table summary, tests, permutations or positions",
+                    run.header.deck
+                ),
+            )
+            .into())
+        }
         (CsvTable::Permutations, ModePart::Marginal(_)) => {
             // Reached when `check --mode auto` learns from the input that the deck is too large
             // for every ordering to be tallied; the flags could not be refused earlier.

@@ -7,7 +7,7 @@
 //! (pipe tables, `###` headings) for a README, a blog post or a pull-request comment.
 
 use comfy_table::presets::UTF8_FULL_CONDENSED;
-use comfy_table::{CellAlignment, ContentArrangement, Table};
+use comfy_table::{CellAlignment, ColumnConstraint, ContentArrangement, Table, Width};
 
 use super::text::wrap;
 
@@ -25,6 +25,9 @@ pub struct TableBlock {
     right_until: Option<usize>,
     /// The terminal width this table may take.
     width: u16,
+    /// Columns that may be left out, in this order, when the table cannot fit `width`
+    /// without cutting a word (a number) in two.
+    droppable: Vec<usize>,
 }
 
 impl TableBlock {
@@ -36,7 +39,14 @@ impl TableBlock {
             right_from: header.len(),
             right_until: None,
             width: TERMINAL_WIDTH,
+            droppable: Vec::new(),
         }
+    }
+
+    /// Let the columns `columns` be left out, in this order, when the table cannot fit its
+    /// width otherwise without cutting a number in two.
+    pub fn droppable(&mut self, columns: &[usize]) {
+        self.droppable = columns.to_vec();
     }
 
     /// Append a row (a cell may hold several lines).
@@ -85,7 +95,52 @@ impl TableBlock {
             right_from: right,
             right_until: None,
             width: self.width,
+            droppable: self
+                .droppable
+                .iter()
+                .filter_map(|d| keep.iter().position(|k| k == d))
+                .collect(),
         }
+    }
+
+    /// Each column's longest word (what a cell can be wrapped to without cutting a word), in
+    /// the columns a terminal shows (colour codes take none).
+    fn longest_words(&self) -> Vec<usize> {
+        (0..self.header.len())
+            .map(|column| {
+                std::iter::once(&self.header[column])
+                    .chain(self.rows.iter().filter_map(|row| row.get(column)))
+                    .flat_map(|cell| cell.split_whitespace())
+                    .map(shown_width)
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect()
+    }
+
+    /// The narrowest the table can be drawn without cutting a word: each column its longest
+    /// word, plus a border and a space each side.
+    fn narrowest_width(&self) -> usize {
+        self.longest_words().iter().map(|w| w + 3).sum::<usize>() + 1
+    }
+
+    /// The table as it fits its width: left as it is when it fits unwrapped or with whole
+    /// words wrapped, else with its droppable columns left out, in order, until it does (or
+    /// none is left: then it is drawn wider than its width rather than cut a number in two).
+    /// Also the headers of the columns left out.
+    pub fn fitted(&self) -> (TableBlock, Vec<String>) {
+        let mut kept: Vec<usize> = (0..self.header.len()).collect();
+        let mut dropped = Vec::new();
+        let mut table = self.clone();
+        for &column in &self.droppable {
+            if table.narrowest_width() <= usize::from(self.width) {
+                break;
+            }
+            kept.retain(|&k| k != column);
+            dropped.push(self.header[column].clone());
+            table = self.columns(&kept);
+        }
+        (table, dropped)
     }
 
     fn right_aligned(&self, column: usize) -> bool {
@@ -101,6 +156,16 @@ impl TableBlock {
             .set_header(self.header.clone());
         for row in &self.rows {
             table.add_row(row.clone());
+        }
+        // When cells must be wrapped, a column is never narrower than its longest word: comfy
+        // table would otherwise cut a number such as 10^-14983086.3 across two lines.
+        if self.width < u16::MAX && self.natural_width() > usize::from(self.width) {
+            for (index, longest) in self.longest_words().into_iter().enumerate() {
+                if let Some(column) = table.column_mut(index) {
+                    let longest = u16::try_from(longest).unwrap_or(u16::MAX);
+                    column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest)));
+                }
+            }
         }
         let until = self.right_until.unwrap_or(usize::MAX);
         for index in self.right_from..table.column_count().min(until) {
@@ -215,8 +280,21 @@ impl Document {
                 }
                 Block::Blank => out.push('\n'),
                 Block::Table(table) => {
+                    let (table, dropped) = table.fitted();
                     out.push_str(&table.to_terminal().to_string());
                     out.push('\n');
+                    if !dropped.is_empty() {
+                        out.push_str(&wrap(
+                            &format!(
+                                "(left out to fit {} columns: {}; --format json, csv or \
+                                 markdown has every column)",
+                                table.width,
+                                dropped.join(", ")
+                            ),
+                            usize::from(TERMINAL_WIDTH),
+                            " ",
+                        ));
+                    }
                 }
             }
         }
@@ -243,9 +321,76 @@ impl Document {
     }
 }
 
+/// The columns `text` takes on a terminal: its characters, less colour codes (`ESC [ … m`).
+fn shown_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut in_escape = false;
+    for c in text.chars() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, _) => width += 1,
+        }
+    }
+    width
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tiny_p_value_in_a_table_too_wide_for_80_columns_is_never_cut_across_lines() {
+        // The tests table of `check` on 3,000,000 identical lines of 4 cards: its natural
+        // width is just over 80, and comfy-table cut 10^-14983086.3 into `10^-1498308` and a
+        // lone `6.3` below.
+        let mut table = TableBlock::new(&["test", "statistic", "df", "p", "Holm p", "result"]);
+        table.add_row(
+            [
+                "permutations",
+                "6.9000e7",
+                "23",
+                "10^-14983087.3",
+                "10^-14983086.3",
+                "REJECTED",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        table.add_row(
+            [
+                "identity",
+                "3,000,000\nseen",
+                "binom.",
+                "10^-4140633.4",
+                "10^-4140632.5",
+                "REJECTED",
+            ]
+            .map(String::from)
+            .to_vec(),
+        );
+        table.align_right_from(1);
+        table.droppable(&[3]);
+        let mut document = Document::default();
+        document.table(table);
+        let text = document.to_terminal();
+        assert!(text.lines().all(|l| shown_width(l) <= 80), "{text}");
+        for number in ["10^-14983086.3", "10^-4140632.5"] {
+            assert!(text.contains(number), "{number} whole: {text}");
+        }
+        assert!(text.contains("left out to fit 80 columns: p;"), "{text}");
+    }
+
+    #[test]
+    fn a_table_that_fits_keeps_every_column() {
+        let mut table = TableBlock::new(&["test", "p"]);
+        table.add_row(vec!["permutations".to_string(), "0.5000".to_string()]);
+        table.droppable(&[1]);
+        let (fitted, dropped) = table.fitted();
+        assert!(dropped.is_empty());
+        assert_eq!(fitted.header.len(), 2);
+    }
 
     #[test]
     fn markdown_tables_escape_pipes_and_join_cell_lines_with_breaks() {

@@ -6,6 +6,7 @@
 //! looks. Permutation tables are streamed row by row, so a report on 11 cards (39,916,800
 //! orderings) is written without ever holding its rows in memory.
 
+pub mod brief;
 pub mod csv;
 pub mod document;
 pub mod files;

@@ -1,0 +1,216 @@
+//! What the terminal shows: tables within 80 columns with every number whole, `--brief`'s one
+//! line, and `--color` beside NO_COLOR.
+
+mod common;
+
+use common::shuffle_bias;
+use predicates::prelude::*;
+
+/// The columns a line takes on a terminal (colour codes take none).
+fn shown_width(line: &str) -> usize {
+    let mut width = 0;
+    let mut in_escape = false;
+    for c in line.chars() {
+        match (in_escape, c) {
+            (false, '\x1b') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, _) => width += 1,
+        }
+    }
+    width
+}
+
+#[test]
+fn tiny_p_values_are_printed_whole_in_tables_within_80_columns() {
+    // 3,000,000 identical decks: p-values near 10^-15,000,000, whose table was just over 80
+    // columns wide and had its numbers cut, `10^-1498308` above a lone `6.3`.
+    let output = shuffle_bias()
+        .args(["check", "--deck", "4", "-q"])
+        .env("COLUMNS", "80")
+        .write_stdin("0 1 2 3\n".repeat(3_000_000))
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let text = String::from_utf8(output.stdout).unwrap();
+    for line in text.lines() {
+        assert!(shown_width(line) <= 80, "{line}\n{text}");
+    }
+    let tiny: Vec<&str> = text
+        .split(|c: char| c.is_whitespace() || c == '│' || c == '┆')
+        .filter(|word| word.starts_with("10^-"))
+        .collect();
+    assert!(!tiny.is_empty(), "{text}");
+    for number in tiny {
+        // Whole: 10^-DIGITS.D (one decimal), as format_p writes it.
+        let digits = number
+            .trim_start_matches("10^-")
+            .trim_end_matches([')', ';', ',']);
+        let (whole, decimal) = digits.split_once('.').unwrap_or_else(|| panic!("{number}"));
+        assert!(
+            whole.len() >= 6 && whole.bytes().all(|b| b.is_ascii_digit()) && decimal.len() == 1,
+            "{number} in\n{text}"
+        );
+    }
+    // The column left out to make room is named.
+    assert!(text.contains("left out to fit 80 columns: p;"), "{text}");
+}
+
+/// The stdout and exit code of `args`.
+fn run(args: &[&str], stdin: Option<String>) -> (String, Option<i32>) {
+    let mut command = shuffle_bias();
+    command.args(args);
+    if let Some(stdin) = stdin {
+        command.write_stdin(stdin);
+    }
+    let output = command.output().unwrap();
+    (
+        String::from_utf8(output.stdout).unwrap(),
+        output.status.code(),
+    )
+}
+
+#[test]
+fn brief_says_verdict_strongest_test_and_what_was_ruled_out_in_one_line() {
+    let (fair, code) = run(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "4",
+            "-t",
+            "500k",
+            "--seed",
+            "7",
+            "-q",
+            "--brief",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(fair.lines().count(), 1, "{fair}");
+    assert!(fair.starts_with("NO BIAS DETECTED · 500,000 shuffles of 4 cards · strongest test: "));
+    assert!(
+        fair.contains(" · rules out (99% each): TV distance above "),
+        "{fair}"
+    );
+
+    let (biased, code) = run(
+        &[
+            "run", "naive", "-n", "4", "-t", "200k", "--seed", "7", "-q", "--brief",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(biased.lines().count(), 1, "{biased}");
+    assert!(biased.starts_with("BIAS DETECTED · "), "{biased}");
+    assert!(
+        biased.contains("strongest test: permutations (Holm p 10^-"),
+        "{biased}"
+    );
+    assert!(biased.contains("rejected by "), "{biased}");
+}
+
+#[test]
+fn brief_works_for_check_merge_and_compare_with_their_exit_codes() {
+    let dir = tempfile::tempdir().unwrap();
+    let deals = dir.path().join("deals.txt");
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "3",
+            "-t",
+            "600",
+            "--seed",
+            "5",
+            "-q",
+        ])
+        .arg("--emit-permutations")
+        .arg(&deals)
+        .arg("-o")
+        .arg(dir.path().join("report.txt"))
+        .assert()
+        .code(0);
+    let tally = dir.path().join("day.tally");
+    let (check, code) = run(
+        &[
+            "check",
+            deals.to_str().unwrap(),
+            "-q",
+            "--brief",
+            "--save-tally",
+            tally.to_str().unwrap(),
+        ],
+        None,
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(check.lines().count(), 1, "{check}");
+    assert!(
+        check.starts_with("NO BIAS DETECTED · 600 permutations of 3 cards"),
+        "{check}"
+    );
+
+    let (merged, code) = run(&["merge", "-q", "--brief", tally.to_str().unwrap()], None);
+    assert_eq!(code, Some(0));
+    assert_eq!(merged, check);
+
+    let (compare, code) = run(
+        &[
+            "compare",
+            "fisher-yates",
+            "naive",
+            "-t",
+            "100k",
+            "--seed",
+            "7",
+            "-q",
+            "--brief",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(0));
+    assert_eq!(
+        compare,
+        "ALL AS EXPECTED · 4 cards, 100,000 shuffles each · fisher-yates fair ✓, naive biased ✓\n"
+    );
+}
+
+#[test]
+fn brief_with_a_format_is_refused() {
+    shuffle_bias()
+        .args(["run", "naive", "--brief", "--format", "json"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--brief").and(predicate::str::contains("--format")));
+}
+
+/// The table report of a small biased run, under `--color WHEN` (if given) and NO_COLOR (if
+/// set), written to a pipe.
+fn coloured(when: Option<&str>, no_color: bool) -> String {
+    let mut command = shuffle_bias();
+    command.args(["run", "naive", "-n", "3", "-t", "30k", "--seed", "1", "-q"]);
+    if let Some(when) = when {
+        command.args(["--color", when]);
+    }
+    if no_color {
+        command.env("NO_COLOR", "1");
+    }
+    String::from_utf8(command.output().unwrap().stdout).unwrap()
+}
+
+#[test]
+fn color_is_off_in_a_pipe_forced_by_always_and_refused_by_never() {
+    let red = "\x1b[1;31mBIAS DETECTED\x1b[0m";
+    assert!(
+        !coloured(None, false).contains('\x1b'),
+        "auto: no colour in a pipe"
+    );
+    assert!(!coloured(Some("auto"), false).contains('\x1b'));
+    assert!(coloured(Some("always"), false).contains(red));
+    // A flag on the command line outranks the variable (no-color.org).
+    assert!(coloured(Some("always"), true).contains(red));
+    assert!(!coloured(Some("never"), false).contains('\x1b'));
+    assert!(!coloured(Some("never"), true).contains('\x1b'));
+}
