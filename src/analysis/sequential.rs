@@ -606,7 +606,7 @@ impl SequentialFamily {
                 .map(|lns| lns.iter().map(|&l| NullCell::from_ln(l)).collect()),
             identity,
             statistics,
-            scratch: vec![0; n],
+            scratch: vec![0; crate::theory::permutation_statistics::scratch_len(n)],
         };
         Self::assemble(deck, alpha, names, cells, tests, parts)
     }

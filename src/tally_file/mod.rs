@@ -4,12 +4,12 @@
 //! to be parts of one experiment: the tool and its version, the command, the shuffle and every
 //! flag that changes the counts, the deck and mode, the seed and the whole random source, which
 //! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
-//! The layout (format version 2, documented in `docs/tally-format.md`):
+//! The layout (format version 3, documented in `docs/tally-format.md`):
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 19 | the magic `shuffle-bias tally\n` |
-//! | 2 | format version, little-endian `u16` (2) |
+//! | 2 | format version, little-endian `u16` (3) |
 //! | 4 | header length H, little-endian `u32` |
 //! | H | the header, a UTF-8 JSON object ([`TallyHeader`]) |
 //! | `counts_bytes` | the `cells` counters in [`Counts`] order, in the header's `encoding` |
@@ -45,7 +45,7 @@ use crate::engine::tally::TallyMode;
 pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
 
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// A tally of either mode, as a file stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
