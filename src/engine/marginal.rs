@@ -14,6 +14,9 @@ use crate::theory::permutation_statistics::{Statistic, StatisticValues, scratch_
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
 
+// The cheap statistics' exact laws reach every deck marginal mode takes.
+const _: () = assert!(crate::theory::permutation_statistics::EVERY_DECK >= MAX_MARGINAL_DECK);
+
 /// How many shuffles produced each value of each statistic, each card at each position, and the
 /// identity.
 #[derive(Debug, Clone)]

@@ -83,6 +83,11 @@ pub fn scratch_len(n: usize) -> usize {
     2 * n + 1
 }
 
+/// The largest deck any tally takes (marginal mode's 1000 cards, which
+/// `engine::marginal` checks against this at compile time): the statistics whose law is cheap
+/// at any size have their exact law up to here.
+pub const EVERY_DECK: usize = 1000;
+
 /// A permutation statistic whose law under a uniform shuffle is known exactly.
 #[derive(
     Debug,
@@ -142,7 +147,7 @@ impl Statistic {
             Statistic::Inversions => 300,
             Statistic::LongestIncreasing => 56,
             Statistic::Footrule => 100,
-            _ => crate::engine::marginal::MAX_MARGINAL_DECK,
+            _ => EVERY_DECK,
         }
     }
 
