@@ -154,6 +154,8 @@ pub struct FusedMarginalTally {
     wide: bool,
     /// Whether [`Self::add_decks`] counts the positions (see [`Self::leave_positions`]).
     count_positions: bool,
+    /// The CPU counts bits in one instruction ([`bit_counts::order_of_batch`]).
+    bit_counts: bool,
 }
 
 impl FusedMarginalTally {
@@ -167,6 +169,7 @@ impl FusedMarginalTally {
             in_narrow: 0,
             wide: wide::available(),
             count_positions: true,
+            bit_counts: bit_counts::available(),
         }
     }
 
@@ -235,19 +238,12 @@ impl FusedMarginalTally {
                 }
             }
         }
-        let mut order = [[0u16; 2]; LANES];
-        for (group, values) in decks
-            .chunks(WALK_LANES * n)
-            .zip(order.chunks_exact_mut(WALK_LANES))
-        {
-            if group.len() == WALK_LANES * n {
-                values.copy_from_slice(&order_statistics::<WALK_LANES>(group, n));
-            } else {
-                for (deck, values) in group.chunks_exact(n).zip(values.iter_mut()) {
-                    *values = order_statistics::<1>(deck, n)[0];
-                }
-            }
-        }
+        let order = if self.bit_counts {
+            // SAFETY: the CPU has POPCNT and BMI1 (asked in `new`).
+            unsafe { bit_counts::order_of_batch(decks, n) }
+        } else {
+            order_of_batch(decks, n)
+        };
         if self.wide {
             let values = wide::statistics(decks, n, &inverses);
             for (&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest]) in
@@ -255,14 +251,7 @@ impl FusedMarginalTally {
             {
                 self.record(
                     [
-                        fixed,
-                        cycles,
-                        rising,
-                        adjacent,
-                        descents,
-                        inversions,
-                        longest,
-                        footrule,
+                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
                     ],
                     n,
                 );
@@ -434,6 +423,50 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
         }
     }
     cycles
+}
+
+/// [`order_statistics`] of every deck of a batch (at most [`LANES`]), [`WALK_LANES`] at a time.
+#[inline(always)]
+fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
+    let mut order = [[0u16; 2]; LANES];
+    for (group, values) in decks
+        .chunks(WALK_LANES * n)
+        .zip(order.chunks_exact_mut(WALK_LANES))
+    {
+        if group.len() == WALK_LANES * n {
+            values.copy_from_slice(&order_statistics::<WALK_LANES>(group, n));
+        } else {
+            for (deck, values) in group.chunks_exact(n).zip(values.iter_mut()) {
+                *values = order_statistics::<1>(deck, n)[0];
+            }
+        }
+    }
+    order
+}
+
+/// [`order_of_batch`] compiled for CPUs with a population count and BMI1 (x86-64 builds
+/// target the baseline CPU, whose bit count is a dozen instructions).
+mod bit_counts {
+    use super::{Card, LANES};
+
+    /// Whether this CPU runs [`order_of_batch`].
+    pub(super) fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// See [`super::order_of_batch`]. Only after [`available`].
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt,bmi1"))]
+    pub(super) unsafe fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
+        super::order_of_batch(decks, n)
+    }
 }
 
 /// `[inversions, longest increasing subsequence]` of the first `L` decks of `n` (≤ 64) cards
@@ -663,10 +696,17 @@ mod tests {
                 plain.add(deck);
             }
             // Batches of every size from 1 to LANES, in turn, so both walks are exercised; the
-            // AVX-512 statistics where the CPU has them, and the scalar ones everywhere.
-            for wide in [false, wide::available()] {
+            // AVX-512 statistics and the one-instruction bit counts where the CPU has them, and
+            // the baseline ones everywhere.
+            for (wide, bits) in [
+                (false, false),
+                (wide::available(), false),
+                (false, bit_counts::available()),
+                (wide::available(), bit_counts::available()),
+            ] {
                 let mut fused = FusedMarginalTally::new(n);
                 fused.wide = wide;
+                fused.bit_counts = bits;
                 check_fused(fused, &decks, &plain, n);
             }
         }
