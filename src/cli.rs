@@ -430,6 +430,13 @@ pub struct CheckArgs {
     /// Family-wise significance level of the verdict.
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha)]
     pub alpha: f64,
+    /// Judge one permutation on its own (e.g. a draft lottery's order, one line): Spearman's
+    /// rho with the starting order and the statistics of the whole order (inversions, descents,
+    /// longest increasing subsequence, footrule, …), each two-sided, Holm-adjusted; exact
+    /// p-values where the laws are computed, the method named where not. The input must hold
+    /// exactly one permutation.
+    #[arg(long, conflicts_with_all = ["deal", "game", "until_decided", "save_tally", "max_bias"])]
+    pub single: bool,
     /// List every one of the n! orderings in JSON and CSV (`--table permutations`) whatever
     /// the deck; by default they are listed up to 8 cards (9! = 362,880 rows, 11! about 40
     /// million), and the most and least frequent are always given.
