@@ -250,12 +250,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_marginal_tally_of_n_cards_stores_n_plus_2_squared_counters() {
+    fn a_marginal_tally_of_n_cards_stores_its_positions_identity_and_histograms() {
         // n² positions, the identity, fixed points, cycles and rising sequences (0..=n each)
-        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)².
+        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)²; then descents
+        // (0..=n−1), inversions (0..=n(n−1)/2), the longest increasing subsequence (0..=n) and
+        // the footrule (0..=⌊n²/2⌋), up to 56 cards (5,701 counters at 52 cards).
         for n in [2, 5, 52] {
             let counts = Counts::empty(TallyMode::Marginal, n);
-            assert_eq!(counts.cells(), ((n + 2) * (n + 2)) as u64);
+            let order = n + (n * (n - 1) / 2 + 1) + (n + 1) + (n * n / 2 + 1);
+            assert_eq!(counts.cells(), ((n + 2) * (n + 2) + order) as u64);
             assert_eq!(
                 codec::expected_cells(TallyMode::Marginal, n),
                 Some(counts.cells())
