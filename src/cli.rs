@@ -683,11 +683,21 @@ pub struct CheckArgs {
     /// Family-wise significance level of the verdict.
     #[arg(long, default_value_t = 0.001, value_parser = parse_alpha, help_heading = TEST)]
     pub alpha: f64,
+    /// Judge one permutation on its own (e.g. a draft lottery's order).
+    ///
+    /// Spearman's rho with the starting order and the statistics of the whole order
+    /// (inversions, descents, longest increasing subsequence, footrule, …), each two-sided,
+    /// Holm-adjusted; exact p-values where the laws are computed, the method named where not.
+    /// The input must hold exactly one permutation.
+    #[arg(long, conflicts_with_all = ["deal", "game", "until_decided", "save_tally", "max_bias"],
+        help_heading = TEST)]
+    pub single: bool,
     /// auto, full (every ordering) or marginal.
     ///
     /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
     /// where each card lands, the identity, and permutation statistics with exact laws (fixed
-    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// points, cycles, rising sequences, adjacent pairs, descents, inversions, longest
+    /// increasing subsequence, footrule), 2 to 1000 cards; auto is full up to
     /// 11 cards, marginal above.
     #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
         help_heading = TEST)]
@@ -852,7 +862,8 @@ pub enum ModeChoice {
     /// Count every one of the n! orderings (2 to 11 cards).
     Full,
     /// Count where each card lands, the identity, and permutation statistics with exact laws
-    /// (fixed points, cycles, rising sequences, adjacent pairs): 2 to 1000 cards.
+    /// (fixed points, cycles, rising sequences, adjacent pairs, descents, inversions, longest
+    /// increasing subsequence, footrule): 2 to 1000 cards.
     Marginal,
 }
 
@@ -897,7 +908,8 @@ pub struct RunArgs {
     ///
     /// What to tally: full counts every one of the n! orderings (2 to 11 cards); marginal counts
     /// where each card lands, the identity, and permutation statistics with exact laws (fixed
-    /// points, cycles, rising sequences, adjacent pairs), 2 to 1000 cards; auto is full up to
+    /// points, cycles, rising sequences, adjacent pairs, descents, inversions, longest
+    /// increasing subsequence, footrule), 2 to 1000 cards; auto is full up to
     /// 11 cards, marginal above.
     #[arg(long, value_enum, default_value_t = ModeChoice::Auto, hide_possible_values = true,
         help_heading = TEST)]

@@ -55,12 +55,16 @@ fn fifty_two_cards_are_tallied_in_marginal_mode_with_every_statistic() {
             "fixed-points",
             "cycles",
             "rising-sequences",
-            "adjacent-pairs"
+            "adjacent-pairs",
+            "descents",
+            "inversions",
+            "longest-increasing",
+            "footrule"
         ]
     );
-    // 52 position tests, the identity, 4 statistics and the deal-stream tests (repeated decks,
+    // 52 position tests, the identity, 8 statistics and the deal-stream tests (repeated decks,
     // serial matches, serial slots) form the family.
-    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 4 + 3);
+    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 8 + 3);
     for statistic in report["statistics"].as_array().unwrap() {
         let observed: u64 = statistic["observed"]
             .as_array()
@@ -532,4 +536,35 @@ fn seven_riffles_of_200_cards_keep_a_sane_identity_test_against_their_law() {
     let rising = test_named(&check, "rising-sequences");
     assert_ne!(rising["log10_p_value"], Value::Null, "R = 1 is possible");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn statistics_beyond_their_exact_laws_deck_are_left_out_with_a_note() {
+    // 120 cards: past the longest increasing subsequence's 56 and the footrule's 100, within the
+    // inversions' 300.
+    let (report, _) = json(&[
+        "run",
+        "fisher-yates",
+        "--deck",
+        "120",
+        "-t",
+        "300",
+        "--seed",
+        "3",
+        "-q",
+        "--no-deal-tests",
+    ]);
+    let names: Vec<&str> = report["statistics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"inversions") && names.contains(&"descents"));
+    assert!(!names.contains(&"longest-increasing") && !names.contains(&"footrule"));
+    let notes = report["notes"].to_string();
+    assert!(
+        notes.contains("longest-increasing (up to 56 cards), footrule (up to 100 cards)"),
+        "{notes}"
+    );
 }

@@ -205,9 +205,14 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
         &["foreign.tally: not a shuffle-bias tally"],
     );
 
-    // A newer format: version 3 in the two bytes after the magic; and the older one, version
-    // 1 (varints only, no deal stream), which this build refuses rather than reads.
-    for (found, name) in [(3u8, "newer.tally"), (1, "older.tally")] {
+    // A newer format: version 4 in the two bytes after the magic; and the older ones, version
+    // 2 (four statistics in marginal mode) and 1 (varints only, no deal stream), which this
+    // build refuses rather than reads.
+    for (found, name) in [
+        (4u8, "newer.tally"),
+        (2, "older.tally"),
+        (1, "oldest.tally"),
+    ] {
         let other = dir.path().join(name);
         let mut version = bytes.clone();
         version[19] = found;
@@ -217,7 +222,7 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
             &[],
             &[
                 &format!("{name}: tally format version {found}"),
-                "reads version 2",
+                "reads version 3",
                 "save the tally again",
             ],
         );

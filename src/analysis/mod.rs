@@ -15,6 +15,7 @@ pub mod poker;
 pub mod power;
 pub mod ruled_out;
 pub mod sequential;
+pub mod single_permutation;
 pub mod test_note;
 
 use serde::Serialize;

@@ -606,7 +606,7 @@ impl SequentialFamily {
                 .map(|lns| lns.iter().map(|&l| NullCell::from_ln(l)).collect()),
             identity,
             statistics,
-            scratch: vec![0; n],
+            scratch: vec![0; crate::theory::permutation_statistics::scratch_len(n)],
         };
         Self::assemble(deck, alpha, names, cells, tests, parts)
     }
@@ -1116,7 +1116,7 @@ mod tests {
         assert_ne!(cells.cell_of[5], tail);
         let total: f64 = cells.ln_p.iter().map(|l| l.exp()).sum();
         assert_relative_eq!(total, 1.0, max_relative = 1e-12);
-        // A uniform family on the marginals of 5 cards: positions, identity, 4 statistics.
+        // A uniform family on the marginals of 5 cards: positions, identity, 8 statistics.
         let null = MarginalNull {
             positions: Some(vec![vec![0.2; 5]; 5]),
             identity: Some(Probability::from_p(1.0 / 120.0)),
@@ -1126,7 +1126,7 @@ mod tests {
                 .collect(),
         };
         let mut family = SequentialFamily::marginal(5, null, 0.01);
-        assert_eq!(family.family_size(), 5 + 1 + 4);
+        assert_eq!(family.family_size(), 5 + 1 + Statistic::ALL.len());
         // The identity again and again: 5 fixed points (probability 1/120) every time.
         let mut used = 0;
         while family.observe(&[0, 1, 2, 3, 4]).is_continue() {

@@ -9,19 +9,24 @@ use std::time::Instant;
 
 use super::saved_tally::{open_saved_tally, save_check_tally};
 use super::sequential::CheckSequential;
-use super::{Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish};
+use super::{
+    Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish, write_report,
+};
 use crate::analysis::dealt_hand::model_deal_identity;
 use crate::analysis::ruled_out::BiasSize;
+use crate::config::UsageError;
 use crate::config::{CheckConfig, check_listed_orderings_of};
 use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::simulate::Tally;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
+use crate::input::permutation_reader::Numbering;
 use crate::input::permutation_reader::{
     InputCounts, InputTally, Observer, open_sources, read_permutations_observed,
 };
 use crate::input::producer::Producers;
 use crate::interrupt;
+use crate::output::Report;
 use crate::output::progress::Progress;
 use crate::output::text::plural;
 use crate::report::notes::{MAX_LISTED_DECK, Note};
@@ -30,9 +35,13 @@ use crate::report::run::{
     DealTheory, MarginalTheory, build_deal_report, build_marginal_report_with_deals,
 };
 use crate::report::run::{InputSummary, SequentialOutcome};
+use crate::report::single::build_single_report;
 use crate::stats::probability::Probability;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
+    if config.single {
+        return check_single(&config);
+    }
     let out = open_output(&config.output)?;
     let saved = open_saved_tally(config.save_tally.as_deref())?;
     // With --exec, the command is started here and its standard output is the one source; it
@@ -329,5 +338,76 @@ pub(super) fn check_theory(
             }
             Theory::Marginal(theory)
         }
+    })
+}
+
+/// `check --single`: read exactly one permutation and judge it on its own.
+fn check_single(config: &CheckConfig) -> Result<ExitCode, Failure> {
+    let out = open_output(&config.output)?;
+    let (inputs, producer) = match &config.exec {
+        Some(exec) => {
+            let (producer, input) = Producers::start(&exec.command, exec.seed, exec.copies)?;
+            (vec![input], Some(producer))
+        }
+        None => (open_sources(&config.sources)?, None),
+    };
+    let stop = interrupt::flag();
+    let input = read_permutations_observed(
+        &config.sources,
+        inputs,
+        &config.reader,
+        stop,
+        &mut |_| {},
+        None,
+    );
+    if let Some(producer) = producer {
+        match &input {
+            Ok(input) => producer.finish(input.stopped_early, input.interrupted)?,
+            Err(error) => producer.finish(true, error.is_interrupted())?,
+        }
+    }
+    let input = input?;
+    let InputCounts::Marginal(tally) = &input.counts else {
+        unreachable!("--single reads the marginal tally")
+    };
+    if input.permutations != 1 {
+        return Err(UsageError::Conflict {
+            flag: "--single",
+            value: None,
+            hint: format!(
+                "the input holds {}; --single judges exactly one (give one line, or drop --single \
+                 to judge many)",
+                plural(input.permutations, "permutation")
+            ),
+        }
+        .into());
+    }
+    // One permutation's position matrix holds a single 1 per position: its card.
+    let n = tally.deck;
+    let mut deck = vec![0 as Card; n];
+    for card in 0..n {
+        for (position, &count) in tally.positions[card * n..(card + 1) * n].iter().enumerate() {
+            if count == 1 {
+                deck[position] = card as Card;
+            }
+        }
+    }
+    let numbering = match input.numbering {
+        Numbering::ZeroBased => "0-based",
+        Numbering::OneBased => "1-based",
+        Numbering::Labels => "labels",
+        Numbering::StandardCards => "card names",
+    };
+    let report = build_single_report(
+        &deck,
+        input.sources.clone(),
+        numbering.to_string(),
+        config.alpha,
+    );
+    write_report(&config.output, &Report::Single(&report), out)?;
+    Ok(if report.bias_detected {
+        ExitCode::BiasDetected
+    } else {
+        ExitCode::NoBiasDetected
     })
 }

@@ -54,6 +54,8 @@ pub struct CheckConfig {
     pub save_tally: Option<PathBuf>,
     /// `--exec COMMAND`: the command whose standard output is read, and its seed.
     pub exec: Option<ExecConfig>,
+    /// `--single`: the input is one permutation, judged on its own.
+    pub single: bool,
 }
 
 /// The command of `--exec COMMAND` or `-- PROGRAM ARGS…`, its seed and how many copies run.
@@ -178,9 +180,26 @@ impl CheckConfig {
                     .to_string(),
             });
         }
+        if args.single && args.against != Hypothesis::Uniform {
+            return Err(UsageError::Conflict {
+                flag: "--single",
+                value: None,
+                hint: "one permutation is judged against a uniform shuffle; drop --against"
+                    .to_string(),
+            });
+        }
+        if args.single && args.mode == ModeChoice::Full {
+            return Err(UsageError::conflict(
+                "--mode",
+                "full",
+                "--single reads one permutation, whose orderings are not tallied; drop --mode",
+            ));
+        }
         let (mode, marginal_if_large) = match args.deal {
             // A deal tally is neither mode's; the reader is told the deck (up to 1000 cards).
             Some(_) => (TallyMode::Marginal, false),
+            // One permutation is read back from its position matrix.
+            None if args.single => (TallyMode::Marginal, false),
             None => mode(args.mode, known_deck),
         };
         check_table(args, mode, marginal_if_large)?;
@@ -217,7 +236,7 @@ impl CheckConfig {
                 deal: args.deal,
                 cards: args.cards,
                 poker: args.game == Some(Game::Poker),
-                deals: (!args.no_deal_tests).then(|| DealsRequest {
+                deals: (!args.no_deal_tests && !args.single).then(|| DealsRequest {
                     fingerprint_limit: deal_fingerprint_limit(),
                 }),
                 limit: args.trials,
@@ -234,6 +253,7 @@ impl CheckConfig {
             output,
             save_tally: args.save_tally.clone(),
             exec,
+            single: args.single,
         })
     }
 }

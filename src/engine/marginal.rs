@@ -2,15 +2,20 @@
 //!
 //! Per shuffle it records where every card ended (the n×n position matrix), whether the deck
 //! came back unchanged, and the value of every [`Statistic`] (fixed points, cycles, rising
-//! sequences, adjacent pairs kept), whose laws under a uniform shuffle are known exactly for
-//! any n (see [`crate::theory::permutation_statistics`]). Memory is O(n²) whatever the number of
+//! sequences, adjacent pairs kept, descents, inversions, the longest increasing subsequence,
+//! Spearman's footrule) whose law under a uniform shuffle is computed exactly at that deck size
+//! (see [`crate::theory::permutation_statistics`] and [`Statistic::max_exact_deck`]; a
+//! statistic beyond its size keeps an empty histogram). Memory is O(n²) whatever the number of
 //! trials, so a 52-card deck — or a 1000-card one — can be tested.
 
 use crate::engine::algorithms::Card;
-use crate::theory::permutation_statistics::{Statistic, StatisticValues};
+use crate::theory::permutation_statistics::{Statistic, StatisticValues, scratch_len};
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
+
+// The cheap statistics' exact laws reach every deck marginal mode takes.
+const _: () = assert!(crate::theory::permutation_statistics::EVERY_DECK >= MAX_MARGINAL_DECK);
 
 /// How many shuffles produced each value of each statistic, each card at each position, and the
 /// identity.
@@ -24,9 +29,10 @@ pub struct MarginalTally {
     pub positions: Vec<u64>,
     /// Shuffles that left the deck unchanged.
     pub identity: u64,
-    /// `histograms[i][v]`: shuffles in which statistic `Statistic::ALL[i]` had the value `v`.
+    /// `histograms[i][v]`: shuffles in which statistic `Statistic::ALL[i]` had the value `v`;
+    /// empty for a statistic not tallied at this deck size ([`Statistic::cells`]).
     pub histograms: Vec<Vec<u64>>,
-    /// Working space for the statistics (the inverse permutation).
+    /// Working space for the statistics (the inverse permutation, a Fenwick tree, piles).
     scratch: Vec<usize>,
 }
 
@@ -53,9 +59,9 @@ impl MarginalTally {
             identity: 0,
             histograms: Statistic::ALL
                 .iter()
-                .map(|s| vec![0; s.max_value(deck) + 1])
+                .map(|s| vec![0; s.cells(deck)])
                 .collect(),
-            scratch: vec![0; deck],
+            scratch: vec![0; scratch_len(deck)],
         }
     }
 
@@ -73,7 +79,9 @@ impl MarginalTally {
         self.identity += u64::from(unchanged);
         let values = StatisticValues::of(deck, &mut self.scratch);
         for (histogram, &statistic) in self.histograms.iter_mut().zip(Statistic::ALL.iter()) {
-            histogram[values.get(statistic)] += 1;
+            if let Some(count) = histogram.get_mut(values.get(statistic)) {
+                *count += 1;
+            }
         }
         self.trials += 1;
     }
@@ -101,7 +109,7 @@ impl MarginalTally {
             .collect()
     }
 
-    /// The histogram of one statistic.
+    /// The histogram of one statistic (empty when it is not tallied at this deck size).
     pub fn histogram(&self, statistic: Statistic) -> &[u64] {
         let index = Statistic::ALL
             .iter()
@@ -146,6 +154,8 @@ pub struct FusedMarginalTally {
     wide: bool,
     /// Whether [`Self::add_decks`] counts the positions (see [`Self::leave_positions`]).
     count_positions: bool,
+    /// The CPU counts bits in one instruction ([`bit_counts::order_of_batch`]).
+    bit_counts: bool,
 }
 
 impl FusedMarginalTally {
@@ -159,6 +169,7 @@ impl FusedMarginalTally {
             in_narrow: 0,
             wide: wide::available(),
             count_positions: true,
+            bit_counts: bit_counts::available(),
         }
     }
 
@@ -227,10 +238,23 @@ impl FusedMarginalTally {
                 }
             }
         }
+        let order = if self.bit_counts {
+            // SAFETY: the CPU has POPCNT and BMI1 (asked in `new`).
+            unsafe { bit_counts::order_of_batch(decks, n) }
+        } else {
+            order_of_batch(decks, n)
+        };
         if self.wide {
             let values = wide::statistics(decks, n, &inverses);
-            for &values in &values[..count] {
-                self.record(values, n);
+            for (&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest]) in
+                values.iter().zip(order).take(count)
+            {
+                self.record(
+                    [
+                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
+                    ],
+                    n,
+                );
             }
             return;
         }
@@ -247,28 +271,56 @@ impl FusedMarginalTally {
                 }
             }
         }
-        for ((deck, &cycles), inverse) in decks.chunks_exact(n).zip(&cycles).zip(&inverses) {
-            self.statistics(deck, inverse, cycles as usize);
+        for (((deck, &cycles), inverse), order) in
+            decks.chunks_exact(n).zip(&cycles).zip(&inverses).zip(order)
+        {
+            self.statistics(deck, inverse, cycles as usize, order);
         }
     }
 
-    /// Tally one deck's statistics: `[fixed points, cycles, descents of the inverse, adjacent
-    /// pairs kept]`.
+    /// Tally one deck's statistics, in [`Statistic::ALL`] order except the rising sequences,
+    /// given as the descents of the inverse (one less).
     #[inline(always)]
-    fn record(&mut self, [fixed, cycles, descents, adjacent]: [u8; 4], n: usize) {
+    fn record(&mut self, values: [u16; 8], n: usize) {
         let histograms = &mut self.tally.histograms;
-        histograms[0][usize::from(fixed)] += 1;
-        histograms[1][usize::from(cycles)] += 1;
-        histograms[2][1 + usize::from(descents)] += 1;
-        histograms[3][usize::from(adjacent)] += 1;
-        self.tally.identity += u64::from(usize::from(fixed) == n);
+        let [
+            fixed,
+            cycles,
+            rising_descents,
+            adjacent,
+            descents,
+            inversions,
+            longest,
+            footrule,
+        ] = values.map(usize::from);
+        histograms[0][fixed] += 1;
+        histograms[1][cycles] += 1;
+        histograms[2][1 + rising_descents] += 1;
+        histograms[3][adjacent] += 1;
+        histograms[4][descents] += 1;
+        // These three are tallied only up to their exact laws' decks (the others on any deck).
+        for (histogram, value) in histograms[5..]
+            .iter_mut()
+            .zip([inversions, longest, footrule])
+        {
+            if let Some(count) = histogram.get_mut(value) {
+                *count += 1;
+            }
+        }
+        self.tally.identity += u64::from(fixed == n);
         self.tally.trials += 1;
     }
 
-    /// Tally the statistics of a deck, its inverse (`inverse[c]`: where card c lies) and its
-    /// cycles given.
+    /// Tally the statistics of a deck, its inverse (`inverse[c]`: where card c lies), its
+    /// cycles and its `[inversions, longest increasing subsequence]` given.
     #[inline(always)]
-    fn statistics(&mut self, deck: &[Card], inverse: &[u8; FUSED_MAX_DECK], cycles: usize) {
+    fn statistics(
+        &mut self,
+        deck: &[Card],
+        inverse: &[u8; FUSED_MAX_DECK],
+        cycles: usize,
+        [inversions, longest]: [u16; 2],
+    ) {
         let n = self.tally.deck;
         // Element-wise comparisons summed in bytes (at most 64), which vectorise.
         let fixed = deck
@@ -282,12 +334,35 @@ impl FusedMarginalTally {
             .map(|(&next, &card)| u8::from(next == card.wrapping_add(1)))
             .sum::<u8>();
         // Descents of the inverse: card c + 1 before card c.
-        let descents = inverse[1..n]
+        let rising_descents = inverse[1..n]
             .iter()
             .zip(&inverse[..n - 1])
             .map(|(&after, &before)| u8::from(after < before))
             .sum::<u8>();
-        self.record([fixed, cycles as u8, descents, adjacent], n);
+        let descents = deck[1..]
+            .iter()
+            .zip(deck)
+            .map(|(&next, &card)| u8::from(next < card))
+            .sum::<u8>();
+        // At most ⌊64²/2⌋ = 2048.
+        let footrule = deck
+            .iter()
+            .zip(0..)
+            .map(|(&card, position): (&Card, Card)| card.abs_diff(position))
+            .sum::<u16>();
+        self.record(
+            [
+                fixed.into(),
+                cycles as u16,
+                rising_descents.into(),
+                adjacent.into(),
+                descents.into(),
+                inversions,
+                longest,
+                footrule,
+            ],
+            n,
+        );
     }
 
     /// Add the 32-bit position counts into the 64-bit tally.
@@ -356,6 +431,74 @@ pub fn wide_statistics_available() -> bool {
     wide::available()
 }
 
+/// [`order_statistics`] of every deck of a batch (at most [`LANES`]), [`WALK_LANES`] at a time.
+#[inline(always)]
+fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
+    let mut order = [[0u16; 2]; LANES];
+    for (group, values) in decks
+        .chunks(WALK_LANES * n)
+        .zip(order.chunks_exact_mut(WALK_LANES))
+    {
+        if group.len() == WALK_LANES * n {
+            values.copy_from_slice(&order_statistics::<WALK_LANES>(group, n));
+        } else {
+            for (deck, values) in group.chunks_exact(n).zip(values.iter_mut()) {
+                *values = order_statistics::<1>(deck, n)[0];
+            }
+        }
+    }
+    order
+}
+
+/// [`order_of_batch`] compiled for CPUs with a population count and BMI1 (x86-64 builds
+/// target the baseline CPU, whose bit count is a dozen instructions).
+mod bit_counts {
+    use super::{Card, LANES};
+
+    /// Whether this CPU runs [`order_of_batch`].
+    pub(super) fn available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("popcnt")
+                && std::arch::is_x86_feature_detected!("bmi1")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// See [`super::order_of_batch`]. Only after [`available`].
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt,bmi1"))]
+    pub(super) unsafe fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
+        super::order_of_batch(decks, n)
+    }
+}
+
+/// `[inversions, longest increasing subsequence]` of the first `L` decks of `n` (≤ 64) cards
+/// laid end to end in `decks`, position by position across the decks so that their chains
+/// overlap. Both keep a bit set of cards: the cards seen (an inversion per card above the new
+/// one seen before it) and the tops of the piles of patience sorting (a card replaces the
+/// least top above it, or starts a pile; the piles are the longest increasing subsequence),
+/// as [`crate::theory::rank_statistics`] defines them.
+#[inline(always)]
+fn order_statistics<const L: usize>(decks: &[Card], n: usize) -> [[u16; 2]; L] {
+    let mut seen = [0u64; L];
+    let mut tops = [0u64; L];
+    let mut inversions = [0u32; L];
+    for position in 0..n {
+        for lane in 0..L {
+            let card = u32::from(decks[lane * n + position]) & (FUSED_MAX_DECK as u32 - 1);
+            let above = !1u64 << card;
+            inversions[lane] += (seen[lane] & above).count_ones();
+            seen[lane] |= 1 << card;
+            let higher = tops[lane] & above;
+            tops[lane] = (tops[lane] & !(higher & higher.wrapping_neg())) | 1 << card;
+        }
+    }
+    std::array::from_fn(|lane| [inversions[lane] as u16, tops[lane].count_ones() as u16])
+}
+
 /// The statistics of one deck of at most 64 cards with AVX-512 (F, BW, VBMI): the deck is one
 /// vector of bytes, so fixed points, adjacent pairs and the descents of the inverse are a
 /// comparison each, and the cycles are counted by pointer doubling instead of a walk — after
@@ -383,7 +526,8 @@ mod wide {
         }
     }
 
-    /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept]` of each deck of
+    /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept, descents,
+    /// footrule]` of each deck of
     /// `n` (≤ 64) cards laid end to end in `decks` (at most [`LANES`]), whose inverses are
     /// `inverses[..][..n]`; the entries past the decks are left 0. Only after [`available`].
     #[inline(always)]
@@ -391,7 +535,7 @@ mod wide {
         decks: &[Card],
         n: usize,
         inverses: &[[u8; FUSED_MAX_DECK]; LANES],
-    ) -> [[u8; 4]; LANES] {
+    ) -> [[u16; 6]; LANES] {
         debug_assert!(available() && n <= FUSED_MAX_DECK && decks.len() <= LANES * n);
         #[cfg(target_arch = "x86_64")]
         {
@@ -416,8 +560,8 @@ mod wide {
             decks: &[Card],
             n: usize,
             inverses: &[[u8; FUSED_MAX_DECK]; LANES],
-        ) -> [[u8; 4]; LANES] {
-            let mut values = [[0; 4]; LANES];
+        ) -> [[u16; 6]; LANES] {
+            let mut values = [[0; 6]; LANES];
             for ((deck, inverse), values) in decks.chunks_exact(n).zip(inverses).zip(&mut values) {
                 *values = statistics(deck, inverse);
             }
@@ -427,7 +571,7 @@ mod wide {
         /// The statistics of one deck (see [`super::statistics`]).
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         #[inline]
-        pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u8; 4] {
+        pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u16; 6] {
             let n = deck.len();
             let lanes = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
             // SAFETY: the masks cover `deck[..n]` only; masked-off lanes are not read (the
@@ -473,7 +617,15 @@ mod wide {
                 }
             }
             let cycles = _mm512_cmpeq_epi8_mask(least, identity) & lanes;
-            [fixed, cycles, descents, adjacent].map(|bits| bits.count_ones() as u8)
+            // The deck's own descents: the next card below this one.
+            let deck_descents = _mm512_cmplt_epu8_mask(next, permutation) & pairs;
+            // Σ|card − position|: sums of absolute byte differences, eight bytes to a 64-bit
+            // lane (the lanes past n hold their own position: 0).
+            let footrule = _mm512_reduce_add_epi64(_mm512_sad_epu8(permutation, identity)) as u16;
+            let [fixed, cycles, descents, adjacent, deck_descents] =
+                [fixed, cycles, descents, adjacent, deck_descents]
+                    .map(|bits| bits.count_ones() as u16);
+            [fixed, cycles, descents, adjacent, deck_descents, footrule]
         }
     }
 }
@@ -550,10 +702,17 @@ mod tests {
                 plain.add(deck);
             }
             // Batches of every size from 1 to LANES, in turn, so both walks are exercised; the
-            // AVX-512 statistics where the CPU has them, and the scalar ones everywhere.
-            for wide in [false, wide::available()] {
+            // AVX-512 statistics and the one-instruction bit counts where the CPU has them, and
+            // the baseline ones everywhere.
+            for (wide, bits) in [
+                (false, false),
+                (wide::available(), false),
+                (false, bit_counts::available()),
+                (wide::available(), bit_counts::available()),
+            ] {
                 let mut fused = FusedMarginalTally::new(n);
                 fused.wide = wide;
+                fused.bit_counts = bits;
                 check_fused(fused, &decks, &plain, n);
             }
         }

@@ -19,6 +19,7 @@ impl Exporter for BriefExporter {
         let line = match report {
             Report::Run(run) => run_line(run),
             Report::Compare(compare) => compare_line(compare),
+            Report::Single(single) => single_line(single),
             // The commands without a verdict have no --brief.
             Report::Theory(_) | Report::Mixing(_) | Report::List(_) => {
                 return Err(io::Error::new(
@@ -129,6 +130,37 @@ pub fn compare_line(compare: &CompareReport) -> String {
             "not run (interrupted): {}",
             compare.not_run.join(", ")
         ));
+    }
+    parts.join(" · ")
+}
+
+/// `BIAS DETECTED · one permutation of 366 items · Spearman's rho -0.2257 · strongest test:
+/// footrule (Holm p 4.95e-5) · 3 of 9 tests reject`.
+pub fn single_line(single: &crate::report::single::SingleReport) -> String {
+    let headline = if single.bias_detected {
+        "BIAS DETECTED"
+    } else {
+        "NO BIAS DETECTED"
+    };
+    let mut parts = vec![
+        headline.to_string(),
+        format!("one permutation of {} items", single.deck),
+        format!("Spearman's rho {:.4}", single.spearman_rho),
+    ];
+    if let Some(strongest) = single
+        .tests
+        .iter()
+        .min_by(|a, b| a.log10_adjusted_p_value.total_cmp(&b.log10_adjusted_p_value))
+    {
+        parts.push(format!(
+            "strongest test: {} (Holm p {})",
+            strongest.name,
+            format_p(strongest.log10_adjusted_p_value)
+        ));
+    }
+    let rejected = single.tests.iter().filter(|test| test.rejected).count();
+    if rejected > 0 {
+        parts.push(format!("{rejected} of {} tests reject", single.tests.len()));
     }
     parts.join(" · ")
 }

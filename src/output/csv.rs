@@ -56,6 +56,34 @@ impl CsvExporter {
             Report::Run(run) => write_run(&mut writer, run, self.table)?,
             Report::Compare(compare) => write_compare(&mut writer, compare)?,
             Report::Theory(theory) => write_theory(&mut writer, theory, self.table)?,
+            Report::Single(single) => {
+                // One table: the family of tests (whatever --table asks).
+                writer.write_record([
+                    "test",
+                    "value",
+                    "uniform_mean",
+                    "uniform_sd",
+                    "method",
+                    "p_value",
+                    "log10_p_value",
+                    "adjusted_p_value",
+                    "rejected",
+                ])?;
+                for test in &single.tests {
+                    writer.write_record([
+                        test.name.to_string(),
+                        test.value.to_string(),
+                        test.uniform_mean.to_string(),
+                        test.uniform_sd.to_string(),
+                        test.method.to_string(),
+                        test.p_value.map_or(String::new(), |p| p.to_string()),
+                        test.log10_p_value.to_string(),
+                        test.adjusted_p_value
+                            .map_or(String::new(), |p| p.to_string()),
+                        test.rejected.to_string(),
+                    ])?;
+                }
+            }
             Report::Mixing(mixing) => {
                 writer.write_record([
                     "algorithm",

@@ -18,6 +18,7 @@ impl Exporter for JsonExporter {
             Report::Compare(compare) => serde_json::to_writer_pretty(&mut writer, compare),
             Report::Theory(theory) => serde_json::to_writer_pretty(&mut writer, theory),
             Report::Mixing(mixing) => serde_json::to_writer_pretty(&mut writer, mixing),
+            Report::Single(single) => serde_json::to_writer_pretty(&mut writer, single),
             Report::List(algorithms) => {
                 serde_json::to_writer_pretty(&mut writer, &entries(algorithms))
             }

@@ -25,6 +25,7 @@ use crate::engine::algorithms::Algorithm;
 use crate::report::comparison::CompareReport;
 use crate::report::mixing::MixingReport;
 use crate::report::run::RunReport;
+use crate::report::single::SingleReport;
 use crate::report::theory::TheoryReport;
 
 /// Anything an exporter can write.
@@ -39,6 +40,8 @@ pub enum Report<'a> {
     Mixing(&'a MixingReport),
     /// The algorithm catalogue of `list`.
     List(&'a [Algorithm]),
+    /// One permutation judged on its own (`check --single`).
+    Single(&'a SingleReport),
 }
 
 /// Which table a CSV export writes (CSV holds one table per file).

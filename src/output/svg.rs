@@ -151,6 +151,26 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 TvAxis::Linear,
             )
         }
+        Report::Single(single) => {
+            // The permutation as a matrix of 0s and 1s: the scatter of cards against positions
+            // (the draft lottery's classic picture).
+            let n = single.deck;
+            let mut positions = vec![vec![0.0; n]; n];
+            for (position, &card) in single.permutation.iter().enumerate() {
+                positions[card][position] = 1.0;
+            }
+            let title = format!(
+                "one permutation of {} · Spearman's rho {:.3}",
+                group(n as u64),
+                single.spearman_rho
+            );
+            run_picture(&RunPicture {
+                title: &title,
+                positions: &positions,
+                source: MatrixSource::Observed,
+                orderings: None,
+            })
+        }
         Report::List(_) => Err(PlotError::InvalidInput(
             "the algorithm list has nothing to draw".to_string(),
         )),

@@ -25,6 +25,7 @@ use crate::report::run::{
 use crate::report::run::{
     Identity, MergedFrom, Positions, SequentialOutcome, TestResult, format_e_value,
 };
+use crate::report::single::SingleReport;
 use crate::report::theory::{LawRow, TheoryReport};
 use crate::theory::mixing::MixingMethod;
 use crate::theory::poker::{Category, card_name};
@@ -56,6 +57,7 @@ impl TableExporter {
             Report::Compare(compare) => self.compare(compare),
             Report::Theory(theory) => theory_document(theory),
             Report::Mixing(mixing) => mixing_document(mixing),
+            Report::Single(single) => single_document(single),
             Report::List(algorithms) => {
                 let mut table = new_table(&["algorithm", "meant uniform", "exact definition"]);
                 for entry in entries(algorithms) {
@@ -1540,6 +1542,55 @@ fn law_rows(rows: &[LawRow]) -> TableBlock {
     }
     align_right_from(&mut table, 2);
     table
+}
+
+/// `check --single`: the verdict, the two correlations, the family of tests, the notes.
+fn single_document(single: &SingleReport) -> Document {
+    let mut doc = Document::default();
+    doc.title(format!(
+        "shuffle-bias check --single: one permutation of {} items · {}",
+        group(single.deck as u64),
+        single.sources.join(", ")
+    ));
+    doc.blank();
+    doc.headline(if single.bias_detected {
+        "BIAS DETECTED"
+    } else {
+        "NO BIAS DETECTED"
+    });
+    doc.text(single.verdict.clone(), "  ");
+    doc.text(
+        format!(
+            "Spearman's rho with the starting order {:.4}, Kendall's tau {:.4}",
+            single.spearman_rho, single.kendall_tau
+        ),
+        "  ",
+    );
+    for note in &single.notes {
+        doc.text(format!("note: {note}"), "  ");
+    }
+    doc.blank();
+    // Approximate p-values are marked ≈ (the note names the approximations).
+    let mut table = new_table(&["test", "value", "uniform mean", "p", "Holm p", "result"]);
+    for test in &single.tests {
+        let approximate = if test.method == "exact" { "" } else { "≈" };
+        let digits = if test.name == "spearman-rho" { 4 } else { 2 };
+        table.add_row(vec![
+            test.name.to_string(),
+            if test.name == "spearman-rho" {
+                format!("{:.4}", test.value)
+            } else {
+                format!("{}", test.value)
+            },
+            format!("{:.*}", digits, test.uniform_mean),
+            format!("{approximate}{}", format_p(test.log10_p_value)),
+            format!("{approximate}{}", format_p(test.log10_adjusted_p_value)),
+            if test.rejected { "REJECTED" } else { "ok" }.to_string(),
+        ]);
+    }
+    align_right_from(&mut table, 1);
+    doc.table(table);
+    doc
 }
 
 fn theory_document(theory: &TheoryReport) -> Document {

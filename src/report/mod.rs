@@ -10,4 +10,5 @@ pub mod comparison;
 pub mod mixing;
 pub mod notes;
 pub mod run;
+pub mod single;
 pub mod theory;

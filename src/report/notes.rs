@@ -72,6 +72,13 @@ pub enum Note {
         /// Cards.
         deck: usize,
     },
+    /// Statistics whose exact law is not computed at this deck size, and so not tallied.
+    UntalliedStatistics {
+        /// Cards.
+        deck: usize,
+        /// Each one's name and largest deck, e.g. `inversions (up to 300 cards)`.
+        statistics: Vec<String>,
+    },
     /// The tally is marginal: what it holds and what it compares with.
     MarginalMode {
         /// Cards.
@@ -215,6 +222,11 @@ impl fmt::Display for Note {
                     ),
                 }
             }
+            Note::UntalliedStatistics { deck, statistics } => write!(
+                f,
+                "not tallied at {deck} cards, beyond the decks whose exact law is computed: {}",
+                statistics.join(", ")
+            ),
             Note::NoDealStream => f.write_str(
                 "the tests of the stream of deals (repeated decks, serial tests) are not run: \
                  some tally files were saved without them (--no-deal-tests); save them all with \

@@ -995,7 +995,7 @@ impl MarginalTheory {
             .iter()
             .map(|s| vec![0.0; s.max_value(n) + 1])
             .collect();
-        let mut scratch = vec![0usize; n];
+        let mut scratch = vec![0usize; crate::theory::permutation_statistics::scratch_len(n)];
         for_each_in_rank_order(n, |rank, deck| {
             let p = law.probabilities[rank];
             if p > 0.0 {

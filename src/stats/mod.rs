@@ -13,6 +13,7 @@ pub mod binomial;
 pub mod chi_square;
 pub mod confidence;
 pub mod holm;
+pub mod normal;
 pub mod poisson;
 pub mod power;
 pub mod probability;

@@ -155,7 +155,7 @@ pub fn expected_cells(mode: TallyMode, deck: usize) -> Option<u64> {
     match mode {
         TallyMode::Full => (2..=MAX_FULL_DECK).contains(&deck).then(|| factorial(deck)),
         TallyMode::Marginal => (2..=MAX_MARGINAL_DECK).contains(&deck).then(|| {
-            let histograms: usize = Statistic::ALL.iter().map(|s| s.max_value(deck) + 1).sum();
+            let histograms: usize = Statistic::ALL.iter().map(|s| s.cells(deck)).sum();
             (deck * deck + 1 + histograms) as u64
         }),
     }

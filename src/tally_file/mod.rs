@@ -4,12 +4,12 @@
 //! to be parts of one experiment: the tool and its version, the command, the shuffle and every
 //! flag that changes the counts, the deck and mode, the seed and the whole random source, which
 //! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
-//! The layout (format version 2, documented in `docs/tally-format.md`):
+//! The layout (format version 3, documented in `docs/tally-format.md`):
 //!
 //! | bytes | what |
 //! |---|---|
 //! | 19 | the magic `shuffle-bias tally\n` |
-//! | 2 | format version, little-endian `u16` (2) |
+//! | 2 | format version, little-endian `u16` (3) |
 //! | 4 | header length H, little-endian `u32` |
 //! | H | the header, a UTF-8 JSON object ([`TallyHeader`]) |
 //! | `counts_bytes` | the `cells` counters in [`Counts`] order, in the header's `encoding` |
@@ -45,7 +45,7 @@ use crate::engine::tally::TallyMode;
 pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
 
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 2;
+pub const FORMAT_VERSION: u16 = 3;
 
 /// A tally of either mode, as a file stores it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -250,12 +250,15 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_marginal_tally_of_n_cards_stores_n_plus_2_squared_counters() {
+    fn a_marginal_tally_of_n_cards_stores_its_positions_identity_and_histograms() {
         // n² positions, the identity, fixed points, cycles and rising sequences (0..=n each)
-        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)².
+        // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)²; then descents
+        // (0..=n−1), inversions (0..=n(n−1)/2), the longest increasing subsequence (0..=n) and
+        // the footrule (0..=⌊n²/2⌋), up to 56 cards (5,701 counters at 52 cards).
         for n in [2, 5, 52] {
             let counts = Counts::empty(TallyMode::Marginal, n);
-            assert_eq!(counts.cells(), ((n + 2) * (n + 2)) as u64);
+            let order = n + (n * (n - 1) / 2 + 1) + (n + 1) + (n * n / 2 + 1);
+            assert_eq!(counts.cells(), ((n + 2) * (n + 2) + order) as u64);
             assert_eq!(
                 codec::expected_cells(TallyMode::Marginal, n),
                 Some(counts.cells())

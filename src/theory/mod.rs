@@ -6,5 +6,6 @@ pub mod exact;
 pub mod mixing;
 pub mod permutation_statistics;
 pub mod poker;
+pub mod rank_statistics;
 pub mod reachable;
 pub mod shelf;

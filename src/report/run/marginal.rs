@@ -67,6 +67,9 @@ pub fn build_marginal_report_with_deals(
     }
     let mut statistics = Vec::new();
     for (index, &statistic) in Statistic::ALL.iter().enumerate() {
+        if !statistic.tallied_at(n) {
+            continue;
+        }
         let model = theory.statistic(index);
         if against_model && model.is_none() {
             left_out.push(statistic.name().to_string());
@@ -173,9 +176,20 @@ fn marginal_notes(
             algorithm: shuffle.label(),
         },
     };
+    let untallied: Vec<String> = Statistic::ALL
+        .into_iter()
+        .filter(|s| !s.tallied_at(n))
+        .map(|s| format!("{} (up to {} cards)", s.name(), s.max_exact_deck()))
+        .collect();
+    if !untallied.is_empty() {
+        notes.push(Note::UntalliedStatistics {
+            deck: n,
+            statistics: untallied,
+        });
+    }
     notes.push(Note::MarginalMode {
         deck: n,
-        statistics: Statistic::ALL.len(),
+        statistics: Statistic::tallied(n).count(),
         laws,
     });
     if !left_out.is_empty() {

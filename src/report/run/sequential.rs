@@ -119,9 +119,8 @@ impl MarginalTheory {
             Against::Uniform => MarginalNull {
                 positions: Some(vec![vec![1.0 / deck as f64; deck]; deck]),
                 identity: Some(uniform_ordering_probability(deck)),
-                statistics: Statistic::ALL
-                    .iter()
-                    .map(|&s| (s, s.uniform_value_law(deck)))
+                statistics: Statistic::tallied(deck)
+                    .map(|s| (s, s.uniform_value_law(deck)))
                     .collect(),
             },
             Against::Model => MarginalNull {
@@ -130,6 +129,7 @@ impl MarginalTheory {
                 statistics: Statistic::ALL
                     .iter()
                     .enumerate()
+                    .filter(|(_, s)| s.tallied_at(deck))
                     .filter_map(|(index, &s)| self.statistic(index).map(|law| (s, law.clone())))
                     .collect(),
             },
