@@ -147,11 +147,10 @@ pub fn single_line(single: &crate::report::single::SingleReport) -> String {
         format!("one permutation of {} items", single.deck),
         format!("Spearman's rho {:.4}", single.spearman_rho),
     ];
-    if let Some(strongest) = single
-        .tests
-        .iter()
-        .min_by(|a, b| a.log10_adjusted_p_value.total_cmp(&b.log10_adjusted_p_value))
-    {
+    if let Some(strongest) = single.tests.iter().min_by(|a, b| {
+        a.log10_adjusted_p_value
+            .total_cmp(&b.log10_adjusted_p_value)
+    }) {
         parts.push(format!(
             "strongest test: {} (Holm p {})",
             strongest.name,

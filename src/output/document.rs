@@ -118,6 +118,30 @@ impl TableBlock {
             .collect()
     }
 
+    /// The width of each column's content in a table `width` wide: each starts at its natural
+    /// width and, while the table is too wide, the widest column above its longest word loses
+    /// one character (so no word is ever cut; a table that cannot fit stays wider).
+    fn fitted_widths(&self, table: &Table) -> Vec<usize> {
+        let lower = self.longest_words();
+        let mut widths: Vec<usize> = table
+            .column_max_content_widths()
+            .iter()
+            .map(|&width| usize::from(width))
+            .collect();
+        let borders = 3 * widths.len() + 1;
+        let room = usize::from(self.width).saturating_sub(borders);
+        while widths.iter().sum::<usize>() > room {
+            let widest = (0..widths.len())
+                .filter(|&index| widths[index] > lower.get(index).copied().unwrap_or(0))
+                .max_by_key(|&index| (widths[index], std::cmp::Reverse(index)));
+            match widest {
+                Some(index) => widths[index] -= 1,
+                None => break,
+            }
+        }
+        widths
+    }
+
     /// The narrowest the table can be drawn without cutting a word: each column its longest
     /// word, plus a border and a space each side.
     fn narrowest_width(&self) -> usize {
@@ -159,11 +183,17 @@ impl TableBlock {
         }
         // When cells must be wrapped, a column is never narrower than its longest word: comfy
         // table would otherwise cut a number such as 10^-14983086.3 across two lines.
+        // The widths are chosen here, not by comfy table's dynamic arrangement (which can
+        // leave a long header unwrapped and squeeze another column below its longest word):
+        // from each column's natural width, the widest column still above its longest word
+        // gives up a character until the table fits.
         if self.width < u16::MAX && self.natural_width() > usize::from(self.width) {
-            for (index, longest) in self.longest_words().into_iter().enumerate() {
+            let widths = self.fitted_widths(&table);
+            for (index, width) in widths.into_iter().enumerate() {
                 if let Some(column) = table.column_mut(index) {
-                    let longest = u16::try_from(longest).unwrap_or(u16::MAX);
-                    column.set_constraint(ColumnConstraint::LowerBoundary(Width::Fixed(longest)));
+                    // An absolute width counts the padding, a space each side.
+                    let width = u16::try_from(width + 2).unwrap_or(u16::MAX);
+                    column.set_constraint(ColumnConstraint::Absolute(Width::Fixed(width)));
                 }
             }
         }
@@ -380,6 +410,37 @@ mod tests {
             assert!(text.contains(number), "{number} whole: {text}");
         }
         assert!(text.contains("left out to fit 80 columns: p;"), "{text}");
+    }
+
+    /// Regression: with a long header in one column and long words in another, comfy table's
+    /// own arrangement kept the header on one line and cut `mean longest-increasing` into
+    /// `mean longest-inc` / `reasing`; the widths chosen here wrap the header instead.
+    #[test]
+    fn a_long_header_wraps_before_another_column_loses_a_word() {
+        let mut table = TableBlock::new(&[
+            "figure",
+            "observed",
+            "theory (riffle · 7 passes)",
+            "uniform",
+        ]);
+        for (figure, value) in [
+            ("mean longest-increasing", "11.8495"),
+            ("identity frequency", "0.000% (0)"),
+        ] {
+            table.add_row(
+                [figure, value, "1.222e-62%", "1.240e-66%"]
+                    .map(String::from)
+                    .to_vec(),
+            );
+        }
+        table.align_right_from(1);
+        let mut document = Document::default();
+        document.table(table);
+        let text = document.to_terminal();
+        assert!(text.lines().all(|l| shown_width(l) <= 80), "{text}");
+        assert!(text.contains("mean longest-increasing"), "{text}");
+        assert!(text.contains("identity frequency"), "{text}");
+        assert!(text.contains("passes)"), "the header wraps: {text}");
     }
 
     #[test]
