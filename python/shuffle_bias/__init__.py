@@ -51,6 +51,21 @@ def _arity(shuffle):
     return 1 if len(positional) == 1 and not varargs else 2
 
 
+def _hand_over(tally, chunk, n):
+    """Give a chunk of cards to the native tally: as bytes (converted in C) when the deck allows
+    it, else as the list; a card that is no byte falls back to the list, whose error names the
+    shuffle."""
+    if n <= 256:
+        try:
+            data = bytes(chunk)
+        except (ValueError, TypeError):
+            data = None
+        if data is not None:
+            tally.add_bytes(data)
+            return
+    tally.add_flat(chunk)
+
+
 class ShuffleTest:
     """A test of a shuffle: the deck size, the number of shuffles, the seed, the level and the
     hypothesis (``against=None`` for uniform, or a built-in algorithm's name such as
@@ -105,7 +120,7 @@ class ShuffleTest:
                     deck = start[:]
                     result = shuffle(deck, rng)
                     extend(deck if result is None else result)
-            tally.add_flat(chunk)
+            _hand_over(tally, chunk, n)
             chunk.clear()
             remaining -= count
         report, text, summary, failure = tally.finish(max_bias)
@@ -175,10 +190,10 @@ def check(permutations, alpha=0.001, against=None, passes=None):
             )
         chunk.extend(permutation)
         if len(chunk) >= per_chunk * n:
-            tally.add_flat(chunk)
+            _hand_over(tally, chunk, n)
             chunk.clear()
     if tally is None:
         raise ValueError("no permutation to judge")
     if chunk:
-        tally.add_flat(chunk)
+        _hand_over(tally, chunk, n)
     return json.loads(tally.finish()[0])

@@ -93,6 +93,34 @@ impl Tally {
         .map_err(value_error)
     }
 
+    /// [`Tally::add_flat`] for decks of at most 256 cards, the cards as the bytes of a
+    /// `bytes` object (Python's `bytes(list)` converts a chunk in C, far faster than reading
+    /// the list's integers one by one).
+    fn add_bytes(&mut self, py: Python<'_>, cards: &[u8]) -> PyResult<()> {
+        let deck = self.deck;
+        let tally = self
+            .tally
+            .as_mut()
+            .ok_or_else(|| value_error("this tally was already judged"))?;
+        if !cards.len().is_multiple_of(deck) {
+            return Err(value_error(format!(
+                "a shuffle returned a list that is not of {deck} cards, among shuffles {} to {}",
+                tally.trials() + 1,
+                tally.trials() + (cards.len() / deck) as u64 + 1
+            )));
+        }
+        py.detach(|| {
+            let mut permutation = vec![0usize; deck];
+            cards.chunks_exact(deck).try_for_each(|bytes| {
+                for (card, &byte) in permutation.iter_mut().zip(bytes) {
+                    *card = usize::from(byte);
+                }
+                tally.add(&permutation)
+            })
+        })
+        .map_err(value_error)
+    }
+
     /// The permutations added so far.
     #[getter]
     fn trials(&self) -> u64 {
