@@ -26,6 +26,19 @@ fn value_error(message: impl ToString) -> PyErr {
     PyValueError::new_err(message.to_string())
 }
 
+/// An error unless `cards` cards are whole decks of `deck`, naming the shuffles among which
+/// one returned a list of another length.
+fn whole_decks(tally: &PermutationTally, cards: usize, deck: usize) -> PyResult<()> {
+    if cards.is_multiple_of(deck) {
+        return Ok(());
+    }
+    Err(value_error(format!(
+        "a shuffle returned a list that is not of {deck} cards, among shuffles {} to {}",
+        tally.trials() + 1,
+        tally.trials() + (cards / deck) as u64 + 1
+    )))
+}
+
 /// The test with these settings, checked by the library.
 fn test(
     deck: usize,
@@ -78,13 +91,7 @@ impl Tally {
             .tally
             .as_mut()
             .ok_or_else(|| value_error("this tally was already judged"))?;
-        if !cards.len().is_multiple_of(deck) {
-            return Err(value_error(format!(
-                "a shuffle returned a list that is not of {deck} cards, among shuffles {} to {}",
-                tally.trials() + 1,
-                tally.trials() + (cards.len() / deck) as u64 + 1
-            )));
-        }
+        whole_decks(tally, cards.len(), deck)?;
         py.detach(|| {
             cards
                 .chunks_exact(deck)
@@ -102,13 +109,7 @@ impl Tally {
             .tally
             .as_mut()
             .ok_or_else(|| value_error("this tally was already judged"))?;
-        if !cards.len().is_multiple_of(deck) {
-            return Err(value_error(format!(
-                "a shuffle returned a list that is not of {deck} cards, among shuffles {} to {}",
-                tally.trials() + 1,
-                tally.trials() + (cards.len() / deck) as u64 + 1
-            )));
-        }
+        whole_decks(tally, cards.len(), deck)?;
         py.detach(|| {
             let mut permutation = vec![0usize; deck];
             cards.chunks_exact(deck).try_for_each(|bytes| {
