@@ -832,12 +832,17 @@ pub fn riffle_passes_needed(n: usize, threshold: f64) -> u32 {
         let (numerator, denominator) = riffle_tv_fraction(&counts, n, passes);
         fraction_below(&numerator, &denominator, threshold)
     };
-    if below(0) {
-        return 0;
+    least_passes_from(0, below)
+}
+
+/// The least K ≥ `first` at which `below(K)` holds, for a `below` that stays true once true
+/// (a distance to uniform that never increases with the passes): doubling, then bisecting.
+pub fn least_passes_from(first: u32, mut below: impl FnMut(u32) -> bool) -> u32 {
+    if below(first) {
+        return first;
     }
     // Invariant: not below at `low`, below at `high`.
-    let mut low = 0;
-    let mut high = 1;
+    let (mut low, mut high) = (first, first.max(1) * 2);
     while !below(high) {
         low = high;
         high *= 2;

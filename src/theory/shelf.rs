@@ -25,7 +25,9 @@ use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
 use crate::engine::algorithms::Card;
-use crate::theory::permutation_statistics::{big_factorial, fraction_below, ratio_to_f64};
+use crate::theory::permutation_statistics::{
+    big_factorial, fraction_below, least_passes_from, ratio_to_f64,
+};
 
 /// The number of valleys of `deck`: positions i with deck\[i − 1\] > deck\[i\] < deck\[i + 1\].
 pub fn valleys(deck: &[Card]) -> usize {
@@ -159,24 +161,7 @@ pub fn shelf_passes_needed(n: usize, shelves: u16, threshold: f64) -> u32 {
         let (numerator, denominator) = tv_fraction(n, shelves, passes);
         fraction_below(&numerator, &denominator, threshold)
     };
-    if below(1) {
-        return 1;
-    }
-    // Invariant: not below at `low`, below at `high`.
-    let (mut low, mut high) = (1, 2);
-    while !below(high) {
-        low = high;
-        high *= 2;
-    }
-    while high - low > 1 {
-        let middle = low + (high - low) / 2;
-        if below(middle) {
-            high = middle;
-        } else {
-            low = middle;
-        }
-    }
-    high
+    least_passes_from(1, below)
 }
 
 #[cfg(test)]
