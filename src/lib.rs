@@ -81,6 +81,7 @@ pub mod engine;
 pub mod exit_code;
 pub mod input;
 pub mod interrupt;
+pub mod judge;
 pub mod memory_share;
 pub mod output;
 pub mod report;

@@ -23,7 +23,6 @@ use rand_core::SeedableRng;
 use crate::analysis::ruled_out::{BiasSize, GateOutcome};
 
 use crate::analysis::decision::format_p;
-use crate::commands::{Failure, Judging, judge_input};
 use crate::config::deal_fingerprint_limit;
 use crate::config::{MAX_PASSES, default_trials};
 use crate::engine::algorithms::{
@@ -35,6 +34,7 @@ use crate::engine::tally::TallyMode;
 use crate::input::permutation_reader::{
     DealsRequest, InputCounts, InputTally, Numbering, ReaderOptions, deal_stream_for,
 };
+use crate::judge::{JudgeError, Judging, Silent, judge_input};
 use crate::report::run::{RunReport, TestResult};
 use crate::theory::exact::DEFAULT_MAX_PATHS;
 
@@ -81,9 +81,9 @@ pub enum ShuffleTestError {
     NoLaw(String),
 }
 
-impl From<Failure> for ShuffleTestError {
-    fn from(failure: Failure) -> Self {
-        ShuffleTestError::NoLaw(failure.to_string())
+impl From<JudgeError> for ShuffleTestError {
+    fn from(error: JudgeError) -> Self {
+        ShuffleTestError::NoLaw(error.to_string())
     }
 }
 
@@ -539,9 +539,14 @@ impl PermutationTally {
             max_bias: None,
             labels: None,
             state_bits: None,
-            quiet: true,
         };
-        Ok(judge_input(input, &settings, elapsed_seconds, None, None)?)
+        Ok(judge_input(
+            input,
+            &settings,
+            elapsed_seconds,
+            (None, None),
+            &Silent,
+        )?)
     }
 }
 

@@ -4,39 +4,29 @@
 //! ([`crate::testing`]), which tallies a shuffle function's permutations in-process: both end
 //! in the same report model and verdict.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::saved_tally::{open_saved_tally, save_check_tally};
 use super::sequential::CheckSequential;
-use super::{
-    Failure, NoLaw, Theory, exact_law_shown, marginal_theory, open_output, publish, write_report,
-};
-use crate::analysis::dealt_hand::model_deal_identity;
-use crate::analysis::ruled_out::BiasSize;
+use super::{Failure, OnTerminal, open_output, publish, write_report};
 use crate::config::UsageError;
 use crate::config::{CheckConfig, check_listed_orderings_of};
-use crate::engine::algorithms::{Card, Shuffle};
-use crate::engine::simulate::Tally;
+use crate::engine::algorithms::Card;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::Numbering;
 use crate::input::permutation_reader::{
-    InputCounts, InputTally, Observer, open_sources, read_permutations_observed,
+    InputCounts, Observer, open_sources, read_permutations_observed,
 };
 use crate::input::producer::Producers;
 use crate::interrupt;
+use crate::judge::{Judging, check_theory, judge_input};
 use crate::output::Report;
 use crate::output::progress::Progress;
-use crate::output::text::plural;
-use crate::report::notes::{MAX_LISTED_DECK, Note};
-use crate::report::run::{Against, Origin, RunFacts, RunReport, build_run_report_with_deals};
-use crate::report::run::{
-    DealTheory, MarginalTheory, build_deal_report, build_marginal_report_with_deals,
-};
-use crate::report::run::{InputSummary, SequentialOutcome};
+use crate::report::notes::MAX_LISTED_DECK;
+use crate::report::run::Against;
 use crate::report::single::build_single_report;
-use crate::stats::probability::Probability;
+use crate::report::text::plural;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     if config.single {
@@ -64,7 +54,8 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
                 TallyMode::Marginal
             };
             let paths = (config.max_paths, config.max_paths_given);
-            check_theory(mode, deck, config.model, paths, config.quiet)
+            let watch = OnTerminal::new(config.quiet);
+            Ok(check_theory(mode, deck, config.model, paths, &watch)?)
         },
         |deck| config.reader.mode_for(deck) == TallyMode::Full,
         if config.model.is_some() {
@@ -142,10 +133,10 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         all_orderings: config.all_orderings,
         labels: config.reader.labels.clone(),
         state_bits: config.state_bits,
-        quiet: config.quiet,
         max_bias: config.max_bias,
     };
-    let mut report = judge_input(input, &settings, elapsed_seconds, known, outcome)?;
+    let watch = OnTerminal::new(config.quiet);
+    let mut report = judge_input(input, &settings, elapsed_seconds, (known, outcome), &watch)?;
     if let (Some(exec), Some(summary)) = (&config.exec, report.header.input.as_mut()) {
         summary.command = Some(exec.command.display());
         summary.copies = (exec.copies > 1).then_some(exec.copies as u64);
@@ -167,177 +158,6 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         ExitCode::Interrupted
     } else {
         verdict
-    })
-}
-
-/// What judging a tally of permutations needs besides the tally: `check`'s settings, or the
-/// library API's.
-#[derive(Debug, Clone)]
-pub(crate) struct Judging {
-    /// With `--against ALGORITHM`: the shuffle whose exact law the input should follow.
-    pub model: Option<Shuffle>,
-    /// Family-wise level.
-    pub alpha: f64,
-    /// Exact-law budget.
-    pub max_paths: u64,
-    /// Whether `--max-paths` was given (to say when the exact engine had no use for it).
-    pub max_paths_given: bool,
-    /// List every ordering in JSON and CSV whatever the deck.
-    pub all_orderings: bool,
-    /// `--labels`, if given.
-    pub labels: Option<Vec<String>>,
-    /// `--state-bits`, if given.
-    pub state_bits: Option<u32>,
-    /// No spinner while an exact law is computed.
-    pub quiet: bool,
-    /// `--max-bias SIZE`: the equivalence gate.
-    pub max_bias: Option<BiasSize>,
-}
-
-/// Judge a tally of permutations: the theory of the model (if any) for the tally's mode, then
-/// the report of the tally against uniform or that model. This is all of `check` after the
-/// reading, and all of the library API after its shuffles. `known` is the theory when it was
-/// already computed (by `--until-decided` at the first permutation), and `sequential` that
-/// test's outcome.
-pub(crate) fn judge_input(
-    input: InputTally,
-    settings: &Judging,
-    elapsed_seconds: f64,
-    known: Option<Theory>,
-    sequential: Option<SequentialOutcome>,
-) -> Result<RunReport, Failure> {
-    let model = settings.model;
-    // The theory can only be computed once the deck size is known (possibly from the input).
-    let theory = match (known, &input.counts, model) {
-        (Some(theory), _, _) => theory,
-        (None, InputCounts::Deal(_), None) => Theory::Deal(DealTheory::default()),
-        (None, InputCounts::Deal(tally), Some(shuffle)) => {
-            let law = exact_law_shown(
-                shuffle,
-                input.deck,
-                settings.max_paths,
-                settings.max_paths_given,
-                None,
-                settings.quiet,
-            )?
-            .map_err(|source| NoLaw::CheckModel {
-                shuffle: shuffle.label(),
-                deck: input.deck,
-                source,
-            })?;
-            Theory::Deal(DealTheory {
-                positions: Some(law.position_matrix()),
-                identity: Some(Probability::from_p(model_deal_identity(&law, tally.deal))),
-            })
-        }
-        (None, InputCounts::Full(_), _) => check_theory(
-            TallyMode::Full,
-            input.deck,
-            model,
-            (settings.max_paths, settings.max_paths_given),
-            settings.quiet,
-        )?,
-        (None, InputCounts::Marginal(_), _) => check_theory(
-            TallyMode::Marginal,
-            input.deck,
-            model,
-            (settings.max_paths, settings.max_paths_given),
-            settings.quiet,
-        )?,
-    };
-    let facts = RunFacts {
-        command: "check",
-        shuffle: model,
-        origin: Origin::Input(InputSummary {
-            sources: input.sources.clone(),
-            lines: input.lines,
-            permutations: input.permutations,
-            numbering: input.numbering,
-            format: input.format,
-            command: None,
-            seed: None,
-            copies: None,
-            labels: settings.labels.clone(),
-            invalid_lines: input.invalid,
-            invalid_examples: input.invalid_examples.clone(),
-            state_bits: settings.state_bits,
-        }),
-        trials_requested: input.permutations,
-        elapsed_seconds,
-        interrupted: input.interrupted,
-        alpha: settings.alpha,
-        against: if model.is_some() {
-            Against::Model
-        } else {
-            Against::Uniform
-        },
-        all_orderings: settings.all_orderings,
-    };
-    let report = match (input.counts, theory) {
-        (InputCounts::Full(counts), Theory::Full(law)) => {
-            let tally = Tally {
-                deck: input.deck,
-                counts,
-                trials: input.permutations,
-            };
-            build_run_report_with_deals(&facts, tally, law, input.deals)
-        }
-        (InputCounts::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report_with_deals(&facts, tally, theory, input.deals)
-        }
-        (InputCounts::Deal(tally), Theory::Deal(theory)) => {
-            let mut report = build_deal_report(&facts, tally, theory, input.deals);
-            if input.numbering_assumed > 0 {
-                report.notes.push(Note::NumberingAssumed {
-                    deals: input.numbering_assumed,
-                    deck: input.deck,
-                });
-            }
-            report
-        }
-        _ => unreachable!("the tally and the theory follow the same mode"),
-    };
-    let report = match sequential {
-        Some(outcome) => report.with_sequential(&facts, outcome),
-        None => report,
-    };
-    super::gated(report, settings.max_bias)
-}
-
-/// What `check` compares its tally of `mode` on `deck` cards with: uniform, or the exact law of
-/// `model` (`--against ALGORITHM`), which must exist. `max_paths` is the budget and whether it
-/// was given. `merge` of check tallies asks the same.
-pub(super) fn check_theory(
-    mode: TallyMode,
-    deck: usize,
-    model: Option<Shuffle>,
-    max_paths: (u64, bool),
-    quiet: bool,
-) -> Result<Theory, Failure> {
-    let (max_paths, max_paths_given) = max_paths;
-    Ok(match (mode, model) {
-        (TallyMode::Full, None) => Theory::Full(None),
-        (TallyMode::Full, Some(shuffle)) => Theory::Full(Some(Ok(Arc::new(
-            exact_law_shown(shuffle, deck, max_paths, max_paths_given, None, quiet)?.map_err(
-                |source| NoLaw::CheckModel {
-                    shuffle: shuffle.label(),
-                    deck,
-                    source,
-                },
-            )?,
-        )))),
-        (TallyMode::Marginal, None) => Theory::Marginal(MarginalTheory::default()),
-        (TallyMode::Marginal, Some(shuffle)) => {
-            let theory = marginal_theory(shuffle, deck, max_paths, max_paths_given, None, quiet)?;
-            if theory.source.is_none() {
-                return Err(NoLaw::CheckModelMarginal {
-                    shuffle: shuffle.label(),
-                    deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
     })
 }
 

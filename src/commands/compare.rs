@@ -13,10 +13,11 @@ use crate::engine::mapped_source::SourceSpec;
 use crate::engine::simulate::{SimulationSpec, simulate};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
+use crate::judge::{Tallied, Theory, judge};
 use crate::output::Report;
 use crate::output::progress::Progress;
 use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
-use crate::report::run::{Against, Origin, RunFacts, build_run_report};
+use crate::report::run::{Against, Origin, RunFacts};
 use crate::theory::exact::{ExactError, exact_law};
 
 pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
@@ -80,11 +81,8 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             all_orderings: false,
         };
         // The row keeps what the table shows; the tally and the law are dropped here.
-        let report = build_run_report(&facts, tally, Some(law));
-        let report = match sequential {
-            Some(outcome) => report.with_sequential(&facts, outcome),
-            None => report,
-        };
+        let theory = Theory::Full(Some(law));
+        let report = judge(&facts, Tallied::Full(tally), theory, None, sequential, None)?;
         rows.push(CompareRow::from_run(&report));
     }
     progress.finish();

@@ -14,7 +14,8 @@ use crate::output::files::FileError;
 use crate::tally_file::TallyFileError;
 
 pub use super::merge::MergeError;
-use crate::theory::exact::ExactError;
+use crate::judge::JudgeError;
+pub use crate::judge::NoLaw;
 
 /// Why a command failed.
 #[derive(Debug, thiserror::Error)]
@@ -52,78 +53,16 @@ pub enum Failure {
     Merge(#[from] MergeError),
 }
 
-/// A law that a command needs but cannot have, with what the command was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum NoLaw {
-    /// `theory`: the exact law of the shuffle.
-    #[error("no exact law for {shuffle} at {deck} cards: {source}")]
-    Theory {
-        /// The shuffle's label.
-        shuffle: String,
-        /// Cards.
-        deck: usize,
-        /// Why.
-        source: ExactError,
-    },
-    /// `theory --passes A..B`: the mixing curve.
-    #[error("--passes {first}..{last}: no mixing curve for {algorithm} at {deck} cards: {source}")]
-    MixingCurve {
-        /// The first number of passes.
-        first: u32,
-        /// The last.
-        last: u32,
-        /// The algorithm's name.
-        algorithm: String,
-        /// Cards.
-        deck: usize,
-        /// Why.
-        source: ExactError,
-    },
-    /// `run --against model` in full mode.
-    #[error(
-        "--against model: no exact law for {shuffle} at {deck} cards: {source}; use --against \
-         uniform"
-    )]
-    RunModel {
-        /// The shuffle's label.
-        shuffle: String,
-        /// Cards.
-        deck: usize,
-        /// Why.
-        source: ExactError,
-    },
-    /// `run --against model` in marginal mode, where no law of the marginals is known.
-    #[error(
-        "--against model: no exact law of {shuffle} is known at {deck} cards in marginal mode; \
-         use --against uniform"
-    )]
-    RunModelMarginal {
-        /// The shuffle's label.
-        shuffle: String,
-        /// Cards.
-        deck: usize,
-    },
-    /// `check --against ALGORITHM` in full mode.
-    #[error("--against {shuffle}: no exact law at {deck} cards: {source}")]
-    CheckModel {
-        /// The shuffle's label.
-        shuffle: String,
-        /// Cards (read off the input, perhaps).
-        deck: usize,
-        /// Why.
-        source: ExactError,
-    },
-    /// `check --against ALGORITHM` in marginal mode, where no law of the marginals is known.
-    #[error(
-        "--against {shuffle}: no exact law at {deck} cards: none is known for this deck in \
-         marginal mode"
-    )]
-    CheckModelMarginal {
-        /// The shuffle's label.
-        shuffle: String,
-        /// Cards (read off the input, perhaps).
-        deck: usize,
-    },
+impl From<JudgeError> for Failure {
+    fn from(error: JudgeError) -> Self {
+        match error {
+            JudgeError::NoLaw(no_law) => Failure::NoLaw(no_law),
+            JudgeError::Usage(usage) => Failure::Usage(usage),
+            JudgeError::Interrupted { shuffle, deck } => {
+                Failure::Interrupted(Interruption::ExactLaw { shuffle, deck })
+            }
+        }
+    }
 }
 
 /// What was being done when Ctrl-C came, with nothing to report yet.

@@ -17,9 +17,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use super::check::check_theory;
-use super::run::run_theory;
-use super::{Counted, Failure, Interruption, Theory, open_output, publish};
+use super::{Counted, Failure, Interruption, OnTerminal, open_output, publish};
 use crate::config::MergeConfig;
 use crate::config::{check_listed_orderings_of, deal_fingerprint_limit};
 use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSource};
@@ -30,14 +28,12 @@ use crate::input::content_digest::ContentDigest;
 use crate::input::permutation_reader::{INVALID_EXAMPLES, InvalidLine, Numbering};
 use crate::input::source_name::printable;
 use crate::interrupt;
+use crate::judge::{check_theory, judge, run_theory};
 use crate::output::progress::Progress;
-use crate::output::text::group;
 use crate::output::{CsvTable, Format};
 use crate::report::notes::{Note, Warning};
-use crate::report::run::{
-    Against, InputSummary, MergedFile, MergedFrom, Origin, RunFacts,
-    build_marginal_report_with_deals, build_run_report_with_deals,
-};
+use crate::report::run::{Against, InputSummary, MergedFile, MergedFrom, Origin, RunFacts};
+use crate::report::text::group;
 use crate::tally_file::{
     TallyFileError, TallyHeader, add_counts_split, open_tally, read_header, read_tally_into,
     splittable,
@@ -199,7 +195,15 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
     let (facts, theory) = if let Some(run) = &first.run {
         let shuffle = run.shuffle().map_err(named)?;
         let source = run.source().map_err(named)?;
-        let theory = run_theory(shuffle, deck, mode, &source, against, paths, config.quiet)?;
+        let theory = run_theory(
+            shuffle,
+            deck,
+            mode,
+            &source,
+            against,
+            paths,
+            &OnTerminal::new(config.quiet),
+        )?;
         let facts = RunFacts {
             command: "run",
             shuffle: Some(shuffle),
@@ -229,7 +233,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             None => None,
             Some(model) => Some(model.shuffle().map_err(named)?),
         };
-        let theory = check_theory(mode, deck, model, paths, config.quiet)?;
+        let theory = check_theory(mode, deck, model, paths, &OnTerminal::new(config.quiet))?;
         let parts: Vec<_> = headers.iter().filter_map(|h| h.check.as_ref()).collect();
         let facts = RunFacts {
             command: "check",
@@ -409,17 +413,8 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             .collect(),
         merge_seconds,
     };
-    let mut report = match (counts, theory) {
-        (Counted::Full(tally), Theory::Full(law)) => {
-            build_run_report_with_deals(&facts, tally, law, deals)
-        }
-        (Counted::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report_with_deals(&facts, tally, theory, deals)
-        }
-        _ => unreachable!("the tally and the theory follow the same mode"),
-    };
+    let mut report = judge(&facts, counts.into(), theory, deals, None, config.max_bias)?;
     report.header.merged = Some(merged_from);
-    let mut report = super::gated(report, config.max_bias)?;
     if !stream_kept {
         report.notes.push(Note::NoDealStream);
     }

@@ -14,31 +14,26 @@ mod saved_tally;
 mod sequential;
 mod theory;
 
+use std::cell::RefCell;
 use std::io::{self, IsTerminal, Write};
-use std::sync::Arc;
 
-use crate::analysis::ruled_out::{BiasSize, GateOutcome};
+use crate::analysis::ruled_out::GateOutcome;
 use crate::cli::{Cli, Command};
 use crate::config::{
-    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig, UsageError,
+    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
 };
-use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
+use crate::judge::Watch;
 use crate::output::brief::BriefExporter;
 use crate::output::files::{OutputFile, Target};
 use crate::output::interruptible::Interruptible;
 use crate::output::progress::Progress;
 use crate::output::svg::SvgExporter;
 use crate::output::{Exporter, Format, Report, exporter};
-use crate::report::run::MarginalTheory;
 use crate::report::run::RunReport;
-use crate::theory::exact::MAX_EXACT_DECK;
-use crate::theory::exact::{ChoiceLaw, ExactError, Law, STEP_PROPAGATION, exact_law_under};
 
 pub use failure::{Failure, Interruption, NoLaw};
-
-pub(crate) use check::{Judging, judge_input};
 
 /// Run the command and say how the process should end.
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
@@ -170,82 +165,41 @@ fn write_report(
     out.report.commit()
 }
 
-/// The exact law, with a spinner on the terminal while it is computed; Ctrl-C meanwhile ends
-/// the command (there is nothing to report yet). A `--max-paths` that the chosen method does
-/// not consult is said to be unused on stderr, rather than silently ignored.
-fn exact_law_shown(
-    shuffle: Shuffle,
-    deck: usize,
-    max_paths: u64,
-    max_paths_given: bool,
-    law: Option<ChoiceLaw>,
+/// Judging's long phases and warnings, shown on the terminal: a spinner while an exact law is
+/// computed (none with `--quiet`), each warning on stderr.
+pub(crate) struct OnTerminal {
     quiet: bool,
-) -> Result<Result<Law, ExactError>, Failure> {
-    let progress = Progress::phase(
-        &format!(
-            "computing the exact law of {} on {deck} cards",
-            shuffle.label()
-        ),
-        quiet,
-    );
-    let law = exact_law_under(shuffle, deck, max_paths, law);
-    progress.finish();
-    match law {
-        Err(ExactError::Interrupted) => Err(Failure::Interrupted(Interruption::ExactLaw {
-            shuffle: shuffle.label(),
-            deck,
-        })),
-        Ok(law) => {
-            if max_paths_given && law.method == STEP_PROPAGATION && shuffle.passes == 1 {
-                eprintln!(
-                    "warning: --max-paths {max_paths} was not used: the exact law of {} is \
-                     propagated step by step (one sweep of the {deck}! orderings per choice), \
-                     which no path budget limits",
-                    shuffle.label()
-                );
-            }
-            Ok(Ok(law))
+    spinner: RefCell<Option<Progress>>,
+}
+
+impl OnTerminal {
+    /// Spinners unless `quiet`; warnings always.
+    pub(crate) fn new(quiet: bool) -> OnTerminal {
+        OnTerminal {
+            quiet,
+            spinner: RefCell::new(None),
         }
-        law => Ok(law),
     }
 }
 
-/// What a run compares its tally with: the exact law of every ordering, or what is known of
-/// the marginals.
-pub(crate) enum Theory {
-    /// Every ordering: the exact law, when it was asked for (or why it is unavailable).
-    Full(Option<Result<Arc<Law>, ExactError>>),
-    /// What is known of the marginals.
-    Marginal(MarginalTheory),
-    /// Dealt hands: the model's slot marginals and identity, if any.
-    Deal(crate::report::run::DealTheory),
+impl Watch for OnTerminal {
+    fn phase_started(&self, what: &str) {
+        *self.spinner.borrow_mut() = Some(Progress::phase(what, self.quiet));
+    }
+
+    fn phase_finished(&self) {
+        if let Some(spinner) = self.spinner.borrow_mut().take() {
+            spinner.finish();
+        }
+    }
+
+    fn warning(&self, message: &str) {
+        eprintln!("warning: {message}");
+    }
 }
 
 /// A run's tally in either mode (the type a tally file stores).
 use crate::tally_file::Counts as Counted;
-
-/// What theory knows of the marginals of `config`'s shuffle: everything, from the exact law,
-/// on a deck small enough for one; the rising sequences of the riffle, from its closed form,
-/// on any deck; nothing otherwise.
-fn marginal_theory(
-    shuffle: Shuffle,
-    deck: usize,
-    max_paths: u64,
-    max_paths_given: bool,
-    law: Option<ChoiceLaw>,
-    quiet: bool,
-) -> Result<MarginalTheory, Failure> {
-    if deck <= MAX_EXACT_DECK
-        && let Ok(law) = exact_law_shown(shuffle, deck, max_paths, max_paths_given, law, quiet)?
-    {
-        Ok(MarginalTheory::from_law(&law))
-    } else if shuffle.algorithm == Algorithm::Riffle && law.is_none() {
-        // The closed form assumes fair coins, not a biased mapping's.
-        Ok(MarginalTheory::riffle(deck, shuffle.passes))
-    } else {
-        Ok(MarginalTheory::default())
-    }
-}
 
 /// Publish a run's report and choose the exit code (130 after Ctrl-C).
 fn finish_run(
@@ -291,25 +245,4 @@ fn publish(
         None if report.bias_detected => ExitCode::BiasDetected,
         None => ExitCode::NoBiasDetected,
     })
-}
-
-/// The report with the gate of `--max-bias size` decided, when asked for; an error when the
-/// report has no bound of that kind (a total variation size on a deck read to be too large for
-/// every ordering, or files saved against a model).
-fn gated(report: RunReport, size: Option<BiasSize>) -> Result<RunReport, Failure> {
-    let Some(size) = size else {
-        return Ok(report);
-    };
-    let report = report.with_gate(size);
-    if report.gate.is_none() {
-        let hint = if report.ruled_out.is_none() {
-            "a size of bias is a distance from uniform, and this report tests a model's law; \
-             drop --max-bias"
-        } else {
-            "a total variation distance needs every ordering tallied (at most 11 cards); use \
-             a size in position points such as 1pp"
-        };
-        return Err(UsageError::conflict("--max-bias", size.label(), hint).into());
-    }
-    Ok(report)
 }

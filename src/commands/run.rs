@@ -1,33 +1,25 @@
 //! `run`: simulate a shuffle, tally it, judge it against uniform or its exact law.
 
-use std::sync::Arc;
 use std::time::Instant;
 
 use super::saved_tally::{
     open_saved_tally, plan_memory, run_shard, save_run_tally, warn_of_fingerprint_memory,
 };
-use super::sequential::{family_for, simulate_until_decided};
-use super::{
-    Counted, Failure, NoLaw, Sink, Theory, exact_law_shown, finish_run, marginal_theory,
-    open_output,
-};
+use super::sequential::simulate_until_decided;
+use super::{Counted, Failure, OnTerminal, Sink, finish_run, open_output};
 use crate::analysis::ruled_out::{BiasSize, SizePlan};
 use crate::config::RunConfig;
-use crate::config::choice_law;
-use crate::engine::algorithms::Shuffle;
 use crate::engine::emit::emit_permutations_from;
-use crate::engine::mapped_source::SourceSpec;
-use crate::engine::mapping::Mapping;
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
 use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::interrupt;
+use crate::judge::{family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
-use crate::report::run::build_marginal_report_with_deals;
-use crate::report::run::{Against, Origin, RunFacts, build_run_report_with_deals};
+use crate::report::run::{Origin, RunFacts};
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     if config.shard.is_some() {
@@ -49,7 +41,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         &config.source,
         config.against,
         (config.max_paths, config.max_paths_given),
-        config.quiet,
+        &OnTerminal::new(config.quiet),
     )?;
 
     let spec = SimulationSpec {
@@ -167,20 +159,14 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         against: config.against,
         all_orderings: config.all_orderings,
     };
-    let report = match (counted, theory) {
-        (Counted::Full(tally), Theory::Full(law)) => {
-            build_run_report_with_deals(&facts, tally, law, deals)
-        }
-        (Counted::Marginal(tally), Theory::Marginal(theory)) => {
-            build_marginal_report_with_deals(&facts, tally, theory, deals)
-        }
-        _ => unreachable!("the tally and the theory follow the same mode"),
-    };
-    let report = match sequential {
-        Some(outcome) => report.with_sequential(&facts, outcome),
-        None => report,
-    };
-    let report = super::gated(report, config.max_bias)?;
+    let report = judge(
+        &facts,
+        counted.into(),
+        theory,
+        deals,
+        sequential,
+        config.max_bias,
+    )?;
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted || code == ExitCode::Interrupted {
         ExitCode::Interrupted
@@ -220,52 +206,4 @@ fn plan_size(size: BiasSize, config: &RunConfig) {
             plan.max_bias
         );
     }
-}
-
-/// What a run compares its tally with, computed before the long run so that an impossible
-/// `--against model` fails at once (and again by `merge`, from a tally file's settings). Under a
-/// biased mapping it is the law of the algorithm fed by that mapping. `max_paths` is the budget
-/// and whether it was given.
-pub(super) fn run_theory(
-    shuffle: Shuffle,
-    deck: usize,
-    mode: TallyMode,
-    source: &SourceSpec,
-    against: Against,
-    max_paths: (u64, bool),
-    quiet: bool,
-) -> Result<Theory, Failure> {
-    let (max_paths, max_paths_given) = max_paths;
-    let run_law = matches!(
-        source.mapping,
-        Mapping::Modulo | Mapping::Multiply | Mapping::Float
-    )
-    .then(|| choice_law(source));
-    Ok(match mode {
-        TallyMode::Full => {
-            let law = exact_law_shown(shuffle, deck, max_paths, max_paths_given, run_law, quiet)?
-                .map(Arc::new);
-            if let (Against::Model, Err(error)) = (against, &law) {
-                return Err(NoLaw::RunModel {
-                    shuffle: shuffle.label(),
-                    deck,
-                    source: error.clone(),
-                }
-                .into());
-            }
-            Theory::Full(Some(law))
-        }
-        TallyMode::Marginal => {
-            let theory =
-                marginal_theory(shuffle, deck, max_paths, max_paths_given, run_law, quiet)?;
-            if against == Against::Model && theory.source.is_none() {
-                return Err(NoLaw::RunModelMarginal {
-                    shuffle: shuffle.label(),
-                    deck,
-                }
-                .into());
-            }
-            Theory::Marginal(theory)
-        }
-    })
 }

@@ -23,8 +23,8 @@ use crate::interrupt;
 use crate::memory_share::{self, Reservation};
 use crate::output::files::OutputFile;
 use crate::output::progress::Progress;
-use crate::output::text::group;
 use crate::report::run::Against;
+use crate::report::text::group;
 use crate::tally_file::header::mode_name;
 use crate::tally_file::{CheckPart, ContentPart, ModelPart, RunPart, TallyHeader, write_tally};
 

@@ -7,10 +7,9 @@
 //! reading once it decides (a producer writing into the pipe then gets SIGPIPE).
 
 use std::ops::ControlFlow;
-use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use super::{Counted, Failure, Theory};
+use super::{Counted, Failure};
 use crate::analysis::ruled_out::BiasSize;
 use crate::analysis::sequential::{SequentialFamily, SequentialOutcome, SequentialTally};
 use crate::engine::algorithms::Card;
@@ -18,30 +17,8 @@ use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally}
 use crate::engine::mapped_source::SourceSpec;
 use crate::engine::simulate::SimulationSpec;
 use crate::engine::trial_order::visit_in_trial_order;
+use crate::judge::{Theory, family_for};
 use crate::report::run::Against;
-
-/// The family of e-processes for a tally in `theory`'s mode on `deck` cards, against
-/// `against` (the exact law or the marginal laws the theory knows, for `model`).
-pub(super) fn family_for(
-    theory: &Theory,
-    deck: usize,
-    against: Against,
-    alpha: f64,
-) -> SequentialFamily {
-    match theory {
-        Theory::Full(law) => {
-            let hypothesis = match (against, law) {
-                (Against::Model, Some(Ok(law))) => Some(Arc::clone(law)),
-                _ => None,
-            };
-            SequentialFamily::full(deck, hypothesis, alpha)
-        }
-        Theory::Marginal(theory) => {
-            SequentialFamily::marginal(deck, theory.sequential_null(deck, against), alpha)
-        }
-        Theory::Deal(_) => unreachable!("--until-decided is refused with --deal"),
-    }
-}
 
 /// Simulate `spec` in trial order until the family decides, `spec.trials` are done or `stop`
 /// is set: the tally of the shuffles used, the deal stream of the same shuffles when `deals`

@@ -2,9 +2,10 @@
 
 use std::sync::Arc;
 
-use super::{Failure, Interruption, NoLaw, exact_law_shown, open_output, write_report};
+use super::{Failure, Interruption, NoLaw, OnTerminal, open_output, write_report};
 use crate::config::TheoryConfig;
 use crate::exit_code::ExitCode;
+use crate::judge::exact_law;
 use crate::output::Report;
 use crate::output::progress::Progress;
 use crate::report::mixing::build_mixing_report;
@@ -44,13 +45,12 @@ pub(super) fn theory(config: TheoryConfig) -> Result<ExitCode, Failure> {
         write_report(&config.output, &Report::Mixing(&report), out)?;
         return Ok(ExitCode::NoBiasDetected);
     }
-    let law = exact_law_shown(
+    let law = exact_law(
         config.shuffle,
         config.deck,
-        config.max_paths,
-        config.max_paths_given,
+        (config.max_paths, config.max_paths_given),
         config.law,
-        config.quiet,
+        &OnTerminal::new(config.quiet),
     )?
     .map_err(|source| NoLaw::Theory {
         shuffle: config.shuffle.label(),

@@ -11,7 +11,7 @@
 //! an accumulator of tests between consecutive deals is fed.
 
 use crate::engine::algorithms::Card;
-use crate::theory::poker::{Category, HAND, classify};
+use crate::engine::poker::{Category, HAND, classify};
 
 /// How many deals had each card in each slot, the identity, and the poker categories.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -15,6 +15,7 @@ pub mod mapped_source;
 pub mod mapping;
 pub mod marginal;
 pub mod permutation;
+pub mod poker;
 pub mod random_source;
 pub mod shard;
 pub mod simulate;

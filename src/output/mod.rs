@@ -17,7 +17,7 @@ pub mod plot;
 pub mod progress;
 pub mod svg;
 pub mod table;
-pub mod text;
+pub use crate::report::text;
 
 use std::io::{self, Write};
 

@@ -222,7 +222,7 @@ pub fn build_compare_report(facts: CompareFacts, rows: Vec<CompareRow>) -> Compa
                     Some(needed) => format!(
                         "{}'s bias was not detected ({} trials give 99% power)",
                         row.algorithm,
-                        crate::output::text::group(needed)
+                        crate::report::text::group(needed)
                     ),
                     None => format!("{}'s bias was not detected", row.algorithm),
                 }

@@ -11,4 +11,5 @@ pub mod mixing;
 pub mod notes;
 pub mod run;
 pub mod single;
+pub mod text;
 pub mod theory;
