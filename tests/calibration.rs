@@ -22,8 +22,8 @@ use shuffle_bias::engine::deal_stream::{DealStreamOptions, RepeatSource};
 use shuffle_bias::engine::emit::emit_permutations;
 use shuffle_bias::engine::permutation::factorial;
 use shuffle_bias::engine::random_source::RngKind;
-use shuffle_bias::engine::simulate::{SimulationSpec, Tally, simulate, simulate_deals_from};
-use shuffle_bias::engine::simulate_marginal::simulate_marginal_deals_from;
+use shuffle_bias::engine::simulate::{Simulation, SimulationSpec, Tally, simulate};
+use shuffle_bias::engine::tally::TallyMode;
 use shuffle_bias::input::permutation_reader::{
     Input, InputSource, ReaderOptions, read_permutations,
 };
@@ -66,7 +66,13 @@ fn judge(spec: &SimulationSpec, tally: Tally, law: &Arc<Law>, alpha: f64) -> Run
 }
 
 fn run(spec: &SimulationSpec, law: &Arc<Law>, alpha: f64) -> RunReport {
-    let tally = simulate(spec, &AtomicBool::new(false), &mut |_| {});
+    let tally = simulate(
+        spec,
+        &Simulation::default(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .into_full();
     judge(spec, tally, law, alpha)
 }
 
@@ -270,12 +276,23 @@ fn run_with_deals(spec: &SimulationSpec, law: Option<&Arc<Law>>, alpha: f64) -> 
         compositions: full && spec.deck <= 5,
     };
     if full {
-        let (tally, deals) = simulate_deals_from(spec, &source, Some(options), &stop, &mut |_| {});
+        let how = Simulation {
+            deals: Some(options),
+            ..Simulation::from_source(&source)
+        };
+        let simulated = simulate(spec, &how, &stop, &mut |_| {});
+        let (tally, deals) = (simulated.counts.into_full().unwrap(), simulated.deals);
         build_run_report_with_deals(&facts, tally, law.map(|l| Ok(Arc::clone(l))), deals)
     } else {
         facts.all_orderings = false;
-        let (tally, deals) =
-            simulate_marginal_deals_from(spec, &source, Some(options), &stop, &mut |_| {});
+        let how = Simulation {
+            mode: TallyMode::Marginal,
+            source: Some(source),
+            deals: Some(options),
+            blocks: None,
+        };
+        let simulated = simulate(spec, &how, &stop, &mut |_| {});
+        let (tally, deals) = (simulated.counts.into_marginal().unwrap(), simulated.deals);
         build_marginal_report_with_deals(&facts, tally, MarginalTheory::default(), deals)
     }
 }

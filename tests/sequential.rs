@@ -370,8 +370,7 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
     use shuffle_bias::engine::algorithms::Algorithm;
     use shuffle_bias::engine::mapped_source::SourceSpec;
     use shuffle_bias::engine::random_source::RngKind;
-    use shuffle_bias::engine::simulate::{BLOCK_TRIALS, SimulationSpec, simulate};
-    use shuffle_bias::engine::simulate_marginal::simulate_marginal;
+    use shuffle_bias::engine::simulate::{BLOCK_TRIALS, Simulation, SimulationSpec, simulate};
     use shuffle_bias::engine::trial_order::visit_in_trial_order;
     use std::sync::atomic::AtomicBool;
     let stop = AtomicBool::new(false);
@@ -396,7 +395,7 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
         assert!(!outcome.decided);
         assert_eq!(
             tally,
-            simulate(&spec, &stop, &mut |_| {}),
+            simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full(),
             "{threads} threads"
         );
         let null = MarginalNull {
@@ -410,7 +409,10 @@ fn a_sequential_run_to_the_end_tallies_exactly_what_the_simulation_tallies() {
         let (_, SequentialTally::Marginal(tally)) = family.finish() else {
             panic!("marginal mode")
         };
-        assert_eq!(tally, simulate_marginal(&spec, &stop, &mut |_| {}));
+        assert_eq!(
+            tally,
+            simulate(&spec, &Simulation::marginal(), &stop, &mut |_| {}).into_marginal()
+        );
     }
 }
 

@@ -16,7 +16,7 @@ use std::sync::atomic::AtomicBool;
 
 use shuffle_bias::engine::algorithms::{Algorithm, Shuffle};
 use shuffle_bias::engine::random_source::RngKind;
-use shuffle_bias::engine::simulate::{SimulationSpec, simulate};
+use shuffle_bias::engine::simulate::{Simulation, SimulationSpec, simulate};
 use shuffle_bias::report::run::{Against, Origin, RunFacts, RunReport, build_run_report};
 use shuffle_bias::theory::exact::exact_law;
 
@@ -38,7 +38,13 @@ fn report(
         rng: RngKind::Chacha8,
         threads: 2,
     };
-    let tally = simulate(&spec, &AtomicBool::new(false), &mut |_| {});
+    let tally = simulate(
+        &spec,
+        &Simulation::default(),
+        &AtomicBool::new(false),
+        &mut |_| {},
+    )
+    .into_full();
     let law = exact_law(shuffle, deck, 100_000_000).map(Arc::new);
     let facts = RunFacts {
         command: "run",

@@ -10,7 +10,7 @@ use crate::analysis::sequential::SequentialFamily;
 use crate::config::CompareConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::mapped_source::SourceSpec;
-use crate::engine::simulate::{SimulationSpec, simulate};
+use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::judge::{Tallied, Theory, judge};
@@ -62,7 +62,10 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
                 (Counted::Marginal(_), _, _) => unreachable!("compare tallies every ordering"),
             }
         } else {
-            (simulate(&spec, stop, &mut show), None)
+            (
+                simulate(&spec, &Simulation::default(), stop, &mut show).into_full(),
+                None,
+            )
         };
         let decided = sequential.as_ref().is_some_and(|outcome| outcome.decided);
         let facts = RunFacts {

@@ -6,14 +6,12 @@ use super::saved_tally::{
     open_saved_tally, plan_memory, run_shard, save_run_tally, warn_of_fingerprint_memory,
 };
 use super::sequential::simulate_until_decided;
-use super::{Counted, Failure, OnTerminal, Sink, finish_run, open_output};
+use super::{Failure, OnTerminal, Sink, finish_run, open_output};
 use crate::analysis::ruled_out::{BiasSize, SizePlan};
 use crate::config::RunConfig;
 use crate::engine::emit::emit_permutations_from;
 use crate::engine::shard::{BlockCoverage, block_count};
-use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
-use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
-use crate::engine::tally::TallyMode;
+use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
 use crate::exit_code::ExitCode;
 use crate::interrupt;
 use crate::judge::{family_for, judge, run_theory};
@@ -81,29 +79,21 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
                 deals,
             )
         }
-        TallyMode::Full => {
-            let (tally, coverage, deals) = simulate_blocks_deals_from(
-                &spec,
-                &config.source,
-                blocks.clone(),
+        mode => {
+            let how = Simulation {
+                mode,
+                source: Some(config.source.clone()),
+                blocks: Some(blocks.clone()),
                 deals,
-                stop,
-                &mut show,
-            );
-            let tallied = tally.trials;
-            (Counted::Full(tally), tallied, coverage, deals)
-        }
-        TallyMode::Marginal => {
-            let (tally, coverage, deals) = simulate_marginal_blocks_deals_from(
-                &spec,
-                &config.source,
-                blocks.clone(),
-                deals,
-                stop,
-                &mut show,
-            );
-            let tallied = tally.trials;
-            (Counted::Marginal(tally), tallied, coverage, deals)
+            };
+            let simulated = simulate(&spec, &how, stop, &mut show);
+            let tallied = simulated.counts.trials();
+            (
+                simulated.counts,
+                tallied,
+                simulated.coverage,
+                simulated.deals,
+            )
         }
     };
     let elapsed_seconds = started.elapsed().as_secs_f64();

@@ -13,8 +13,7 @@ use crate::engine::deal_stream::{
 };
 use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_blocks};
 use crate::engine::simulate::Tally;
-use crate::engine::simulate::{SimulationSpec, simulate_blocks_deals_from};
-use crate::engine::simulate_marginal::simulate_marginal_blocks_deals_from;
+use crate::engine::simulate::{Simulated, Simulation, SimulationSpec, simulate};
 use crate::engine::tally::TallyMode;
 use crate::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally};
@@ -145,30 +144,17 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     let (deal_options, _reservation) =
         plan_memory(&spec, settings.mode, config.deal_tests, shard_trials);
     warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials);
-    let (counts, coverage, deals) = match settings.mode {
-        TallyMode::Full => {
-            let (tally, coverage, deals) = simulate_blocks_deals_from(
-                &spec,
-                &config.source,
-                blocks.clone(),
-                deal_options,
-                stop,
-                &mut show,
-            );
-            (Counted::Full(tally), coverage, deals)
-        }
-        TallyMode::Marginal => {
-            let (tally, coverage, deals) = simulate_marginal_blocks_deals_from(
-                &spec,
-                &config.source,
-                blocks.clone(),
-                deal_options,
-                stop,
-                &mut show,
-            );
-            (Counted::Marginal(tally), coverage, deals)
-        }
+    let how = Simulation {
+        mode: settings.mode,
+        source: Some(config.source.clone()),
+        blocks: Some(blocks.clone()),
+        deals: deal_options,
     };
+    let Simulated {
+        counts,
+        coverage,
+        deals,
+    } = simulate(&spec, &how, stop, &mut show);
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
     let header = run_header(&config, &counts, blocks.clone(), &coverage, elapsed_seconds);

@@ -149,7 +149,7 @@ mod tests {
     use crate::engine::mapping::Mapping;
     use crate::engine::permutation::rank;
     use crate::engine::random_source::RngKind;
-    use crate::engine::simulate::simulate_from;
+    use crate::engine::simulate::{Simulation, simulate};
 
     #[test]
     fn the_permutations_written_are_the_shuffles_tallied_for_any_source() {
@@ -182,7 +182,8 @@ mod tests {
                 let deck: Vec<Card> = line.split(' ').map(|t| t.parse().unwrap()).collect();
                 counts[rank(&deck)] += 1;
             }
-            let tally = simulate_from(&spec, &source, &stop, &mut |_| {});
+            let tally =
+                simulate(&spec, &Simulation::from_source(&source), &stop, &mut |_| {}).into_full();
             assert_eq!(counts, tally.counts, "{header}");
         }
     }

@@ -24,9 +24,12 @@ use crate::engine::counters::{ByteTally, count, prefetch};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
+use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank_array};
 use crate::engine::random_source::{BlockSources, RandomSource, RngKind};
 use crate::engine::shard::{BlockCoverage, block_count};
+use crate::engine::simulate_marginal::simulate_marginal;
+use crate::engine::tally::{Counts, TallyMode};
 
 pub use crate::engine::random_source::BLOCK_TRIALS;
 
@@ -69,42 +72,114 @@ pub struct Tally {
     pub trials: u64,
 }
 
-/// Run the simulation. `progress` is called from the calling thread with the number of shuffles
-/// done so far, a few times a second; setting `stop` ends the run after the blocks in flight,
-/// and the tally then holds only the completed blocks.
-pub fn simulate(spec: &SimulationSpec, stop: &AtomicBool, progress: &mut dyn FnMut(u64)) -> Tally {
-    simulate_from(spec, &SourceSpec::chacha(spec.rng), stop, progress)
+/// How to run a simulation, besides what to simulate ([`SimulationSpec`]); the default is
+/// every ordering tallied over the whole run, from ChaCha with Lemire's reduction.
+#[derive(Debug, Clone, Default)]
+pub struct Simulation {
+    /// Every ordering (the default), or the marginals (positions, identity, statistics).
+    pub mode: TallyMode,
+    /// The random source (a generator, a range mapping and a word width); `None` is ChaCha of
+    /// the spec's variant with Lemire's reduction, the fast path. Any other source shuffles
+    /// as real code driven by it would.
+    pub source: Option<SourceSpec>,
+    /// The blocks of [`BLOCK_TRIALS`] shuffles to run (a shard's range); `None` is every block.
+    pub blocks: Option<Range<u64>>,
+    /// Feed the shuffles, in trial order, to a deal-stream accumulator
+    /// ([`crate::engine::deal_stream`]) with these options.
+    pub deals: Option<DealStreamOptions>,
 }
 
-/// Run the simulation with the random source `source` (a generator, a range mapping and a word
-/// width) instead of `spec.rng`: ChaCha with Lemire's reduction takes the fast path (the counts
-/// of [`simulate`]), anything else the source made as real code makes it.
-pub fn simulate_from(
+impl Simulation {
+    /// Every ordering tallied, from `source`.
+    pub fn from_source(source: &SourceSpec) -> Simulation {
+        Simulation {
+            source: Some(source.clone()),
+            ..Simulation::default()
+        }
+    }
+
+    /// Tally the marginals instead of every ordering.
+    pub fn marginal() -> Simulation {
+        Simulation {
+            mode: TallyMode::Marginal,
+            ..Simulation::default()
+        }
+    }
+}
+
+/// What a simulation produced: the tally of the blocks run, which blocks were completed, and
+/// the deal stream of the same shuffles when one was asked for.
+#[derive(Debug)]
+pub struct Simulated {
+    /// The tally, in the mode asked for.
+    pub counts: Counts,
+    /// The blocks completed (all those asked for, unless the run was stopped).
+    pub coverage: BlockCoverage,
+    /// The deal-stream accumulator, when [`Simulation::deals`] asked for one.
+    pub deals: Option<DealStreamTally>,
+}
+
+impl Simulated {
+    /// The tally of every ordering (a simulation in [`TallyMode::Full`]).
+    pub fn into_full(self) -> Tally {
+        self.counts
+            .into_full()
+            .expect("the simulation tallied every ordering")
+    }
+
+    /// The tally of the marginals (a simulation in [`TallyMode::Marginal`]).
+    pub fn into_marginal(self) -> MarginalTally {
+        self.counts
+            .into_marginal()
+            .expect("the simulation tallied the marginals")
+    }
+}
+
+/// Run the simulation of `spec` as `how` says. `progress` is called from the calling thread
+/// with the number of shuffles done so far, a few times a second; setting `stop` ends the run
+/// after the blocks in flight, and the tally then holds only the completed blocks (see
+/// [`Simulated::coverage`]).
+pub fn simulate(
     spec: &SimulationSpec,
-    source: &SourceSpec,
+    how: &Simulation,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
-) -> Tally {
-    simulate_deals_from(spec, source, None, stop, progress).0
+) -> Simulated {
+    let chacha;
+    let source = match &how.source {
+        Some(source) => source,
+        None => {
+            chacha = SourceSpec::chacha(spec.rng);
+            &chacha
+        }
+    };
+    let blocks = how.blocks.clone().unwrap_or(0..block_count(spec.trials));
+    let deals = how.deals.clone();
+    match how.mode {
+        TallyMode::Full => {
+            let (tally, coverage, deals) =
+                simulate_full(spec, source, blocks, deals, stop, progress);
+            Simulated {
+                counts: Counts::Full(tally),
+                coverage,
+                deals,
+            }
+        }
+        TallyMode::Marginal => {
+            let (tally, coverage, deals) =
+                simulate_marginal(spec, source, blocks, deals, stop, progress);
+            Simulated {
+                counts: Counts::Marginal(tally),
+                coverage,
+                deals,
+            }
+        }
+    }
 }
 
-/// [`simulate_from`] that also feeds the shuffles, in trial order, to a deal-stream
-/// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
-pub fn simulate_deals_from(
-    spec: &SimulationSpec,
-    source: &SourceSpec,
-    deals: Option<DealStreamOptions>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> (Tally, Option<DealStreamTally>) {
-    let all = 0..block_count(spec.trials);
-    let (tally, _, deals) = simulate_blocks_deals_from(spec, source, all, deals, stop, progress);
-    (tally, deals)
-}
-
-/// The blocks `blocks` of the run, their coverage, and the deal-stream accumulator of those
-/// blocks when `deals` is given.
-pub fn simulate_blocks_deals_from(
+/// The blocks `blocks` of the run tallied in full, their coverage, and the deal-stream
+/// accumulator of those blocks when `deals` is given.
+fn simulate_full(
     spec: &SimulationSpec,
     source: &SourceSpec,
     blocks: Range<u64>,
@@ -700,8 +775,9 @@ mod tests {
                 deck: 10,
                 ..spec(2)
             };
-            let fast = simulate(&spec, &stop, &mut |_| {});
-            let assembled = simulate_from(&spec, &source, &stop, &mut |_| {});
+            let fast = simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full();
+            let assembled =
+                simulate(&spec, &Simulation::from_source(&source), &stop, &mut |_| {}).into_full();
             assert_eq!(fast, assembled, "{}", algorithm.name());
         }
     }
@@ -724,7 +800,7 @@ mod tests {
                 ..spec(2)
             };
             let table = ChoiceTable::derive(spec.shuffle, deck).unwrap();
-            let fast = simulate(&spec, &stop, &mut |_| {});
+            let fast = simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full();
             let queue = BlockQueue::range(spec.trials, 0..block_count(spec.trials));
             let job = Job {
                 spec: &spec,
@@ -750,13 +826,25 @@ mod tests {
             bits: None,
             reseed: None,
         };
-        let one = simulate_from(&spec(1), &source, &stop, &mut |_| {});
-        let three = simulate_from(&spec(3), &source, &stop, &mut |_| {});
+        let one = simulate(
+            &spec(1),
+            &Simulation::from_source(&source),
+            &stop,
+            &mut |_| {},
+        )
+        .into_full();
+        let three = simulate(
+            &spec(3),
+            &Simulation::from_source(&source),
+            &stop,
+            &mut |_| {},
+        )
+        .into_full();
         assert_eq!(one, three);
         assert_eq!(one.trials, spec(1).trials);
         assert_ne!(
             one,
-            simulate(&spec(1), &stop, &mut |_| {}),
+            simulate(&spec(1), &Simulation::default(), &stop, &mut |_| {}).into_full(),
             "another stream"
         );
     }
@@ -779,18 +867,20 @@ mod tests {
                 deck: 6,
                 ..spec(2)
             };
-            let tally = simulate_from(&spec, &source, &stop, &mut |_| {});
+            let tally =
+                simulate(&spec, &Simulation::from_source(&source), &stop, &mut |_| {}).into_full();
             let seen = tally.counts.iter().filter(|&&c| c > 0).count();
             assert!(seen <= 16, "{seeds:?}: {seen} orderings from 16 seeds");
             assert!(seen >= 8, "{seeds:?}: {seen}");
             assert_eq!(
                 tally,
-                simulate_from(
+                simulate(
                     &SimulationSpec { threads: 3, ..spec },
-                    &source,
+                    &Simulation::from_source(&source),
                     &stop,
                     &mut |_| {}
                 )
+                .into_full()
             );
         }
     }
@@ -798,9 +888,9 @@ mod tests {
     #[test]
     fn counts_for_a_seed_do_not_depend_on_the_number_of_threads() {
         let stop = AtomicBool::new(false);
-        let one = simulate(&spec(1), &stop, &mut |_| {});
-        let two = simulate(&spec(2), &stop, &mut |_| {});
-        let three = simulate(&spec(3), &stop, &mut |_| {});
+        let one = simulate(&spec(1), &Simulation::default(), &stop, &mut |_| {}).into_full();
+        let two = simulate(&spec(2), &Simulation::default(), &stop, &mut |_| {}).into_full();
+        let three = simulate(&spec(3), &Simulation::default(), &stop, &mut |_| {}).into_full();
         assert_eq!(one, two);
         assert_eq!(one, three);
         assert_eq!(one.counts.iter().sum::<u64>(), spec(1).trials);
@@ -810,10 +900,10 @@ mod tests {
     #[test]
     fn a_different_seed_gives_different_counts() {
         let stop = AtomicBool::new(false);
-        let a = simulate(&spec(1), &stop, &mut |_| {});
+        let a = simulate(&spec(1), &Simulation::default(), &stop, &mut |_| {}).into_full();
         let mut other = spec(1);
         other.seed = 8;
-        let b = simulate(&other, &stop, &mut |_| {});
+        let b = simulate(&other, &Simulation::default(), &stop, &mut |_| {}).into_full();
         assert_ne!(a.counts, b.counts);
     }
 
@@ -823,19 +913,13 @@ mod tests {
         let stop = AtomicBool::new(false);
         let source = SourceSpec::chacha(RngKind::Chacha8);
         let spec = spec(2);
-        let whole = simulate(&spec, &stop, &mut |_| {});
+        let whole = simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full();
         let mut sum = vec![0u64; whole.counts.len()];
         let mut trials = 0;
         for index in 0..3 {
             let blocks = shard_blocks(spec.trials, index, 3);
-            let (tally, coverage, _) = simulate_blocks_deals_from(
-                &spec,
-                &source,
-                blocks.clone(),
-                None,
-                &stop,
-                &mut |_| {},
-            );
+            let (tally, coverage, _) =
+                simulate_full(&spec, &source, blocks.clone(), None, &stop, &mut |_| {});
             assert_eq!(coverage, BlockCoverage::whole(blocks));
             for (total, count) in sum.iter_mut().zip(&tally.counts) {
                 *total += count;
@@ -849,7 +933,7 @@ mod tests {
     #[test]
     fn a_stop_before_the_start_tallies_nothing() {
         let stop = AtomicBool::new(true);
-        let (tally, coverage, _) = simulate_blocks_deals_from(
+        let (tally, coverage, _) = simulate_full(
             &spec(2),
             &SourceSpec::chacha(RngKind::Chacha8),
             1..3,
@@ -859,7 +943,7 @@ mod tests {
         );
         assert_eq!(coverage.taken, 1..1, "no block begun");
         assert_eq!(tally.trials, 0);
-        let tally = simulate(&spec(2), &stop, &mut |_| {});
+        let tally = simulate(&spec(2), &Simulation::default(), &stop, &mut |_| {}).into_full();
         assert_eq!(tally.trials, 0);
         assert_eq!(tally.counts.len(), 24);
     }

@@ -19,48 +19,13 @@ use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally}
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor};
 use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::random_source::{BlockSources, RandomSource};
-use crate::engine::shard::{BlockCoverage, block_count};
+use crate::engine::shard::BlockCoverage;
 use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
-/// Run the simulation of `spec` in marginal mode. `progress` and `stop` behave as in
-/// [`crate::engine::simulate::simulate`]; after a stop the tally holds the completed blocks only.
-pub fn simulate_marginal(
-    spec: &SimulationSpec,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> MarginalTally {
-    simulate_marginal_from(spec, &SourceSpec::chacha(spec.rng), stop, progress)
-}
-
-/// [`simulate_marginal`] with the random source `source` instead of `spec.rng` (see
-/// [`crate::engine::simulate::simulate_from`]).
-pub fn simulate_marginal_from(
-    spec: &SimulationSpec,
-    source: &SourceSpec,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> MarginalTally {
-    simulate_marginal_deals_from(spec, source, None, stop, progress).0
-}
-
-/// [`simulate_marginal_from`] that also feeds the shuffles, in trial order, to a deal-stream
-/// accumulator ([`crate::engine::deal_stream`]) when `deals` is given.
-pub fn simulate_marginal_deals_from(
-    spec: &SimulationSpec,
-    source: &SourceSpec,
-    deals: Option<DealStreamOptions>,
-    stop: &AtomicBool,
-    progress: &mut dyn FnMut(u64),
-) -> (MarginalTally, Option<DealStreamTally>) {
-    let all = 0..block_count(spec.trials);
-    let (tally, _, deals) =
-        simulate_marginal_blocks_deals_from(spec, source, all, deals, stop, progress);
-    (tally, deals)
-}
-
-/// The blocks `blocks` of the run, their coverage, and the deal-stream accumulator of those
-/// blocks when `deals` is given.
-pub fn simulate_marginal_blocks_deals_from(
+/// The blocks `blocks` of the run tallied in marginal mode (see
+/// [`crate::engine::simulate::simulate`]), their coverage, and the deal-stream accumulator of
+/// those blocks when `deals` is given.
+pub(crate) fn simulate_marginal(
     spec: &SimulationSpec,
     source: &SourceSpec,
     blocks: Range<u64>,
@@ -210,7 +175,7 @@ mod tests {
     use crate::engine::algorithms::{Algorithm, Shuffle};
     use crate::engine::permutation::for_each_in_rank_order;
     use crate::engine::random_source::RngKind;
-    use crate::engine::simulate::{BLOCK_TRIALS, simulate};
+    use crate::engine::simulate::{BLOCK_TRIALS, Simulation, simulate};
 
     fn spec(algorithm: Algorithm, deck: usize, threads: usize) -> SimulationSpec {
         SimulationSpec {
@@ -226,8 +191,20 @@ mod tests {
     #[test]
     fn the_tally_for_a_seed_does_not_depend_on_the_number_of_threads() {
         let stop = AtomicBool::new(false);
-        let one = simulate_marginal(&spec(Algorithm::Naive, 52, 1), &stop, &mut |_| {});
-        let three = simulate_marginal(&spec(Algorithm::Naive, 52, 3), &stop, &mut |_| {});
+        let one = simulate(
+            &spec(Algorithm::Naive, 52, 1),
+            &Simulation::marginal(),
+            &stop,
+            &mut |_| {},
+        )
+        .into_marginal();
+        let three = simulate(
+            &spec(Algorithm::Naive, 52, 3),
+            &Simulation::marginal(),
+            &stop,
+            &mut |_| {},
+        )
+        .into_marginal();
         assert_eq!(one, three);
         assert_eq!(one.trials, spec(Algorithm::Naive, 52, 1).trials);
     }
@@ -239,8 +216,9 @@ mod tests {
         let stop = AtomicBool::new(false);
         for algorithm in [Algorithm::Naive, Algorithm::ComparatorMerge] {
             let spec = spec(algorithm, 5, 2);
-            let full = simulate(&spec, &stop, &mut |_| {});
-            let marginal = simulate_marginal(&spec, &stop, &mut |_| {});
+            let full = simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full();
+            let marginal =
+                simulate(&spec, &Simulation::marginal(), &stop, &mut |_| {}).into_marginal();
             let mut expected = MarginalTally::new(5);
             let mut implied = MarginalTally::new(5);
             for_each_in_rank_order(5, |rank, deck| {
@@ -265,15 +243,22 @@ mod tests {
             for threads in [1, 3] {
                 let spec = spec(Algorithm::Naive, deck, threads);
                 let source = SourceSpec::chacha(spec.rng);
-                let plain = simulate_marginal(&spec, &stop, &mut |_| {});
+                let plain =
+                    simulate(&spec, &Simulation::marginal(), &stop, &mut |_| {}).into_marginal();
                 let options = DealStreamOptions {
                     deck,
                     dealt: deck,
                     repeats: RepeatSource::Off,
                     compositions: false,
                 };
-                let (tally, deals) =
-                    simulate_marginal_deals_from(&spec, &source, Some(options), &stop, &mut |_| {});
+                let how = Simulation {
+                    deals: Some(options),
+                    source: Some(source),
+                    ..Simulation::marginal()
+                };
+                let simulated = simulate(&spec, &how, &stop, &mut |_| {});
+                let deals = simulated.deals;
+                let tally = simulated.counts.into_marginal().unwrap();
                 assert_eq!(tally, plain, "{deck} cards, {threads} threads");
                 assert_eq!(deals.expect("asked for").deals, spec.trials);
             }
@@ -283,7 +268,13 @@ mod tests {
     #[test]
     fn a_stop_before_the_start_tallies_nothing() {
         let stop = AtomicBool::new(true);
-        let tally = simulate_marginal(&spec(Algorithm::FisherYates, 52, 2), &stop, &mut |_| {});
+        let tally = simulate(
+            &spec(Algorithm::FisherYates, 52, 2),
+            &Simulation::marginal(),
+            &stop,
+            &mut |_| {},
+        )
+        .into_marginal();
         assert_eq!(tally.trials, 0);
         assert_eq!(tally.positions.len(), 52 * 52);
     }

@@ -2,6 +2,9 @@
 
 use serde::Serialize;
 
+use super::marginal::MarginalTally;
+use super::simulate::Tally;
+
 /// What was tallied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -19,6 +22,50 @@ impl TallyMode {
         match self {
             TallyMode::Full => super::permutation::MAX_FULL_DECK,
             TallyMode::Marginal => super::marginal::MAX_MARGINAL_DECK,
+        }
+    }
+}
+
+/// A tally of either mode: what a simulation fills, and what a tally file stores.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Counts {
+    /// Every ordering's count, by lexicographic rank.
+    Full(Tally),
+    /// Positions (card-major), the identity, then each statistic's histogram in
+    /// `Statistic::ALL` order.
+    Marginal(MarginalTally),
+}
+
+impl Counts {
+    /// The tally's mode.
+    pub fn mode(&self) -> TallyMode {
+        match self {
+            Counts::Full(_) => TallyMode::Full,
+            Counts::Marginal(_) => TallyMode::Marginal,
+        }
+    }
+
+    /// Shuffles tallied.
+    pub fn trials(&self) -> u64 {
+        match self {
+            Counts::Full(tally) => tally.trials,
+            Counts::Marginal(tally) => tally.trials,
+        }
+    }
+
+    /// The full tally, if this is one.
+    pub fn into_full(self) -> Option<Tally> {
+        match self {
+            Counts::Full(tally) => Some(tally),
+            Counts::Marginal(_) => None,
+        }
+    }
+
+    /// The marginal tally, if this is one.
+    pub fn into_marginal(self) -> Option<MarginalTally> {
+        match self {
+            Counts::Marginal(tally) => Some(tally),
+            Counts::Full(_) => None,
         }
     }
 }

@@ -314,7 +314,7 @@ mod tests {
     #[test]
     fn the_deal_stream_of_a_full_run_counts_what_deals_fed_one_by_one_in_trial_order_give() {
         use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
-        use crate::engine::simulate::simulate_deals_from;
+        use crate::engine::simulate::{Simulation, simulate};
         // Both the one-draw path (Fisher–Yates, naive, Sattolo on small decks) and the
         // choice-by-choice loop (larger decks, another algorithm), with blocks taken by several
         // workers in any order: the counts must equal DealStream::add on the decks of the run in
@@ -343,7 +343,11 @@ mod tests {
                 compositions: true,
             };
             let source = SourceSpec::chacha(spec.rng);
-            let (_, fast) = simulate_deals_from(&spec, &source, Some(options), &stop, &mut |_| {});
+            let how = Simulation {
+                deals: Some(options),
+                ..Simulation::from_source(&source)
+            };
+            let fast = simulate(&spec, &how, &stop, &mut |_| {}).deals;
             let mut plain = DealStream::new(options);
             visit_in_trial_order(&spec, &source, &stop, &mut |_| {}, &mut |cards| {
                 plain.add(cards);

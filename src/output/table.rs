@@ -1722,7 +1722,7 @@ mod tests {
     fn compare_of_every_algorithm() -> CompareReport {
         use crate::engine::algorithms::{Algorithm, Shuffle};
         use crate::engine::random_source::RngKind;
-        use crate::engine::simulate::{SimulationSpec, simulate};
+        use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
         use crate::report::comparison::{CompareFacts, CompareRow, build_compare_report};
         use crate::report::run::{Against, Origin, RunFacts, build_run_report};
         use crate::theory::exact::exact_law;
@@ -1739,7 +1739,13 @@ mod tests {
                     rng: RngKind::Chacha8,
                     threads: 1,
                 };
-                let tally = simulate(&spec, &AtomicBool::new(false), &mut |_| {});
+                let tally = simulate(
+                    &spec,
+                    &Simulation::default(),
+                    &AtomicBool::new(false),
+                    &mut |_| {},
+                )
+                .into_full();
                 let facts = RunFacts {
                     command: "run",
                     shuffle: Some(spec.shuffle),

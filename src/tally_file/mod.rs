@@ -47,15 +47,7 @@ pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
 /// The format version this build writes and reads.
 pub const FORMAT_VERSION: u16 = 3;
 
-/// A tally of either mode, as a file stores it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Counts {
-    /// Every ordering's count, by lexicographic rank.
-    Full(Tally),
-    /// Positions (card-major), the identity, then each statistic's histogram in
-    /// `Statistic::ALL` order.
-    Marginal(MarginalTally),
-}
+pub use crate::engine::tally::Counts;
 
 impl Counts {
     /// An empty tally of `mode` for decks of `deck` cards.
@@ -89,22 +81,6 @@ impl Counts {
         match self {
             Counts::Full(tally) => Some(&mut tally.counts),
             Counts::Marginal(_) => None,
-        }
-    }
-
-    /// The tally's mode.
-    pub fn mode(&self) -> TallyMode {
-        match self {
-            Counts::Full(_) => TallyMode::Full,
-            Counts::Marginal(_) => TallyMode::Marginal,
-        }
-    }
-
-    /// Shuffles tallied.
-    pub fn trials(&self) -> u64 {
-        match self {
-            Counts::Full(tally) => tally.trials,
-            Counts::Marginal(tally) => tally.trials,
         }
     }
 
@@ -170,22 +146,6 @@ impl Counts {
                         .iter()
                         .all(|h| h.iter().sum::<u64>() == tally.trials)
             }
-        }
-    }
-
-    /// Convert into a full tally, or a marginal one.
-    pub fn into_full(self) -> Option<Tally> {
-        match self {
-            Counts::Full(tally) => Some(tally),
-            Counts::Marginal(_) => None,
-        }
-    }
-
-    /// The marginal tally, if this is one.
-    pub fn into_marginal(self) -> Option<MarginalTally> {
-        match self {
-            Counts::Marginal(tally) => Some(tally),
-            Counts::Full(_) => None,
         }
     }
 }
