@@ -194,7 +194,7 @@ fn no_module_imports_a_module_that_imports_it_back() {
 #[test]
 fn the_statistics_and_the_text_helpers_are_leaves() {
     let graph = import_graph();
-    for leaf in ["stats", "output::text"] {
+    for leaf in ["stats", "report::text"] {
         let imports: Vec<&String> = graph
             .iter()
             .filter(|(module, _)| within(module, leaf))
@@ -235,6 +235,59 @@ fn the_analysis_of_a_tally_imports_only_the_statistics_the_theory_and_the_engine
                     .any(|lower| within(imported, lower)),
                 "{module} imports {imported}"
             );
+        }
+    }
+}
+
+#[test]
+fn nothing_outside_the_commands_and_main_imports_the_commands() {
+    let graph = import_graph();
+    for (module, imports) in graph
+        .iter()
+        .filter(|(m, _)| !within(m, "commands") && !m.is_empty())
+    {
+        for imported in imports {
+            assert!(!within(imported, "commands"), "{module} imports {imported}");
+        }
+    }
+}
+
+#[test]
+fn judging_and_the_library_never_see_a_command_the_command_line_or_the_terminal() {
+    // One judging path below the commands: `judge/` builds reports and never prints (the
+    // progress on the terminal is the commands' job); the library's front door (`testing`)
+    // calls it, and may render a report into memory with an exporter, but runs no command.
+    let graph = import_graph();
+    assert!(graph.contains_key("judge"), "judge/ was found");
+    for (area, above) in [
+        ("judge", &["commands", "cli", "output"][..]),
+        ("testing", &["commands", "cli"][..]),
+    ] {
+        for (module, imports) in graph.iter().filter(|(m, _)| within(m, area)) {
+            for imported in imports {
+                assert!(
+                    !above.iter().any(|upper| within(imported, upper)),
+                    "{module} imports {imported}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn data_flows_down_the_engine_never_uses_the_theory_and_a_report_never_an_exporter() {
+    // The exact engine drives the engine's algorithms, so the engine sits below the theory;
+    // the report models are what the exporters print, so they sit below `output/`.
+    let graph = import_graph();
+    for (lower, upper) in [
+        ("engine", "theory"),
+        ("report", "output"),
+        ("report", "judge"),
+    ] {
+        for (module, imports) in graph.iter().filter(|(m, _)| within(m, lower)) {
+            for imported in imports {
+                assert!(!within(imported, upper), "{module} imports {imported}");
+            }
         }
     }
 }

@@ -27,7 +27,7 @@ pub fn emit_permutations(
 }
 
 /// [`emit_permutations`] with the random source `source` instead of `spec.rng` (the same
-/// shuffles as [`crate::engine::simulate::simulate_from`] tallies).
+/// shuffles as [`crate::engine::simulate::simulate`] tallies).
 pub fn emit_permutations_from(
     spec: &SimulationSpec,
     source: &SourceSpec,

@@ -1,7 +1,7 @@
 //! The shuffles of a run visited one by one in trial order — block 0's shuffles first, in the
 //! order drawn, then block 1's, … — with a visitor that can stop the run (`--until-decided`).
 //!
-//! The shuffles are exactly those [`crate::engine::simulate::simulate_from`] tallies and
+//! The shuffles are exactly those [`crate::engine::simulate::simulate`] tallies and
 //! [`crate::engine::emit::emit_permutations_from`] writes: the same algorithm code, the same
 //! per-block sources from [`dispatch_run`] (the one-draw sources of
 //! [`crate::engine::choice_table`] when the run takes that path). Worker threads shuffle whole blocks (worker w takes
