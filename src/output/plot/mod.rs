@@ -31,11 +31,9 @@ mod mixing;
 mod orderings;
 
 pub use evidence::evidence_chart;
-use frame::{check_matrix, check_orderings, draw_title, render};
-use frame::{common_deck, grid_shape, invalid};
-use heat_map::draw_heat_panel;
+use frame::{check_matrix, check_orderings, common_deck, draw_title, grid_shape, invalid, render};
 pub use heat_map::{RatioScale, position_heat_map};
-use heat_map::{draw_heat_map, draw_legend, heat_layout};
+use heat_map::{draw_heat_map, draw_heat_panel, draw_legend, heat_layout};
 pub use mixing::mixing_curve;
 use orderings::draw_orderings_panel;
 pub use orderings::ordering_chart;
