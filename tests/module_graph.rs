@@ -286,6 +286,40 @@ fn the_path_finder_sees_through_groups_and_nesting() {
     assert!(joined.contains(&"stats::pvalue".to_string()), "{joined:?}");
 }
 
+/// The source files under `src/`, each with its number of lines.
+fn source_lengths() -> Vec<(String, usize)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut lengths = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                let name = path.strip_prefix(&root).unwrap().display().to_string();
+                lengths.push((name, lines));
+            }
+        }
+    }
+    lengths
+}
+
+#[test]
+fn no_source_file_is_longer_than_1500_lines() {
+    // Rooms of a size a person can hold (issue #27): a file past this is split by what it does.
+    const MAX_LINES: usize = 1_500;
+    let lengths = source_lengths();
+    assert!(lengths.len() > 20, "the source tree was found: {lengths:?}");
+    let long: Vec<String> = lengths
+        .iter()
+        .filter(|(_, lines)| *lines > MAX_LINES)
+        .map(|(name, lines)| format!("src/{name} has {lines} lines (at most {MAX_LINES})"))
+        .collect();
+    assert!(long.is_empty(), "files to split:\n{}", long.join("\n"));
+}
+
 #[test]
 fn a_module_of_tests_declared_after_cfg_test_is_not_counted_as_code() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
