@@ -37,6 +37,9 @@ fn modules() -> BTreeMap<String, String> {
                 [only] if only == "lib" || only == "main" => String::new(),
                 _ => parts.join("::"),
             };
+            if test_only(&path) {
+                continue;
+            }
             let text = std::fs::read_to_string(&path).unwrap();
             let code = text.split("#[cfg(test)]").next().unwrap_or_default();
             let code: Vec<&str> = code
@@ -47,6 +50,36 @@ fn modules() -> BTreeMap<String, String> {
         }
     }
     modules
+}
+
+/// Whether the file at `path` is a module of tests: its parent declares it after a
+/// `#[cfg(test)]` (a folder's `tests.rs`, say), so none of it counts.
+fn test_only(path: &Path) -> bool {
+    let Some(stem) = path.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+        return false;
+    };
+    let folder = path.parent().unwrap();
+    let parents = [
+        folder.join("mod.rs"),
+        folder.with_extension("rs"),
+        folder.join("lib.rs"),
+    ];
+    parents
+        .iter()
+        .filter(|parent| parent.as_path() != path)
+        .filter_map(|parent| std::fs::read_to_string(parent).ok())
+        .any(|text| {
+            text.split("#[cfg(test)]").skip(1).any(|after| {
+                // The declaration follows the attribute, past other attributes and comments.
+                after
+                    .lines()
+                    .map(str::trim)
+                    .find(|line| {
+                        !line.is_empty() && !line.starts_with("#[") && !line.starts_with("//")
+                    })
+                    .is_some_and(|line| line == format!("mod {stem};"))
+            })
+        })
 }
 
 /// Every `crate::a::b::…` path in `code`, as its segments; a group `crate::a::{b::c, d}`
@@ -304,4 +337,58 @@ fn the_path_finder_sees_through_groups_and_nesting() {
     );
     assert!(joined.contains(&"engine::tally".to_string()), "{joined:?}");
     assert!(joined.contains(&"stats::pvalue".to_string()), "{joined:?}");
+}
+
+/// The source files under `src/`, each with its number of lines.
+fn source_lengths() -> Vec<(String, usize)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut lengths = Vec::new();
+    let mut stack = vec![root.clone()];
+    while let Some(dir) = stack.pop() {
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+                let name = path.strip_prefix(&root).unwrap().display().to_string();
+                lengths.push((name, lines));
+            }
+        }
+    }
+    lengths
+}
+
+#[test]
+fn no_source_file_is_longer_than_1500_lines() {
+    // Rooms of a size a person can hold (issue #27): a file past this is split by what it does.
+    const MAX_LINES: usize = 1_500;
+    let lengths = source_lengths();
+    assert!(lengths.len() > 20, "the source tree was found: {lengths:?}");
+    let long: Vec<String> = lengths
+        .iter()
+        .filter(|(_, lines)| *lines > MAX_LINES)
+        .map(|(name, lines)| format!("src/{name} has {lines} lines (at most {MAX_LINES})"))
+        .collect();
+    assert!(long.is_empty(), "files to split:\n{}", long.join("\n"));
+}
+
+#[test]
+fn a_module_of_tests_declared_after_cfg_test_is_not_counted_as_code() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let tests: Vec<_> = std::fs::read_dir(src.join("engine/deal_stream"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| {
+            path.file_stem()
+                .is_some_and(|s| s.to_string_lossy().ends_with("tests"))
+        })
+        .collect();
+    assert!(!tests.is_empty(), "engine/deal_stream holds its tests");
+    assert!(tests.iter().all(|path| test_only(path)), "{tests:?}");
+    assert!(!test_only(&src.join("engine/deal_stream/mod.rs")));
+    assert!(!test_only(&src.join("engine/simulate.rs")));
+    let graph = import_graph();
+    assert!(!graph.contains_key("engine::deal_stream::tests"));
+    assert!(graph.contains_key("engine::deal_stream"));
 }

@@ -1,0 +1,770 @@
+//! The deal-stream accumulator: what the repeated-deals and serial tests of
+//! [`crate::analysis::deal_stream`] need from a stream of deals, kept as the deals go by.
+//!
+//! Per deal (K cards out of n, K = n for a whole deck) it keeps a 128-bit fingerprint for the
+//! repeated-deals test ([`BYTES_PER_DEAL`] bytes a deal, within a memory limit, beyond which
+//! the fingerprints are dropped and the test is reported as skipped with the reason); and per
+//! consecutive pair of deals the number of matching slots, the per-slot table of (card group at
+//! the slot in deal t, card group in deal t+1), and, for whole decks in full mode, the rank of
+//! the composition σ_{t+1}∘σ_t⁻¹. Memory besides the fingerprints is K·G² + (K + 1) counters,
+//! G = min(n, [`MAX_GROUPS`]), and n! for the compositions.
+//!
+//! **Consecutive.** `check` feeds the deals in line order: deal t and t+1 are lines t and t+1.
+//! `run` produces deals in blocks, block b drawing from its own stream, and workers take blocks
+//! in any order; each block is fed between [`DealStream::start_block`] and
+//! [`DealStream::end_block`], which record its first and last deal, and [`DealStream::finish`]
+//! adds the seam pairs (last deal of block b, first of block b+1). So the pairs are exactly the
+//! consecutive pairs of trial order, the same whatever `--threads` (after an interruption, the
+//! seams between blocks that were not both reached are left out).
+
+use crate::engine::algorithms::Card;
+use crate::engine::permutation::{composition_into, factorial, rank};
+
+mod merge;
+mod repeats;
+
+use merge::stream_ends;
+pub use merge::{DealStreamMerger, StreamEnd};
+pub use repeats::hash_deal;
+use repeats::{count_repeats, sort_fingerprints};
+
+/// Bytes kept per deal for the repeated-deals test: one 128-bit fingerprint.
+pub const BYTES_PER_DEAL: u64 = 16;
+
+/// Most card groups in a slot table: decks of up to 64 cards get one group per card; larger
+/// decks group consecutive cards (card c in group c·G/n), so that memory stays K·64² counters.
+pub const MAX_GROUPS: usize = 64;
+
+/// Counters of one slot's table in `narrow`: 64 × 64 whatever G, so that a cell is found
+/// with a shift and no bounds check (rows of G cells used out of 64).
+const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
+
+/// Deals kept before their pairs are added, slot by slot, into the slot tables (see
+/// [`DealStream::drain_pending`]): with a few hundred pairs per slot, most of a slot table's
+/// cache lines take several updates while in L1. The buffer, 2·K·256 bytes (26 KiB at 52
+/// cards), is written in order, one copy of each deal.
+const PENDING_DEALS: usize = 256;
+
+/// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
+/// worker; 11! would add 320 MB a worker to the run.
+pub const MAX_COMPOSITION_DECK: usize = 10;
+
+/// What to keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DealStreamOptions {
+    /// n, cards in the deck.
+    pub deck: usize,
+    /// K, cards per deal.
+    pub dealt: usize,
+    /// How the repeated deals are counted.
+    pub repeats: RepeatSource,
+    /// Whether to count the compositions σ_{t+1}∘σ_t⁻¹ (whole decks of at most
+    /// [`MAX_COMPOSITION_DECK`] cards only).
+    pub compositions: bool,
+}
+
+/// Where the repeated-deals counts come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepeatSource {
+    /// From the full tally (every ordering's count): nothing kept per deal.
+    FullTally,
+    /// A fingerprint per deal, up to `limit` deals (beyond, the test is skipped).
+    Fingerprints {
+        /// Most fingerprints kept.
+        limit: u64,
+    },
+    /// Too many deals for the fingerprints to fit under `limit`: known before the run, so
+    /// nothing is kept.
+    TooMany {
+        /// Most fingerprints allowed.
+        limit: u64,
+    },
+    /// Not asked for.
+    Off,
+}
+
+/// Why the repeated-deals test has no counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RepeatsSkipped {
+    /// The fingerprints would pass the memory limit.
+    Memory {
+        /// Deals the limit allows.
+        limit: u64,
+        /// Deals seen (or to be run).
+        deals: u64,
+    },
+    /// Not asked for.
+    Off,
+}
+
+/// The repeated-deals counts of a stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeats {
+    /// To be computed from the full tally.
+    FromTally,
+    /// Counted from fingerprints.
+    Counted {
+        /// Distinct deals.
+        distinct: u64,
+        /// Pairs of identical deals, Σ C(c, 2).
+        repeated_pairs: u64,
+    },
+    /// Not counted.
+    Skipped(RepeatsSkipped),
+}
+
+/// What a stream of deals left: plain counts for [`crate::analysis::deal_stream`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DealStreamTally {
+    /// n.
+    pub deck: usize,
+    /// K.
+    pub dealt: usize,
+    /// Deals seen.
+    pub deals: u64,
+    /// Consecutive pairs counted.
+    pub pairs: u64,
+    /// The repeated-deals counts.
+    pub repeats: Repeats,
+    /// `matches[m]`: consecutive pairs with m matching slots (0..=K).
+    pub matches: Vec<u64>,
+    /// G, the card groups of the slot tables.
+    pub groups: usize,
+    /// `slots[(s·G + a)·G + b]`: pairs with group a at slot s in deal t and b in deal t+1.
+    pub slots: Vec<u64>,
+    /// `compositions[rank]`: pairs whose composition σ_{t+1}∘σ_t⁻¹ has that rank (whole decks
+    /// in full mode).
+    pub compositions: Option<Vec<u64>>,
+    /// The ends of the runs of consecutive blocks (a run's stream only): what a later merge
+    /// needs to pair the seams with the blocks of other shards ([`DealStreamMerger`]).
+    pub ends: Vec<StreamEnd>,
+    /// The fingerprints of the deals, each list sorted, when the repeated deals were counted
+    /// from them: what a later merge needs to count repeats across parts.
+    pub fingerprints: Vec<Vec<u128>>,
+}
+
+/// A block's first and last deal, for the seams.
+#[derive(Debug, Clone)]
+struct Seam {
+    block: u64,
+    first: Vec<Card>,
+    last: Vec<Card>,
+    complete: bool,
+}
+
+/// The accumulator (see the module documentation).
+#[derive(Debug, Clone)]
+pub struct DealStream {
+    options: DealStreamOptions,
+    groups: usize,
+    group_of: Vec<u16>,
+    fingerprints: Vec<Vec<u128>>,
+    kept: u64,
+    dropped: Option<RepeatsSkipped>,
+    deals: u64,
+    pairs: u64,
+    matches: Vec<u64>,
+    slots: Vec<u64>,
+    /// The slot counts of the last pairs, in 16 bits: a quarter of the memory traffic of
+    /// `slots` (the 52 slot tables of a 52-card deck, 52 rows of 104 bytes each, stay in the
+    /// L2 cache), added into `slots` before any could overflow. `narrow[(s·64 + a)·64 + b]`
+    /// (see [`TABLE`]).
+    narrow: Vec<u16>,
+    /// Pairs counted in `narrow` since it was last emptied (those still in `pending`
+    /// included).
+    in_narrow: u32,
+    /// The deals of the last pairs, not yet added into `narrow`, one after the other
+    /// ([`PENDING_DEALS`] of K cards).
+    pending: Vec<Card>,
+    /// `paired[i]`: whether pending deal i is paired with deal i − 1.
+    paired: Vec<bool>,
+    /// Deals in `pending`.
+    in_pending: usize,
+    compositions: Option<Vec<u64>>,
+    previous: Vec<Card>,
+    has_previous: bool,
+    /// Where each card sits in the previous deal (compositions only).
+    slot_of: Vec<usize>,
+    composition: Vec<Card>,
+    block: Option<(u64, Vec<Card>)>,
+    seams: Vec<Seam>,
+    /// Bits per card when a deal fits in 128 bits exactly (then the fingerprint is the deal).
+    packed_bits: Option<u32>,
+    /// Whether every pair counted here was made from deals added here (no merge, no pairs
+    /// counted elsewhere): what [`DealStream::slot_card_counts`] relies on.
+    own_pairs_only: bool,
+}
+
+/// Bits a card takes in a packed fingerprint: ⌈log2 n⌉ (at least 1).
+fn card_bits(deck: usize) -> u32 {
+    usize::BITS - (deck - 1).max(1).leading_zeros()
+}
+
+/// Whether the fingerprints of deals of `dealt` cards out of `deck` are 128-bit hashes (K·⌈log2
+/// n⌉ > 128 bits: 52-card decks) rather than the deals themselves packed. Two distinct deals then
+/// share a fingerprint with probability 2^−128 a pair, so a count of repeated deals is exact only
+/// up to C(N, 2)·2^−128 — the smallest p-value of too many repeats that can be resolved.
+pub fn fingerprints_are_hashes(deck: usize, dealt: usize) -> bool {
+    card_bits(deck) as usize * dealt > 128
+}
+
+impl DealStream {
+    /// An empty accumulator.
+    pub fn new(options: DealStreamOptions) -> Self {
+        let DealStreamOptions { deck, dealt, .. } = options;
+        assert!(
+            dealt <= deck && dealt >= 1,
+            "{dealt} cards dealt out of {deck}"
+        );
+        let groups = deck.min(MAX_GROUPS);
+        let compositions = options.compositions && dealt == deck && deck <= MAX_COMPOSITION_DECK;
+        let bits = card_bits(deck);
+        let dropped = match options.repeats {
+            RepeatSource::Off => Some(RepeatsSkipped::Off),
+            RepeatSource::TooMany { limit } => Some(RepeatsSkipped::Memory { limit, deals: 0 }),
+            _ => None,
+        };
+        DealStream {
+            options,
+            groups,
+            group_of: (0..deck).map(|c| (c * groups / deck) as u16).collect(),
+            fingerprints: vec![Vec::new()],
+            kept: 0,
+            dropped,
+            deals: 0,
+            pairs: 0,
+            matches: vec![0; dealt + 1],
+            slots: vec![0; dealt * groups * groups],
+            narrow: vec![0; dealt * TABLE],
+            in_narrow: 0,
+            pending: vec![0; dealt * PENDING_DEALS],
+            paired: vec![false; PENDING_DEALS],
+            in_pending: 0,
+            compositions: compositions.then(|| vec![0; factorial(deck) as usize]),
+            previous: vec![0; dealt],
+            has_previous: false,
+            slot_of: vec![0; if compositions { deck } else { 0 }],
+            composition: vec![0; if compositions { deck } else { 0 }],
+            block: None,
+            seams: Vec::new(),
+            packed_bits: (!fingerprints_are_hashes(deck, dealt)).then_some(bits),
+            own_pairs_only: true,
+        }
+    }
+
+    /// Count one deal (`deal[slot] = card`), paired with the previous one.
+    #[inline]
+    pub fn add(&mut self, deal: &[Card]) {
+        debug_assert_eq!(deal.len(), self.options.dealt);
+        if let RepeatSource::Fingerprints { limit } = self.options.repeats
+            && self.dropped.is_none()
+        {
+            if self.kept < limit {
+                let print = self.fingerprint(deal);
+                self.fingerprints[0].push(print);
+                self.kept += 1;
+            } else {
+                self.fingerprints = vec![Vec::new()];
+                self.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
+            }
+        }
+        if self.has_previous {
+            let previous = std::mem::take(&mut self.previous);
+            self.pair(&previous, deal);
+            self.previous = previous;
+        } else if let Some((_, first)) = &mut self.block
+            && first.is_empty()
+        {
+            first.extend_from_slice(deal);
+        }
+        self.remember(deal);
+        self.deals += 1;
+    }
+
+    /// Count the deals `deals` (one after the other, K cards each), in order, each paired with
+    /// the one before: the same counts as [`DealStream::add`] called on each, with less work per
+    /// deal. Each deal is copied once, into the buffer of pending pairs, where the pair with
+    /// the deal before it needs no copy of that deal again (it is the one just kept); the
+    /// matching slots are counted against the deal before it in `deals` and the previous deal
+    /// is kept once, at the end. Streams that count compositions take the deals one by one.
+    pub fn add_deals(&mut self, deals: &[Card]) {
+        let k = self.options.dealt;
+        debug_assert_eq!(deals.len() % k, 0);
+        if self.compositions.is_some() {
+            for deal in deals.chunks_exact(k) {
+                self.add(deal);
+            }
+            return;
+        }
+        if deals.is_empty() {
+            return;
+        }
+        if let RepeatSource::Fingerprints { limit } = self.options.repeats
+            && self.dropped.is_none()
+        {
+            let count = (deals.len() / k) as u64;
+            if self.kept + count <= limit {
+                let bits = self.packed_bits;
+                self.fingerprints[0].extend(deals.chunks_exact(k).map(|deal| {
+                    match bits {
+                        Some(bits) => deal
+                            .iter()
+                            .fold(0u128, |acc, &c| (acc << bits) | u128::from(c)),
+                        None => hash_deal(deal),
+                    }
+                }));
+                self.kept += count;
+            } else {
+                self.fingerprints = vec![Vec::new()];
+                self.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
+            }
+        }
+        if !self.has_previous
+            && let Some((_, first)) = &mut self.block
+            && first.is_empty()
+        {
+            first.extend_from_slice(&deals[..k]);
+        }
+        // The last pending deal is `previous` whenever there is one (every deal of the stream
+        // goes into `pending`, the first of a block unpaired); a seam pair made by `finish`
+        // breaks this, and is followed by no deal.
+        if self.has_previous && !self.previous_is_pending() {
+            let previous = std::mem::take(&mut self.previous);
+            self.push_unpaired(&previous);
+            self.previous = previous;
+        }
+        let count = deals.len() / k;
+        let pairs = count - usize::from(!self.has_previous);
+        if self.in_narrow as usize + pairs > usize::from(u16::MAX) {
+            self.flush();
+        }
+        self.in_narrow += pairs as u32;
+        self.pairs += pairs as u64;
+        // The matching slots of each pair, summed in 16 bits (K ≤ 1000), which vectorises.
+        let same = |a: &[Card], b: &[Card]| {
+            usize::from(
+                a.iter()
+                    .zip(b)
+                    .map(|(&x, &y)| u16::from(x == y))
+                    .sum::<u16>(),
+            )
+        };
+        if self.has_previous {
+            self.matches[same(&self.previous, &deals[..k])] += 1;
+        }
+        for (before, after) in deals.chunks_exact(k).zip(deals[k..].chunks_exact(k)) {
+            self.matches[same(before, after)] += 1;
+        }
+        let mut paired = self.has_previous;
+        for deal in deals.chunks_exact(k) {
+            if self.in_pending == PENDING_DEALS {
+                self.drain_pending();
+            }
+            let at = self.in_pending;
+            for (kept, &card) in self.pending[at * k..(at + 1) * k].iter_mut().zip(deal) {
+                *kept = card;
+            }
+            self.paired[at] = paired;
+            self.in_pending += 1;
+            paired = true;
+        }
+        let last = &deals[deals.len() - k..];
+        for (kept, &card) in self.previous.iter_mut().zip(last) {
+            *kept = card;
+        }
+        self.has_previous = true;
+        self.deals += count as u64;
+    }
+
+    /// Whether the last pending deal is the previous deal.
+    fn previous_is_pending(&self) -> bool {
+        let k = self.options.dealt;
+        self.in_pending > 0 && self.pending[(self.in_pending - 1) * k..][..k] == self.previous[..]
+    }
+
+    /// Put `deal` in the pending buffer, paired with nothing.
+    fn push_unpaired(&mut self, deal: &[Card]) {
+        let k = self.options.dealt;
+        if self.in_pending == PENDING_DEALS {
+            self.drain_pending();
+        }
+        self.pending[self.in_pending * k..][..k].copy_from_slice(deal);
+        self.paired[self.in_pending] = false;
+        self.in_pending += 1;
+    }
+
+    /// Keep `deal` as the previous one (and, for compositions, where each card sits in it).
+    #[inline]
+    fn remember(&mut self, deal: &[Card]) {
+        // A loop, not copy_from_slice: for a few cards a call to memmove costs more.
+        for (kept, &card) in self.previous.iter_mut().zip(deal) {
+            *kept = card;
+        }
+        if self.compositions.is_some() {
+            for (slot, &card) in deal.iter().enumerate() {
+                self.slot_of[usize::from(card)] = slot;
+            }
+        }
+        self.has_previous = true;
+    }
+
+    /// Count the consecutive pair (`previous`, `next`); `slot_of` must describe `previous`.
+    #[inline]
+    fn pair(&mut self, previous: &[Card], next: &[Card]) {
+        if self.in_narrow == u32::from(u16::MAX) {
+            self.flush();
+        }
+        self.in_narrow += 1;
+        // The matching slots: an element-wise comparison summed in 16 bits (K ≤ 1000), which
+        // vectorises.
+        let same = usize::from(
+            previous
+                .iter()
+                .zip(next)
+                .map(|(&a, &b)| u16::from(a == b))
+                .sum::<u16>(),
+        );
+        self.push_pending(previous, next);
+        self.matches[same] += 1;
+        if let Some(counts) = &mut self.compositions {
+            // π(c) = the card that took c's slot: its fixed points are the matching slots.
+            composition_into(&self.slot_of, next, &mut self.composition);
+            counts[rank(&self.composition)] += 1;
+        }
+        self.pairs += 1;
+    }
+
+    /// The fingerprint of a deal: the deal itself, packed, when K·⌈log2 n⌉ ≤ 128 bits (exact);
+    /// otherwise a 128-bit hash of its cards (see [`hash_deal`]).
+    #[inline]
+    fn fingerprint(&self, deal: &[Card]) -> u128 {
+        if let Some(bits) = self.packed_bits {
+            return deal
+                .iter()
+                .fold(0u128, |acc, &c| (acc << bits) | u128::from(c));
+        }
+        hash_deal(deal)
+    }
+
+    /// Sort the fingerprints kept so far (a worker does this for its own deals before the
+    /// accumulators are merged, so that the sorting is shared among the threads; the count of
+    /// repeats is the same sorted or not).
+    pub fn sort_fingerprints(&mut self) {
+        for list in &mut self.fingerprints {
+            sort_fingerprints(list);
+        }
+    }
+
+    /// Start block `block` of a run: its first deal is not paired with the deal before (which
+    /// belongs to another block); [`DealStream::finish`] pairs it with the previous block's last.
+    pub fn start_block(&mut self, block: u64) {
+        self.has_previous = false;
+        self.block = Some((block, Vec::new()));
+    }
+
+    /// End the current block; `complete` when all its deals were made (not interrupted).
+    pub fn end_block(&mut self, complete: bool) {
+        if let Some((block, first)) = self.block.take()
+            && !first.is_empty()
+        {
+            self.seams.push(Seam {
+                block,
+                first,
+                last: self.previous.clone(),
+                complete,
+            });
+        }
+        self.has_previous = false;
+    }
+
+    /// Keep the pair (`previous`, `next`) for [`DealStream::drain_pending`]: `next` is copied
+    /// after `previous`, which is usually the deal kept last (then only `next` is copied).
+    #[inline]
+    fn push_pending(&mut self, previous: &[Card], next: &[Card]) {
+        let k = self.options.dealt;
+        if self.in_pending + 2 > PENDING_DEALS {
+            self.drain_pending();
+        }
+        // Whether the last deal kept is `previous` (compared whole, without branches).
+        let follows = self.in_pending > 0
+            && self.pending[(self.in_pending - 1) * k..][..k]
+                .iter()
+                .zip(previous)
+                .fold(0, |differ, (&a, &b)| differ | (a ^ b))
+                == 0;
+        if !follows {
+            self.pending[self.in_pending * k..][..k].copy_from_slice(previous);
+            self.paired[self.in_pending] = false;
+            self.in_pending += 1;
+        }
+        self.pending[self.in_pending * k..][..k].copy_from_slice(next);
+        self.paired[self.in_pending] = true;
+        self.in_pending += 1;
+    }
+
+    /// Add the pending pairs into the 16-bit slot counts, one slot's table at a time: the
+    /// table of a slot stays in L1 while the pairs' cells of that slot land in it, where one
+    /// pair at a time would touch K tables spread over the whole of `narrow`, a cache miss
+    /// per slot. Every two neighbours in the buffer are counted, without a test, and the few
+    /// that are not a pair (the first deal of a block after the last of another) are taken
+    /// back out; the 16-bit counts wrap in between, and are right once they are taken out.
+    /// The last deal stays, unpaired, as the first of the next pairs.
+    fn drain_pending(&mut self) {
+        let (k, g) = (self.options.dealt, self.groups);
+        let count = self.in_pending;
+        if count == 0 {
+            return;
+        }
+        let deals = &self.pending[..count * k];
+        let paired = &self.paired[..count];
+        let grouped = g != self.options.deck;
+        let group_of = &self.group_of;
+        let group = |card: Card| {
+            if grouped {
+                usize::from(group_of[usize::from(card)])
+            } else {
+                usize::from(card)
+            }
+        };
+        // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
+        let mut unpaired = [0usize; PENDING_DEALS];
+        let mut unpaired_count = 0;
+        for (i, &is_pair) in paired.iter().enumerate().skip(1) {
+            unpaired[unpaired_count] = i;
+            unpaired_count += usize::from(!is_pair);
+        }
+        let unpaired = &unpaired[..unpaired_count];
+        // Take back the neighbours counted at `slot` that are not a pair.
+        let take_back = |table: &mut [u16; TABLE], slot: usize| {
+            for &after in unpaired {
+                let (a, b) = (deals[(after - 1) * k + slot], deals[after * k + slot]);
+                let cell = &mut table[(group(a) * MAX_GROUPS + group(b)) % TABLE];
+                *cell = cell.wrapping_sub(1);
+            }
+        };
+        for (slot, table) in self.narrow.chunks_exact_mut(TABLE).enumerate() {
+            let table: &mut [u16; TABLE] = table.try_into().expect("tables of TABLE counts");
+            let mut before = group(deals[slot]);
+            for deal in deals[k..].chunks_exact(k) {
+                let after = group(deal[slot]);
+                let cell = &mut table[(before * MAX_GROUPS + after) % TABLE];
+                *cell = cell.wrapping_add(1);
+                before = after;
+            }
+            take_back(table, slot);
+        }
+        self.pending.copy_within((count - 1) * k..count * k, 0);
+        self.paired[0] = false;
+        self.in_pending = 1;
+    }
+
+    /// Add the 16-bit slot counts into the 64-bit ones.
+    fn flush(&mut self) {
+        self.drain_pending();
+        let g = self.groups;
+        for (totals, table) in self
+            .slots
+            .chunks_exact_mut(g * g)
+            .zip(self.narrow.chunks_exact_mut(TABLE))
+        {
+            for (totals, counts) in totals
+                .chunks_exact_mut(g)
+                .zip(table.chunks_exact_mut(MAX_GROUPS))
+            {
+                for (total, count) in totals.iter_mut().zip(counts) {
+                    *total += u64::from(std::mem::take(count));
+                }
+            }
+        }
+        self.in_narrow = 0;
+    }
+
+    /// Add another worker's accumulator of the same stream.
+    pub fn merge(&mut self, mut other: DealStream) {
+        self.own_pairs_only = false;
+        self.flush();
+        other.flush();
+        self.fingerprints.extend(other.fingerprints);
+        self.kept += other.kept;
+        self.dropped = self.dropped.or(other.dropped);
+        self.deals += other.deals;
+        self.pairs += other.pairs;
+        for (total, count) in self.matches.iter_mut().zip(&other.matches) {
+            *total += count;
+        }
+        for (total, count) in self.slots.iter_mut().zip(&other.slots) {
+            *total += count;
+        }
+        if let (Some(totals), Some(counts)) = (&mut self.compositions, &other.compositions) {
+            for (total, count) in totals.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+        self.seams.extend(other.seams);
+    }
+
+    /// Pair the blocks' seams, count the repeated deals, and hand over the counts.
+    pub fn finish(mut self) -> DealStreamTally {
+        let mut seams = std::mem::take(&mut self.seams);
+        seams.sort_by_key(|seam| seam.block);
+        for window in seams.windows(2) {
+            let (before, after) = (&window[0], &window[1]);
+            if before.complete && after.block == before.block + 1 {
+                self.remember(&before.last);
+                self.pair(&before.last, &after.first);
+            }
+        }
+        let ends = stream_ends(&seams);
+        self.flush();
+        let repeats = match (self.options.repeats, self.dropped) {
+            (_, Some(RepeatsSkipped::Memory { limit, .. })) => {
+                Repeats::Skipped(RepeatsSkipped::Memory {
+                    limit,
+                    deals: self.deals,
+                })
+            }
+            (_, Some(reason)) => Repeats::Skipped(reason),
+            (RepeatSource::FullTally, None) => Repeats::FromTally,
+            (RepeatSource::Off | RepeatSource::TooMany { .. }, None) => {
+                Repeats::Skipped(RepeatsSkipped::Off)
+            }
+            (RepeatSource::Fingerprints { .. }, None) => {
+                let (distinct, repeated_pairs) = count_repeats(&mut self.fingerprints);
+                Repeats::Counted {
+                    distinct,
+                    repeated_pairs,
+                }
+            }
+        };
+        DealStreamTally {
+            deck: self.options.deck,
+            dealt: self.options.dealt,
+            deals: self.deals,
+            pairs: self.pairs,
+            repeats,
+            matches: self.matches,
+            groups: self.groups,
+            slots: self.slots,
+            compositions: self.compositions,
+            ends,
+            fingerprints: self.fingerprints,
+        }
+    }
+}
+
+/// Counts made elsewhere: full mode counts its pairs from the ranks of the decks
+/// ([`crate::engine::full_stream`]) and hands them over here, with each block's first and last
+/// deal so that [`DealStream::finish`] pairs the seams as for deals fed one by one.
+impl DealStream {
+    /// Add `pairs` consecutive pairs counted elsewhere: `matches[m]` pairs with m matching slots,
+    /// the slot table `slots` (laid out as [`DealStreamTally::slots`]) and, when this stream counts
+    /// them, the compositions by rank.
+    pub fn add_counted_pairs(
+        &mut self,
+        pairs: u64,
+        matches: &[u64],
+        slots: &[u64],
+        compositions: Option<&[u64]>,
+    ) {
+        assert_eq!(
+            matches.len(),
+            self.matches.len(),
+            "matches of another deal size"
+        );
+        assert_eq!(slots.len(), self.slots.len(), "slot table of another shape");
+        self.own_pairs_only = false;
+        self.pairs += pairs;
+        for (total, count) in self.matches.iter_mut().zip(matches) {
+            *total += count;
+        }
+        for (total, count) in self.slots.iter_mut().zip(slots) {
+            *total += count;
+        }
+        if let (Some(totals), Some(counts)) = (&mut self.compositions, compositions) {
+            assert_eq!(
+                totals.len(),
+                counts.len(),
+                "compositions of another deck size"
+            );
+            for (total, count) in totals.iter_mut().zip(counts) {
+                *total += count;
+            }
+        }
+    }
+
+    /// Record block `block` whose `deals` deals were counted elsewhere (its pairs through
+    /// [`DealStream::add_counted_pairs`]): its first and last deal, for the seams, and whether it
+    /// was complete. Nothing is recorded for an empty block.
+    pub fn add_counted_block(
+        &mut self,
+        block: u64,
+        first: &[Card],
+        last: &[Card],
+        deals: u64,
+        complete: bool,
+    ) {
+        if deals == 0 {
+            return;
+        }
+        self.deals += deals;
+        self.seams.push(Seam {
+            block,
+            first: first.to_vec(),
+            last: last.to_vec(),
+            complete,
+        });
+    }
+
+    /// Whether this stream counts the compositions σ_{t+1}∘σ_t⁻¹.
+    pub fn counts_compositions(&self) -> bool {
+        self.compositions.is_some()
+    }
+}
+
+/// The position matrix of the deals, read off the slot tables.
+impl DealStream {
+    /// Whether [`DealStream::slot_card_counts`] will have the counts: whole decks of at most
+    /// [`MAX_GROUPS`] cards (one group a card), every pair made from deals added here.
+    pub fn has_slot_card_counts(&self) -> bool {
+        let n = self.options.deck;
+        self.options.dealt == n && self.groups == n && self.own_pairs_only
+    }
+
+    /// How many of the deals added here had each card at each slot, `counts[card · n + slot]`
+    /// (the layout of [`crate::engine::marginal::MarginalTally::positions`]), read off the slot
+    /// tables instead of being counted a second time. The row of card a in slot s's table
+    /// counts the consecutive pairs whose first deal has a at s, and every deal opens exactly
+    /// one pair except the last of each run of consecutive deals: the last deal of each block
+    /// (kept for the seams) and, outside blocks or in a block not yet ended, the last deal
+    /// added. So the row sums plus those last deals are the position counts. `None` unless
+    /// [`DealStream::has_slot_card_counts`].
+    pub fn slot_card_counts(&mut self) -> Option<Vec<u64>> {
+        if !self.has_slot_card_counts() {
+            return None;
+        }
+        let n = self.options.deck;
+        self.flush();
+        let mut counts = vec![0u64; n * n];
+        for (slot, table) in self.slots.chunks_exact(n * n).enumerate() {
+            for (card, row) in table.chunks_exact(n).enumerate() {
+                counts[card * n + slot] = row.iter().sum();
+            }
+        }
+        let open = self.has_previous.then_some(&self.previous);
+        for last in self.seams.iter().map(|seam| &seam.last).chain(open) {
+            for (slot, &card) in last.iter().enumerate() {
+                counts[usize::from(card) * n + slot] += 1;
+            }
+        }
+        Some(counts)
+    }
+}
+
+#[cfg(test)]
+mod slot_card_count_tests;
+
+#[cfg(test)]
+mod tests;
+
+#[cfg(test)]
+mod persistence_tests;
