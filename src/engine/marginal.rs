@@ -9,13 +9,13 @@
 //! trials, so a 52-card deck — or a 1000-card one — can be tested.
 
 use crate::engine::algorithms::Card;
-use crate::theory::permutation_statistics::{Statistic, StatisticValues, scratch_len};
+use crate::engine::statistics::{Statistic, StatisticValues, scratch_len};
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
 
 // The cheap statistics' exact laws reach every deck marginal mode takes.
-const _: () = assert!(crate::theory::permutation_statistics::EVERY_DECK >= MAX_MARGINAL_DECK);
+const _: () = assert!(crate::engine::statistics::EVERY_DECK >= MAX_MARGINAL_DECK);
 
 /// How many shuffles produced each value of each statistic, each card at each position, and the
 /// identity.

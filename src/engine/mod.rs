@@ -2,6 +2,7 @@
 //! and the simulations that fill them. It never sees the command line and never prints.
 
 pub mod algorithms;
+pub mod blocks;
 pub mod chacha;
 pub mod choice_table;
 pub mod counters;
@@ -20,6 +21,7 @@ pub mod random_source;
 pub mod shard;
 pub mod simulate;
 pub mod simulate_marginal;
+pub mod statistics;
 pub mod tally;
 pub mod trial_order;
 

@@ -14,13 +14,13 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::Card;
+use crate::engine::blocks::{BlockQueue, SimulationSpec, run_reporting};
 use crate::engine::choice_table::dispatch_run;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor};
 use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::shard::BlockCoverage;
-use crate::engine::simulate::{BlockQueue, SimulationSpec, run_reporting};
 
 /// The blocks `blocks` of the run tallied in marginal mode (see
 /// [`crate::engine::simulate::simulate`]), their coverage, and the deal-stream accumulator of

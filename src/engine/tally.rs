@@ -3,7 +3,6 @@
 use serde::Serialize;
 
 use super::marginal::MarginalTally;
-use super::simulate::Tally;
 
 /// What was tallied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -24,6 +23,17 @@ impl TallyMode {
             TallyMode::Marginal => super::marginal::MAX_MARGINAL_DECK,
         }
     }
+}
+
+/// The result of a simulation: how often each ordering (indexed by lexicographic rank) came out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Tally {
+    /// Number of cards.
+    pub deck: usize,
+    /// `counts[rank]`: how many shuffles produced the permutation of that rank.
+    pub counts: Vec<u64>,
+    /// Shuffles actually tallied (less than asked for if the run was interrupted).
+    pub trials: u64,
 }
 
 /// A tally of either mode: what a simulation fills, and what a tally file stores.

@@ -2,7 +2,7 @@
 //! permutation, and the statistics against their definitions.
 
 use super::*;
-use crate::engine::algorithms::Algorithm;
+use crate::engine::algorithms::{Algorithm, Card};
 use crate::engine::permutation::{
     cycle_count, factorial as small_factorial, for_each_in_rank_order,
 };
