@@ -47,52 +47,108 @@
 //! ([`ShuffleTest::check_permutations`]), be tested against a built-in algorithm's exact law
 //! ([`ShuffleTest::against`]), and the report serialises to the JSON of `check --format json`.
 //!
+//! # The public API
+//!
+//! Everything a user of the library needs is re-exported here, at the crate root, and nothing
+//! else is public:
+//!
+//! - testing a shuffle function: [`ShuffleTest`], [`ShuffleRng`], [`ShuffleTestError`], the
+//!   verdict's text ([`verdict_summary`]) and the equivalence gate ([`fair_within`]);
+//! - judging permutations produced elsewhere (the Python package's path): [`PermutationTally`],
+//!   then the report as JSON or text ([`report_json`], [`report_text`]);
+//! - the report model: [`RunReport`] and its [`TestResult`]s, serialisable to the JSON of
+//!   `--format json`;
+//! - the built-in shuffles by name: [`Algorithm`], [`Shuffle`] (an algorithm and its passes),
+//!   [`CutProbability`], [`algorithm_named`];
+//! - running an experiment: [`simulate`] with a [`SimulationSpec`] (shuffle, deck, trials,
+//!   seed, [`RngKind`], threads) and a [`Simulation`] (mode, [`SourceSpec`], blocks), giving a
+//!   [`Simulated`] tally ([`Counts`]: a [`Tally`] of every ordering or a [`MarginalTally`]);
+//! - exact laws: [`exact_law`] of a shuffle on a small deck ([`Law`], [`ExactError`]);
+//! - the command line itself, as the binary runs it: [`command_line`].
+//!
+//! **Stability.** The names above follow semantic versioning: while the crate is at 0.x, a
+//! breaking change to them comes with a new minor version and a line under *Changed* in the
+//! changelog. The fields of the report model follow the JSON schema's promise (fields are added,
+//! not renamed or removed, within a major version). Everything else is internal.
+//!
 //! # Layout
 //!
-//! Data flows one way, and the folders say so:
+//! Data flows one way, and the folders say so (internal modules; the project's own tests and
+//! benchmarks see them through the `internals` feature, which carries no stability promise):
 //!
-//! - [`cli`] — the flags (clap); [`config`] — the same flags validated once, with messages
-//!   that name the flag and the fix;
-//! - [`engine`] — the shuffle algorithms (each written once against
-//!   [`engine::random_source::RandomSource`]), the random source, permutations, the tallies and
-//!   the simulations that fill them;
-//! - [`input`] — the reader of permutations produced by other programs (`check`);
-//! - [`theory`] — exact laws: the exact engine, which drives the same algorithm code over every
+//! - `cli` — the flags (clap); `config` — the same flags validated once, with messages that
+//!   name the flag and the fix;
+//! - `engine` — the shuffle algorithms (each written once against a random-source trait), the
+//!   random sources, permutations, the permutation statistics' values, the tallies and the
+//!   simulations that fill them;
+//! - `input` — the reader of permutations produced by other programs (`check`);
+//! - `theory` — exact laws: the exact engine, which drives the same algorithm code over every
 //!   choice path, the laws of permutation statistics and of riffles, mixing curves;
-//! - [`stats`] — the statistical functions (a leaf: it imports nothing else of the crate);
-//! - [`analysis`] — the analysis of a tally as pure functions: the tests of the family, Holm's
+//! - `stats` — the statistical functions (a leaf: it imports nothing else of the crate);
+//! - `analysis` — the analysis of a tally as pure functions: the tests of the family, Holm's
 //!   decision and the verdict, the power figures and the descriptive figures;
-//! - [`report`] — the report models, plain serialisable data built from a tally and a law;
-//! - [`tally_file`] — saved tallies (`--save-tally`): their documented binary format and the
+//! - `report` — the report models, plain serialisable data built from a tally and a law;
+//! - `judge` — one judging path: a tally and its theory become the report, for every command
+//!   and for the library;
+//! - `tally_file` — saved tallies (`--save-tally`): their documented binary format and the
 //!   checks that files are parts of one experiment (`merge`);
-//! - [`output`] — what turns a report into bytes (table, CSV, JSON, Markdown, SVG), the
+//! - `output` — what turns a report into bytes (table, CSV, JSON, Markdown, SVG), the
 //!   progress bar, and the files written without ever destroying one;
-//! - [`commands`] — one file per subcommand, wiring the above together: the only place that
-//!   touches the terminal.
-//!
-//! [`interrupt`] is Ctrl-C, [`exit_code`] the process's exit codes; [`testing`] is the
-//! library API above, which judges its tally with the code `check` runs.
+//! - `commands` — one file per subcommand, wiring the above together: the only place that
+//!   touches the terminal;
+//! - `library` — the front door above: [`ShuffleTest`] and [`PermutationTally`], which judge
+//!   with the code `check` runs.
 
-pub mod analysis;
-pub mod cli;
-pub mod commands;
-pub mod config;
-pub mod engine;
-pub mod exit_code;
-pub mod input;
-pub mod interrupt;
-pub mod judge;
-pub mod memory_share;
-pub mod output;
-pub mod report;
-pub mod stats;
-pub mod tally_file;
-pub mod testing;
-pub mod theory;
+/// Modules of the crate: private, or public with the `internals` feature, which the crate's
+/// own tests and benchmarks turn on (through its dev-dependency on itself) and which carries no
+/// stability promise. Without it, only the re-exports below are public.
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {
+        $(
+            #[cfg(feature = "internals")]
+            #[doc(hidden)]
+            pub mod $name;
+            // Without `internals`, what only the tests and benchmarks use (test vectors'
+            // generators, brute-force laws, fixture writers) has no caller in the library.
+            #[cfg(not(feature = "internals"))]
+            #[allow(dead_code, unused_imports)]
+            mod $name;
+        )*
+    };
+}
 
-pub use engine::algorithms::{Algorithm, CutProbability};
+internal_modules!(
+    analysis,
+    cli,
+    commands,
+    config,
+    engine,
+    exit_code,
+    input,
+    interrupt,
+    judge,
+    library,
+    memory_share,
+    output,
+    report,
+    stats,
+    tally_file,
+    theory,
+);
+
+pub use commands::command_line;
+pub use engine::algorithms::{Algorithm, CutProbability, Shuffle};
+pub use engine::mapped_source::SourceSpec;
+pub use engine::marginal::MarginalTally;
+pub use engine::random_source::RngKind;
+pub use engine::simulate::{Simulated, Simulation, SimulationSpec, simulate};
+pub use engine::tally::{Counts, Tally, TallyMode};
+pub use library::{
+    PermutationTally, ShuffleRng, ShuffleTest, ShuffleTestError, algorithm_named, fair_within,
+    report_json, report_text, verdict_summary,
+};
 /// The `rand` crate this one is built with: its `Rng` trait is what [`ShuffleRng`] implements,
 /// and `RngExt` gives it `random_range`.
 pub use rand;
 pub use report::run::{RunReport, TestResult};
-pub use testing::{PermutationTally, ShuffleRng, ShuffleTest, ShuffleTestError, verdict_summary};
+pub use theory::exact::{ExactError, Law, exact_law};

@@ -288,13 +288,13 @@ fn nothing_outside_the_commands_and_main_imports_the_commands() {
 #[test]
 fn judging_and_the_library_never_see_a_command_the_command_line_or_the_terminal() {
     // One judging path below the commands: `judge/` builds reports and never prints (the
-    // progress on the terminal is the commands' job); the library's front door (`testing`)
+    // progress on the terminal is the commands' job); the library's front door (`library`)
     // calls it, and may render a report into memory with an exporter, but runs no command.
     let graph = import_graph();
     assert!(graph.contains_key("judge"), "judge/ was found");
     for (area, above) in [
         ("judge", &["commands", "cli", "output"][..]),
-        ("testing", &["commands", "cli"][..]),
+        ("library", &["commands", "cli"][..]),
     ] {
         for (module, imports) in graph.iter().filter(|(m, _)| within(m, area)) {
             for imported in imports {

@@ -5,7 +5,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use shuffle_bias::testing::{
+use shuffle_bias::{
     PermutationTally, ShuffleTest, algorithm_named, fair_within, report_json, report_text,
     verdict_summary,
 };

@@ -1,7 +1,7 @@
 //! `check`: tally permutations (or dealt hands) produced by another program and judge them.
 //!
 //! The judging half ([`judge_input`]) is shared with the library API
-//! ([`crate::testing`]), which tallies a shuffle function's permutations in-process: both end
+//! ([`crate::library`]), which tallies a shuffle function's permutations in-process: both end
 //! in the same report model and verdict.
 
 use std::time::Instant;

@@ -9,6 +9,7 @@ mod completions;
 mod failure;
 mod list;
 mod merge;
+mod process;
 mod run;
 mod saved_tally;
 mod sequential;
@@ -34,6 +35,7 @@ use crate::output::{Exporter, Format, Report, exporter};
 use crate::report::run::RunReport;
 
 pub use failure::{Failure, Interruption, NoLaw};
+pub use process::command_line;
 
 /// Run the command and say how the process should end.
 pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {

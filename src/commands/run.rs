@@ -82,7 +82,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         mode => {
             let how = Simulation {
                 mode,
-                source: Some(config.source.clone()),
+                source: Some(config.source),
                 blocks: Some(blocks.clone()),
                 deals,
             };

@@ -146,7 +146,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials);
     let how = Simulation {
         mode: settings.mode,
-        source: Some(config.source.clone()),
+        source: Some(config.source),
         blocks: Some(blocks.clone()),
         deals: deal_options,
     };

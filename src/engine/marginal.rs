@@ -30,7 +30,7 @@ pub struct MarginalTally {
     /// Shuffles that left the deck unchanged.
     pub identity: u64,
     /// `histograms[i][v]`: shuffles in which statistic `Statistic::ALL[i]` had the value `v`;
-    /// empty for a statistic not tallied at this deck size ([`Statistic::cells`]).
+    /// empty for a statistic not tallied at this deck size (`Statistic::cells`).
     pub histograms: Vec<Vec<u64>>,
     /// Working space for the statistics (the inverse permutation, a Fenwick tree, piles).
     scratch: Vec<usize>,

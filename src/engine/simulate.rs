@@ -44,10 +44,10 @@ pub struct Simulation {
     /// the spec's variant with Lemire's reduction, the fast path. Any other source shuffles
     /// as real code driven by it would.
     pub source: Option<SourceSpec>,
-    /// The blocks of [`BLOCK_TRIALS`] shuffles to run (a shard's range); `None` is every block.
+    /// The blocks of `BLOCK_TRIALS` (65,536) shuffles to run (a shard's range); `None` is every block.
     pub blocks: Option<Range<u64>>,
     /// Feed the shuffles, in trial order, to a deal-stream accumulator
-    /// ([`crate::engine::deal_stream`]) with these options.
+    /// (the repeated-deck and serial tests) with these options.
     pub deals: Option<DealStreamOptions>,
 }
 
@@ -55,7 +55,7 @@ impl Simulation {
     /// Every ordering tallied, from `source`.
     pub fn from_source(source: &SourceSpec) -> Simulation {
         Simulation {
-            source: Some(source.clone()),
+            source: Some(*source),
             ..Simulation::default()
         }
     }
@@ -107,16 +107,9 @@ pub fn simulate(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Simulated {
-    let chacha;
-    let source = match &how.source {
-        Some(source) => source,
-        None => {
-            chacha = SourceSpec::chacha(spec.rng);
-            &chacha
-        }
-    };
+    let source = &how.source.unwrap_or_else(|| SourceSpec::chacha(spec.rng));
     let blocks = how.blocks.clone().unwrap_or(0..block_count(spec.trials));
-    let deals = how.deals.clone();
+    let deals = how.deals;
     match how.mode {
         TallyMode::Full => {
             let (tally, coverage, deals) =

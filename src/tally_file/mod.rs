@@ -63,7 +63,7 @@ impl Counts {
     }
 
     /// An empty tally like [`Counts::empty`], but a full one's counters are not faulted in:
-    /// the total of a merge that [`add_counts_split`] fills (`fresh`), each thread faulting in
+    /// the total of a merge that `add_counts_split` fills (`fresh`), each thread faulting in
     /// its own part.
     pub fn empty_unpopulated(mode: TallyMode, deck: usize) -> Counts {
         match mode {

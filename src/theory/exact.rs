@@ -101,7 +101,7 @@ pub enum ExactError {
         /// The budget (`--max-paths`).
         budget: u64,
     },
-    /// The deck is larger than [`MAX_EXACT_DECK`].
+    /// The deck is larger than `MAX_EXACT_DECK` (10 cards).
     #[error("exact laws are computed up to {MAX_EXACT_DECK} cards, not {0}")]
     DeckTooLarge(usize),
     /// Carrying the law through the passes after the first would compose more permutations than
@@ -119,7 +119,7 @@ pub enum ExactError {
         /// The budget (`--max-paths`).
         budget: u64,
     },
-    /// Ctrl-C was pressed while the law was being computed ([`crate::interrupt`]).
+    /// Ctrl-C was pressed while the law was being computed (the process's Ctrl-C flag).
     #[error("interrupted (Ctrl-C) while computing the exact law")]
     Interrupted,
 }

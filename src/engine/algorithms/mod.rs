@@ -200,7 +200,7 @@ pub struct Shuffle {
     pub passes: u32,
     /// The overhand shuffle's cut probability (`--cut-probability`).
     pub cut_probability: CutProbability,
-    /// The shelf shuffler's number of shelves (`--shelves`), 1 to [`MAX_SHELVES`].
+    /// The shelf shuffler's number of shelves (`--shelves`), 1 to `MAX_SHELVES` (10,000).
     pub shelves: u16,
 }
 

@@ -68,7 +68,7 @@ impl RunReport {
             .collect()
     }
 
-    /// The report with the gate `--max-bias size` decided (see [`Gate::decide`]). A report
+    /// The report with the gate `--max-bias size` decided (see `Gate::decide`). A report
     /// without bounds (against a model) or without a bound of `size`'s kind is returned as it
     /// is; the commands refuse those combinations before running.
     pub fn with_gate(mut self, size: BiasSize) -> RunReport {

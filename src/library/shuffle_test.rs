@@ -248,7 +248,7 @@ impl ShuffleTest {
     ///
     /// ```
     /// use shuffle_bias::rand::RngExt;
-    /// use shuffle_bias::testing::ShuffleTest;
+    /// use shuffle_bias::ShuffleTest;
     ///
     /// // Fisher–Yates on 4 cards: 200,000 shuffles bound every position within 1 point.
     /// ShuffleTest::new(4).trials(200_000).assert_fair_within("1pp", |deck, rng| {
@@ -423,7 +423,7 @@ impl ShuffleTest {
     /// how they are made.
     ///
     /// ```
-    /// use shuffle_bias::testing::ShuffleTest;
+    /// use shuffle_bias::ShuffleTest;
     ///
     /// let mut tally = ShuffleTest::new(3).tally().unwrap();
     /// for _ in 0..600 {
