@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// What was tallied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TallyMode {
     /// Every one of the n! orderings.
