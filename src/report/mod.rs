@@ -22,11 +22,11 @@ use schemars::JsonSchema;
 #[schemars(title = "shuffle-bias report")]
 #[allow(dead_code)] // never built: it only describes the JSON
 enum JsonReport {
-    Run(run::RunReport),
-    Comparison(comparison::CompareReport),
-    Theory(theory::TheoryReport),
-    Mixing(mixing::MixingReport),
-    Single(single::SingleReport),
+    Run(Box<run::RunReport>),
+    Comparison(Box<comparison::CompareReport>),
+    Theory(Box<theory::TheoryReport>),
+    Mixing(Box<mixing::MixingReport>),
+    Single(Box<single::SingleReport>),
 }
 
 /// The JSON Schema (draft 2020-12) of the reports `--format json` writes, generated from the

@@ -656,9 +656,11 @@ impl Serialize for RunReport {
     }
 }
 
-/// The JSON object the `Serialize` impl above writes, field for field and in its order, for the
-/// JSON schema: the schema of [`RunReport`] is this struct's, so a field added there and not here
-/// makes real reports fail the schema test (`tests/json_schema.rs`), and one removed too.
+// The JSON object the `Serialize` impl above writes, field for field and in its order, for the
+// JSON schema: the schema of `RunReport` is this struct's, so a field added there and not here
+// makes real reports fail the schema test (`tests/json_schema.rs`), and one removed too.
+/// The report of `run`, `check` and `merge`: one flat object; the keys of the other tally
+/// modes' figures are null or empty.
 #[derive(JsonSchema)]
 #[schemars(rename = "RunReport", deny_unknown_fields)]
 #[allow(dead_code)] // never built: it only describes the JSON
@@ -782,7 +784,7 @@ struct RunReportJson {
     sequential: Option<SequentialOutcome>,
 }
 
-/// In the JSON schema as the object its `Serialize` impl writes ([`RunReportJson`]).
+/// In the JSON schema as the object its `Serialize` impl writes (`RunReportJson`, beside it).
 impl JsonSchema for RunReport {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "RunReport".into()
