@@ -57,7 +57,7 @@
 //! - judging permutations produced elsewhere (the Python package's path): [`PermutationTally`],
 //!   then the report as JSON or text ([`report_json`], [`report_text`]);
 //! - the report model: [`RunReport`] and its [`TestResult`]s, serialisable to the JSON of
-//!   `--format json`;
+//!   `--format json`, whose JSON schema [`json_schema`] gives;
 //! - the built-in shuffles by name: [`Algorithm`], [`Shuffle`] (an algorithm and its passes),
 //!   [`CutProbability`], [`algorithm_named`];
 //! - running an experiment: [`simulate`] with a [`SimulationSpec`] (shuffle, deck, trials,
@@ -150,5 +150,6 @@ pub use library::{
 /// The `rand` crate this one is built with: its `Rng` trait is what [`ShuffleRng`] implements,
 /// and `RngExt` gives it `random_range`.
 pub use rand;
+pub use report::json_schema;
 pub use report::run::{RunReport, TestResult};
 pub use theory::exact::{ExactError, Law, exact_law};

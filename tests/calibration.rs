@@ -11,7 +11,7 @@
 //!   must be found in at least 97% of runs.
 //!
 //! Run with `cargo test --release --test calibration -- --nocapture` to see the figures that the
-//! README quotes.
+//! guide (docs/statistics.md) quotes.
 
 use shuffle_bias::engine::mapped_source::SourceSpec;
 use std::sync::Arc;

@@ -334,16 +334,17 @@ fn threads_without_a_command_to_start_is_refused_naming_the_flag() {
         .code(2);
 }
 
-/// The producers the README shows are the files in `examples/producers/`, word for word; the
-/// Python one (seeded) and the Node one (V8's `--random_seed` fixes `Math.random`) pass `check`
-/// as the README's first screen runs them: both are uniform shuffles, so each passes unless a
-/// false alarm of probability at most alpha = 0.001 happens, and the seeds fix the outcome.
-/// The README's pytest example is the Python package's, word for word (the package's tests run
-/// it).
+/// The producers the guide shows (docs/test-a-shuffle.md) are the files in
+/// `examples/producers/`, word for word; the Python one (seeded) and the Node one (V8's
+/// `--random_seed` fixes `Math.random`) pass `check` as the README's first screen runs them: both
+/// are uniform shuffles, so each passes unless a false alarm of probability at most alpha = 0.001
+/// happens, and the seeds fix the outcome. The guide's pytest example is the Python package's,
+/// word for word (the package's tests run it).
 #[test]
-fn the_readme_producers_are_the_example_files_and_pass_as_shown() {
+fn the_documented_producers_are_the_example_files_and_pass_as_shown() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let guide = std::fs::read_to_string(root.join("docs/test-a-shuffle.md")).unwrap();
     for (file, fence) in [
         ("shuffle.py", "```python\n"),
         ("shuffle.js", "```js\n"),
@@ -352,8 +353,8 @@ fn the_readme_producers_are_the_example_files_and_pass_as_shown() {
     ] {
         let text = std::fs::read_to_string(root.join("examples/producers").join(file)).unwrap();
         assert!(
-            readme.contains(&format!("{fence}{text}```\n")),
-            "README.md does not show examples/producers/{file} as it is"
+            guide.contains(&format!("{fence}{text}```\n")),
+            "docs/test-a-shuffle.md does not show examples/producers/{file} as it is"
         );
     }
     for line in [
@@ -369,8 +370,8 @@ fn the_readme_producers_are_the_example_files_and_pass_as_shown() {
     let start = package.find("```python\n").unwrap();
     let end = start + package[start..].find("\n```\n").unwrap();
     assert!(
-        readme.contains(&package[start..end + 5]),
-        "the pytest example differs"
+        guide.contains(&package[start..end + 5]),
+        "the pytest example of docs/test-a-shuffle.md differs from python/README.md's"
     );
     let producer = root.join("examples/producers/shuffle.py");
     let (report, code) = check_json(&[

@@ -1,4 +1,4 @@
-//! The CI recipes of `ci/` (shown in the README): both YAML files parse, have the jobs, steps and
+//! The CI recipes of `ci/` (shown in docs/ci.md): both YAML files parse, have the jobs, steps and
 //! artifacts they promise, and their shuffle-bias commands, run as the CI would run them (the
 //! GitHub step scripts in bash with `-e` and `GITHUB_STEP_SUMMARY` set, the GitLab script lines
 //! one by one), pass on a fair input, fail on a biased one, and leave the Markdown report behind
@@ -176,14 +176,14 @@ fn the_gitlab_jobs_run_the_self_test_and_the_check_and_keep_the_report() {
 }
 
 #[test]
-fn the_readme_shows_both_recipes_as_they_are() {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+fn the_ci_guide_shows_both_recipes_as_they_are() {
+    let guide =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/ci.md")).unwrap();
     for name in ["github-actions.yml", "gitlab-ci.yml"] {
         let (text, _) = recipe(name);
         assert!(
-            readme.contains(&format!("```yaml\n{text}```")),
-            "README.md shows ci/{name} verbatim in a yaml block"
+            guide.contains(&format!("```yaml\n{text}```")),
+            "docs/ci.md shows ci/{name} verbatim in a yaml block"
         );
     }
 }

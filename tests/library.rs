@@ -280,7 +280,7 @@ fn a_shuffle_that_loses_a_card_fails_with_the_trial_and_the_duplicate() {
 
 #[test]
 fn the_readme_example_passes_a_fisher_yates_shuffle_of_five_cards() {
-    // README, "Library": 240,000 shuffles of 5 cards with seed 1; a uniform shuffle fails on
+    // README and docs/library.md: 240,000 shuffles of 5 cards with seed 1; a uniform shuffle fails on
     // at most 0.1% of seeds (Holm at alpha = 0.001), and this seed is fixed.
     ShuffleTest::new(5)
         .trials(240_000)

@@ -290,10 +290,10 @@ fn check_refuses_trials_zero_as_a_flag_not_as_an_empty_input() {
 }
 
 #[test]
-fn check_deal_save_tally_is_refused_as_the_readme_flag_table_says() {
+fn check_deal_save_tally_is_refused_as_the_flag_table_of_the_reference_says() {
     // A tally file holds orderings or marginals, not dealt hands: `check --deal K
-    // --save-tally` is refused before reading, leaves no file, and the README's flag table
-    // offers --save-tally to `check` only without --deal (it used to offer it).
+    // --save-tally` is refused before reading, leaves no file, and the flag table of
+    // docs/reference.md offers --save-tally to `check` only without --deal (it used to offer it).
     let dir = tempfile::tempdir().unwrap();
     let tally = dir.path().join("deals.tally");
     let file = format!(
@@ -316,9 +316,10 @@ fn check_deal_save_tally_is_refused_as_the_readme_flag_table_says() {
         "{stderr}"
     );
     assert!(!tally.exists());
-    let readme =
-        std::fs::read_to_string(format!("{}/README.md", env!("CARGO_MANIFEST_DIR"))).unwrap();
-    let row = readme
+    let reference =
+        std::fs::read_to_string(format!("{}/docs/reference.md", env!("CARGO_MANIFEST_DIR")))
+            .unwrap();
+    let row = reference
         .lines()
         .find(|line| line.starts_with("| `--save-tally FILE`"))
         .expect("the flag table has a --save-tally row");

@@ -485,8 +485,8 @@ fn after_a_sequential_stop_the_fixed_sample_tests_are_marked_descriptive_in_ever
 
 #[test]
 fn until_decided_keeps_the_deal_stream_tests_and_rejects_a_32_bit_seed_space() {
-    // The README's example: 300,000 decks of 52 cards from 2^32 seeds repeat about
-    // C(300000, 2)/2^32 ≈ 10.5 times, against C(300000, 2)/52! ≈ 0 for uniform decks. The
+    // The example of docs/deal-streams.md: 300,000 decks of 52 cards from 2^32 seeds repeat
+    // about C(300000, 2)/2^32 ≈ 10.5 times, against C(300000, 2)/52! ≈ 0 for uniform decks. The
     // positions and statistics are uniform, so the sequential part never decides and the
     // repeated decks must still reject at the planned end.
     let (json, code) = json_of(&[

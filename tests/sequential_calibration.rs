@@ -17,7 +17,7 @@
 //! fixed-sample family with the deal-stream tests — is calibrated over R = 3200 seeds: every
 //! "bias detected", whatever part said it, is counted.
 //!
-//! `cargo test --release --test sequential_calibration -- --nocapture` prints the rates the README
+//! `cargo test --release --test sequential_calibration -- --nocapture` prints the rates the guide
 //! quotes.
 
 use std::ops::ControlFlow;

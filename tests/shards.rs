@@ -1,8 +1,8 @@
 //! `run --shard I/K --save-tally FILE` then `merge`: K shards run as separate processes at the
 //! same time give, once merged, exactly the counts, tests, verdict and exit code of the single
 //! run with the same seed — in full and in marginal mode, for several algorithms and random
-//! sources. Also the README's recipes (xargs -P, GNU parallel when installed) and a shard cut
-//! short by Ctrl-C.
+//! sources. Also the recipes of docs/scaling-out.md (xargs -P, GNU parallel when installed) and
+//! a shard cut short by Ctrl-C.
 
 mod common;
 
@@ -352,7 +352,7 @@ fn shard_flags_that_cannot_work_exit_two_naming_the_flag() {
     assert!(!Path::new(file).exists(), "nothing was saved");
 }
 
-/// The README's one-host recipes: `xargs -P` always, GNU parallel when it is installed.
+/// The one-host recipes of docs/scaling-out.md: `xargs -P` always, GNU parallel when it is installed.
 #[test]
 fn the_readme_recipes_for_one_host_merge_into_the_single_run() {
     let dir = tempfile::tempdir().unwrap();

@@ -60,7 +60,7 @@ const NAIVE_MARGINAL: &[&str] = &[
     "-q",
 ];
 
-/// The comparison of the README: two uniform shuffles, two biased ones.
+/// The comparison of docs/test-a-shuffle.md: two uniform shuffles, two biased ones.
 const FOUR_ALGORITHMS: &[&str] = &[
     "compare",
     "fisher-yates",
@@ -564,7 +564,7 @@ fn theory_table_of_the_riffle_mixing_curve_on_a_full_deck() {
     assert_text_snapshot!(RIFFLE_MIXING_CURVE.to_vec());
 }
 
-/// The shelf shuffler's distances of the README: one to three passes of ten shelves, 52 cards.
+/// The shelf shuffler's distances of docs/big-decks.md: one to three passes of ten shelves, 52 cards.
 const SHELF_DISTANCES: &[&str] = &["theory", "shelf", "-n", "52", "--passes", "1..3"];
 
 #[test]

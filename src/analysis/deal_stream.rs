@@ -130,7 +130,7 @@ pub enum CollisionNull {
 }
 
 /// Which law gave the p-value of the repeated-deals test.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CollisionLaw {
     /// R against Poisson(C(N,2)·Σp²), two-sided.
@@ -317,7 +317,7 @@ fn libm_erfc(x: f64) -> f64 {
 /// than the outcomes it reaches). The estimate and its interval are capped at M, the outcomes
 /// that exist: a count of repeats as small as M outcomes give (or smaller) says every outcome
 /// may be reachable, never that more are.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct ReachableEstimate {
     /// min(C(N,2)/R, M) (null when no pair repeated: only a lower bound is known).
     pub estimate: Option<f64>,
@@ -498,7 +498,7 @@ pub fn serial_matches_test(histogram: &[u64], pairs: u64, mean_if_independent: f
 }
 
 /// One slot's independence test (serial (b)).
-#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct SlotIndependence {
     /// The slot (position in the deal).
     pub slot: usize,

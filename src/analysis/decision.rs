@@ -9,7 +9,7 @@ use crate::stats::holm::holm_adjust;
 use crate::stats::pvalue::PValue;
 
 /// One test of the family, decided.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TestResult {
     /// The question the test answers: `law-of-one-deal`, `dependence-between-deals` or
     /// `reach`.

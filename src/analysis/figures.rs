@@ -12,7 +12,7 @@ use crate::engine::permutation::factorial;
 pub const EXTREMES: usize = 5;
 
 /// The largest gap between an observed position frequency and 1/n.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct PositionDeviation {
     /// The card.
     pub card: usize,

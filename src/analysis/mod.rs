@@ -27,7 +27,7 @@ use test_note::TestNote;
 pub const MIN_EXPECTED_COUNT: f64 = 5.0;
 
 /// How a test of the family computes its p-value; serialised as today's names.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum TestMethod {
     /// Pearson's χ² goodness-of-fit test (`pearson-chi-square`).
@@ -105,7 +105,9 @@ impl std::fmt::Display for TestMethod {
 /// The question a test of the family answers. A rejection is reported under its question, so
 /// that a biased but independent shuffle is never said to have dependent deals, nor a small
 /// seed space to have a biased law.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Question {
     /// Is one deal drawn from the hypothesis's law? Every test of the counts of single deals:

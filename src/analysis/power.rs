@@ -13,7 +13,7 @@ use crate::theory::exact::{ExactError, Law};
 pub const TARGET_POWER: f64 = 0.99;
 
 /// What is known of the algorithm's exact law, and what it implies for detection.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ModelSummary {
     /// Whether the exact law was computed.
     pub available: bool,

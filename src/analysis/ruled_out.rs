@@ -31,7 +31,7 @@ pub const CONFIDENCE: f64 = 0.99;
 pub const DETECTION_POWER: f64 = 0.99;
 
 /// A size of bias, as `--max-bias` takes it.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 #[serde(tag = "measure", content = "size", rename_all = "kebab-case")]
 pub enum BiasSize {
     /// Every card's chance of each position within this of 1/n (a probability: `1pp` is 0.01).
@@ -123,7 +123,7 @@ fn trim(x: f64) -> String {
 }
 
 /// An upper bound on the total variation distance from uniform.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct TvBound {
     /// ½ Σ |frequency − 1/n!| of the sample.
     pub observed: f64,
@@ -136,7 +136,7 @@ pub struct TvBound {
 }
 
 /// How far every card's chance of each position can be from 1/n.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PositionBound {
     /// The largest |frequency − 1/n| observed over every card and position.
     pub largest_observed: f64,
@@ -150,7 +150,7 @@ pub struct PositionBound {
 }
 
 /// An interval for a frequency or a mean, beside its value under uniform shuffling.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Interval {
     /// `identity`, or a statistic's name.
     pub name: String,
@@ -165,7 +165,7 @@ pub struct Interval {
 }
 
 /// The smallest biases the sample would have detected with [`DETECTION_POWER`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Detectable {
     /// A shift of this much probability from one card to another at one position (each
     /// position's χ² test at its Bonferroni share of alpha; noncentral χ², λ = 2n·N·shift²);
@@ -177,7 +177,7 @@ pub struct Detectable {
 }
 
 /// What the sample rules out, each statement at `confidence`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct RuledOut {
     /// The confidence of each statement.
     pub confidence: f64,
@@ -494,7 +494,7 @@ fn detectable(evidence: &Evidence) -> Detectable {
 }
 
 /// The equivalence gate's decision.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GateOutcome {
     /// The bias is shown to be at most SIZE (exit 0).
@@ -506,7 +506,7 @@ pub enum GateOutcome {
 }
 
 /// The gate `--max-bias SIZE` and its decision.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Gate {
     /// The size, as written (`1pp`, `0.02tv`).
     pub max_bias: String,
@@ -747,7 +747,7 @@ pub fn trials_to_show_fair(size: BiasSize, cards: usize, anytime: bool) -> u64 {
 
 /// What a run needs to show a law within a size (`theory --max-bias`, and `run` before it
 /// starts).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SizePlan {
     /// The size, as written.
     pub max_bias: String,

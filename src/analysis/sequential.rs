@@ -283,7 +283,7 @@ pub struct MarginalNull {
 }
 
 /// One test of the family after the run.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SequentialTest {
     /// `permutations`, `identity`, `position K` or a statistic's name, as in `tests`.
     pub name: String,
@@ -297,7 +297,7 @@ pub struct SequentialTest {
 }
 
 /// The running evidence at one point of the run.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct EvidencePoint {
     /// Shuffles (or permutations) observed.
     pub trials: u64,
@@ -307,7 +307,7 @@ pub struct EvidencePoint {
 }
 
 /// The outcome of the sequential test, for the report.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SequentialOutcome {
     /// Whether the family rejected (then the run stopped there, and the verdict is bias).
     pub decided: bool,

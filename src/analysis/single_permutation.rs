@@ -29,7 +29,7 @@ use crate::theory::rank_statistics::{
 };
 
 /// One test of a single permutation.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct SingleTest {
     /// `spearman-rho` or a statistic's name.
     pub name: &'static str,

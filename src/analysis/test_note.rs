@@ -105,6 +105,21 @@ impl Serialize for TestNote {
     }
 }
 
+/// In the JSON schema as the sentence it serialises to.
+impl schemars::JsonSchema for TestNote {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TestNote".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "description": "A sentence." })
+    }
+}
+
 /// A probability for a note: `0.0312`, `3.1e-12`, `10^-1085.3`.
 fn format_probability(p: Probability) -> String {
     if p.p >= 1e-4 {

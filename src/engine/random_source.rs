@@ -91,7 +91,9 @@ pub fn lemire<W: Word>(bound: W, mut next_word: impl FnMut() -> W) -> W {
 }
 
 /// The ChaCha variants offered by `--rng`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum RngKind {
     /// ChaCha with 8 rounds (default: fastest, statistically indistinguishable from random).

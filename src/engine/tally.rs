@@ -5,7 +5,7 @@ use serde::Serialize;
 use super::marginal::MarginalTally;
 
 /// What was tallied.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum TallyMode {
     /// Every one of the n! orderings.

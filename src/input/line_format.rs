@@ -18,7 +18,7 @@ use serde::Serialize;
 
 /// How the permutations of an input are written, detected from its first valid line; every
 /// other line must be written the same way.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum LineFormat {
     /// Tokens separated by blanks or commas: `3 0 1 2`, `3,0,1,2`, `As Kd`.

@@ -6,6 +6,7 @@
 //! (uniform ones pass, biased ones are detected): that is what makes `compare` usable as a
 //! self-test in CI.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::engine::random_source::RngKind;
@@ -13,7 +14,7 @@ use crate::report::notes::{AlgorithmWarning, MAX_LISTED_DECK, Note, Warning};
 use crate::report::run::{PermutationTable, PositionDeviation, RunReport};
 
 /// One algorithm's line in the comparison.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CompareRow {
     /// The algorithm's name.
     pub algorithm: &'static str,
@@ -143,7 +144,7 @@ fn expected_uniform(meant_uniform: bool, tv_distance_theory: Option<f64>) -> boo
 }
 
 /// The report of `compare`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CompareReport {
     /// Always `shuffle-bias`.
     pub tool: &'static str,

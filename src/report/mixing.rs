@@ -2,6 +2,7 @@
 //! shuffle are from uniform, computed by [`crate::theory::mixing`]) and the passes needed to get
 //! below 0.5, 0.1 and 0.01.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::engine::algorithms::{CutProbability, Shuffle};
@@ -9,7 +10,7 @@ use crate::theory::exact::ExactError;
 use crate::theory::mixing::{MixingMethod, mixing_curve_of};
 
 /// One point of the curve.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 pub struct MixingPoint {
     /// Number of passes.
     pub passes: u32,
@@ -22,7 +23,7 @@ pub struct MixingPoint {
 }
 
 /// The least number of passes that brings the distance below a threshold.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, JsonSchema)]
 pub struct PassesNeeded {
     /// The distance to get below.
     pub threshold: f64,
@@ -31,7 +32,7 @@ pub struct PassesNeeded {
 }
 
 /// The report of `theory ALGO --passes A..B`.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MixingReport {
     /// Always `shuffle-bias`.
     pub tool: &'static str,

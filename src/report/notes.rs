@@ -463,6 +463,20 @@ macro_rules! serialize_as_sentence {
                 serializer.collect_str(self)
             }
         }
+
+        impl schemars::JsonSchema for $kind {
+            fn inline_schema() -> bool {
+                true
+            }
+
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                "Sentence".into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                schemars::json_schema!({ "type": "string", "description": "A sentence." })
+            }
+        }
     )*};
 }
 serialize_as_sentence!(Note, Warning, AlgorithmWarning);

@@ -14,6 +14,7 @@ use crate::engine::mapped_source::SourceSpec;
 use crate::theory::reachable::Reachable;
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, SerializeStruct};
 
@@ -54,7 +55,7 @@ use crate::theory::permutation_statistics::{
 };
 
 /// Which hypothesis the verdict tests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Against {
     /// Every ordering equally likely (1/n!).
@@ -64,7 +65,7 @@ pub enum Against {
 }
 
 /// How often the deck came back in its starting order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Identity {
     /// Shuffles that left the deck unchanged.
     pub count: u64,
@@ -81,7 +82,7 @@ pub struct Identity {
 }
 
 /// Which card lands where.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct Positions {
     /// `counts[card][position]`: shuffles in which `card` (starting at position `card`) ended
     /// at `position` (in deal mode `counts[card][slot]`: deals whose `slot`-th card was `card`,
@@ -98,7 +99,7 @@ pub struct Positions {
 }
 
 /// One permutation's line.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PermutationRow {
     /// Lexicographic rank (0 = identity).
     pub rank: usize,
@@ -194,6 +195,17 @@ pub(super) fn serialize_rows<S: serde::Serializer, R: Serialize>(
         seq.serialize_element(&row)?;
     }
     seq.end()
+}
+
+/// In the JSON schema as what it serialises to: null, or every ordering's row.
+impl JsonSchema for PermutationTable {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PermutationTable".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Option<Vec<PermutationRow>>>::json_schema(generator)
+    }
 }
 
 impl Serialize for PermutationTable {
@@ -308,7 +320,7 @@ pub struct RunHeader {
 }
 
 /// What a merged report was made of.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct MergedFrom {
     /// The tally files, in the order given.
     pub files: Vec<MergedFile>,
@@ -317,7 +329,7 @@ pub struct MergedFrom {
 }
 
 /// One tally file of a merge.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct MergedFile {
     /// The file, as given.
     pub file: String,
@@ -338,7 +350,7 @@ pub struct MergedFile {
 }
 
 /// The random source's bits of state (or of seed) beside the bits of the deck's orderings.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
 pub struct SourceReach {
     /// The source, e.g. `xorshift128+` or `mt19937 re-seeded from 32 bits before every shuffle`.
     pub source: String,
@@ -362,7 +374,7 @@ pub enum ModePart {
 }
 
 /// The kind of report, as JSON's `mode` names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ReportMode {
     /// Every ordering tallied.
@@ -375,7 +387,7 @@ pub enum ReportMode {
 
 /// The figures of a deal tally (`check --deal K`). The family's slot tests are named `slot 0`
 /// … `slot K−1`; the report's `positions` matrix is `[card][slot]` (n rows of K columns).
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DealPart {
     /// Cards per deal (K).
     pub cards_per_deal: usize,
@@ -390,7 +402,7 @@ pub struct DealPart {
 }
 
 /// One poker hand category in a report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CategoryRow {
     /// `high card`, `one pair`, …, `straight flush`.
     pub category: &'static str,
@@ -407,7 +419,7 @@ pub struct CategoryRow {
 }
 
 /// The poker hands of a deal report: categories and consecutive categories, with their tests.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct PokerPart {
     /// The nine categories, weakest first.
     pub categories: Vec<CategoryRow>,
@@ -428,7 +440,7 @@ pub struct PokerPart {
 }
 
 /// The table of consecutive hands' categories and its test of independence.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TransitionPart {
     /// `counts[a][b]`: hands of category b (index in `categories`) dealt right after a hand of
     /// category a; hands − 1 pairs in all.
@@ -644,6 +656,145 @@ impl Serialize for RunReport {
     }
 }
 
+// The JSON object the `Serialize` impl above writes, field for field and in its order, for the
+// JSON schema: the schema of `RunReport` is this struct's, so a field added there and not here
+// makes real reports fail the schema test (`tests/json_schema.rs`), and one removed too.
+/// The report of `run`, `check` and `merge`: one flat object; the keys of the other tally
+/// modes' figures are null or empty.
+#[derive(JsonSchema)]
+#[schemars(rename = "RunReport", deny_unknown_fields)]
+#[allow(dead_code)] // never built: it only describes the JSON
+struct RunReportJson {
+    /// Always `shuffle-bias`.
+    tool: String,
+    /// The tool's version.
+    version: String,
+    /// `run` or `check`.
+    command: String,
+    /// The algorithm simulated, or the one `check --against` tests (null for `check` against
+    /// uniform).
+    algorithm: Option<String>,
+    /// How many times the algorithm is applied per shuffle (left out when 1 or unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    passes: Option<u32>,
+    /// The overhand shuffle's cut probability (left out for the other algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cut_probability: Option<f64>,
+    /// The shelf shuffler's number of shelves (left out for the other algorithms).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    shelves: Option<u16>,
+    /// The algorithm's exact definition.
+    definition: Option<String>,
+    /// Whether the algorithm is meant to be uniform.
+    meant_uniform: Option<bool>,
+    /// What `check` read (null for `run`).
+    input: Option<InputSummary>,
+    /// Number of cards.
+    deck: usize,
+    /// n! (null when it exceeds 2^64).
+    orderings: Option<u64>,
+    /// `full`, `marginal` or `deal`.
+    mode: ReportMode,
+    /// Shuffles tallied (for `check`, permutations read).
+    trials: u64,
+    /// Shuffles asked for (more than `trials` only when interrupted or stopped by
+    /// `--until-decided`).
+    trials_requested: u64,
+    /// Whether the run was interrupted before all trials were done.
+    interrupted: bool,
+    /// The seed (null for `check`).
+    seed: Option<u64>,
+    /// The word generator (null for `check`).
+    rng: Option<String>,
+    /// The mapping of a word into [0, k) (null for `check`).
+    map: Option<String>,
+    /// The width of the words the mapping sees (null for `check`).
+    bits: Option<u32>,
+    /// The generator's bits of state (null for `check`).
+    state_bits: Option<u32>,
+    /// `every-shuffle` when re-seeded before every shuffle, else null.
+    reseed: Option<String>,
+    /// The bits of each seed when re-seeded, else null.
+    seed_bits: Option<u32>,
+    /// How the seeds follow one another when re-seeded (`random` or `counter`), else null.
+    seeds: Option<String>,
+    /// What the random source can reach of the deck's orderings.
+    reachable: Option<SourceReach>,
+    /// Worker threads used (null for `check`).
+    threads: Option<usize>,
+    /// Wall-clock seconds of the simulation, or of the reading for `check`.
+    elapsed_seconds: f64,
+    /// trials / elapsed_seconds.
+    shuffles_per_second: f64,
+    /// `merge` only: the tally files merged and the time of the merge.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    merged: Option<MergedFrom>,
+    /// The family-wise significance level.
+    alpha: f64,
+    /// The hypothesis tested.
+    against: Against,
+    /// Whether any test of the family rejected the hypothesis.
+    bias_detected: bool,
+    /// One sentence saying what was found.
+    verdict: String,
+    /// Facts worth reading beside the verdict.
+    notes: Vec<Note>,
+    /// Conditions that weaken the tests.
+    warnings: Vec<Warning>,
+    /// `--max-bias SIZE` only: the equivalence gate.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    gate: Option<Gate>,
+    /// The family of tests.
+    tests: Vec<TestResult>,
+    /// What the sample rules out at 99% confidence (null against a model).
+    ruled_out: Option<RuledOut>,
+    /// Identity frequency.
+    identity: Identity,
+    /// Full mode: largest count / smallest count (null when one was never seen, and outside
+    /// full mode).
+    max_min_ratio: Option<f64>,
+    /// Full mode: the same ratio of exact probabilities.
+    max_min_ratio_theory: Option<f64>,
+    /// Full mode: orderings never seen.
+    never_seen: Option<u64>,
+    /// Full mode: the total variation distance from uniform.
+    tv_distance: Option<f64>,
+    /// Full mode: the exact law's distance from uniform.
+    tv_distance_theory: Option<f64>,
+    /// The exact law and detection power.
+    model: ModelSummary,
+    /// Position marginals.
+    positions: Positions,
+    /// Full mode: the most frequent orderings (empty otherwise).
+    most_frequent: Vec<PermutationRow>,
+    /// Full mode: the least frequent orderings (empty otherwise).
+    least_frequent: Vec<PermutationRow>,
+    /// Full mode: every ordering (null above 8 cards without `--all-orderings`; empty outside
+    /// full mode).
+    permutations: PermutationTable,
+    /// Marginal mode: the permutation statistics (empty otherwise).
+    statistics: Vec<StatisticResult>,
+    /// The tests of the stream of deals (null with `--no-deal-tests`).
+    deal_stream: Option<DealStreamReport>,
+    /// Deal mode only: the figures of dealt hands.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deal: Option<DealPart>,
+    /// `--until-decided` only: the anytime-valid sequential test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sequential: Option<SequentialOutcome>,
+}
+
+/// In the JSON schema as the object its `Serialize` impl writes (`RunReportJson`, beside it).
+impl JsonSchema for RunReport {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "RunReport".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        RunReportJson::json_schema(generator)
+    }
+}
+
 /// Where the tallied permutations came from.
 #[derive(Debug, Clone)]
 pub enum Origin {
@@ -661,7 +812,7 @@ pub enum Origin {
 }
 
 /// What `check` read.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct InputSummary {
     /// The files read, in order (`<stdin>` for standard input).
     pub sources: Vec<String>,
@@ -938,7 +1089,7 @@ fn position_drafts(counts: &[Vec<u64>], matrix: Option<&Vec<Vec<f64>>>, trials: 
 }
 
 /// One permutation statistic in a marginal report: its histogram, its law, and its χ² test.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct StatisticResult {
     /// `fixed-points`, `cycles`, `rising-sequences` or `adjacent-pairs`.
     pub name: &'static str,

@@ -1,13 +1,14 @@
 //! The report of `check --single`: one permutation (a lottery's draw, a dealt deck) judged on
 //! its own by rank correlation with the starting order and the statistics of the whole order.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::analysis::single_permutation::{SingleTest, single_permutation_tests};
 use crate::engine::algorithms::Card;
 
 /// Everything `check --single` says of one permutation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SingleReport {
     /// `check`.
     pub command: &'static str,

@@ -4,6 +4,7 @@
 
 use std::sync::Arc;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use crate::analysis::ruled_out::{BiasSize, SizePlan};
@@ -19,7 +20,7 @@ use crate::engine::permutation::{factorial, unrank};
 use crate::theory::exact::Law;
 
 /// One row of a law's most/least likely orderings.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct LawRow {
     /// Lexicographic rank.
     pub rank: usize,
@@ -77,6 +78,17 @@ impl LawTable {
     }
 }
 
+/// In the JSON schema as what it serialises to: null, or every ordering's row.
+impl JsonSchema for LawTable {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LawTable".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        <Option<Vec<LawRow>>>::json_schema(generator)
+    }
+}
+
 impl Serialize for LawTable {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         if !self.listed {
@@ -87,7 +99,7 @@ impl Serialize for LawTable {
 }
 
 /// The report of `theory`: an algorithm's exact law, without simulation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct TheoryReport {
     /// Always `shuffle-bias`.
     pub tool: &'static str,

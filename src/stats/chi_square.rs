@@ -70,7 +70,7 @@ pub fn chi_square_two_sided(statistic: f64, lower_statistic: f64, df: f64) -> PV
 }
 
 /// Pearson's chi-square test of observed counts against expected counts.
-#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct PearsonTest {
     /// Σ (o − e)² / e over the cells.
     pub statistic: f64,

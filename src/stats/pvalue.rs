@@ -16,7 +16,7 @@ use std::f64::consts::{LN_10, LOG10_E};
 ///
 /// Serialization note: serde_json writes `−∞` as `null`; report `log10` only when
 /// it is finite, or say "impossible under the hypothesis" for [`PValue::ZERO`].
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct PValue {
     /// The probability itself (0.0 when it underflows f64; then read `log10`).
     pub p: f64,

@@ -25,7 +25,7 @@ pub const THRESHOLDS: [f64; 3] = [0.5, 0.1, 0.01];
 
 /// How a mixing curve was computed; serialised as `riffle-closed-form`, `shelf-closed-form` or
 /// `exact-law`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum MixingMethod {
     /// The riffle's closed form (Bayer & Diaconis 1992), exact rational arithmetic.

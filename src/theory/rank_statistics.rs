@@ -337,7 +337,7 @@ pub fn squared_displacement_counts(n: usize) -> Vec<u64> {
 }
 
 /// How a p-value was obtained.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PValueMethod {
     /// From the exact law under uniform (exact counts out of n!).

@@ -12,7 +12,7 @@ pub fn log2_factorial(n: usize) -> f64 {
 }
 
 /// What a source of `state_bits` bits can reach of the orderings of `deck` cards.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Reachable {
     /// Bits of state (or of seed) of the source.
     pub state_bits: u32,

@@ -22,7 +22,9 @@ use crate::engine::random_source::RandomSource;
 pub type Card = u16;
 
 /// The built-in algorithms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, clap::ValueEnum, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum Algorithm {
     /// Fisher–Yates, downwards (exactly uniform).

@@ -182,6 +182,21 @@ impl serde::Serialize for CutProbability {
     }
 }
 
+/// In the JSON schema as the number it serialises to.
+impl schemars::JsonSchema for CutProbability {
+    fn inline_schema() -> bool {
+        true
+    }
+
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "CutProbability".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        f64::json_schema(generator)
+    }
+}
+
 fn gcd(mut a: u64, mut b: u64) -> u64 {
     while b != 0 {
         (a, b) = (b, a % b);

@@ -113,7 +113,7 @@ impl InputSource {
 }
 
 /// How the cards of the input were written.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Numbering {
     /// Integers 0..n−1.
@@ -192,7 +192,7 @@ impl ReaderOptions {
 }
 
 /// A rejected line.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct InvalidLine {
     /// `FILE:LINE`.
     pub location: String,

@@ -4,6 +4,7 @@
 //! this part holds the figures the exporters show beside them, and says which test was not run
 //! and why.
 
+use schemars::JsonSchema;
 use serde::Serialize;
 
 use super::{Against, RunFacts};
@@ -26,7 +27,7 @@ use crate::stats::pvalue::PValue;
 use crate::theory::exact::Law;
 
 /// The deal-stream part of a report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct DealStreamReport {
     /// Which deals count as consecutive: line order (`check`), or trial order with the blocks
     /// of a run joined at their seams (`run`, the same whatever the threads).
@@ -52,7 +53,7 @@ pub struct DealStreamReport {
 }
 
 /// A deal-stream test left out of the family, and why.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct NotRun {
     /// The test's name.
     pub test: String,
@@ -61,7 +62,7 @@ pub struct NotRun {
 }
 
 /// The repeated-decks (collision) test's figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct RepeatsReport {
     /// Bytes kept per deal to count repeats (0 when they come from the full tally).
     pub bytes_per_deal: u64,
@@ -83,7 +84,7 @@ pub struct RepeatsReport {
 }
 
 /// Serial (a): the histogram of matching slots.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct MatchesReport {
     /// `observed[m]`: consecutive pairs with m slots showing the same card.
     pub observed: Vec<u64>,
@@ -103,7 +104,7 @@ pub struct MatchesReport {
 }
 
 /// Serial (b): one independence test per slot.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct SlotsReport {
     /// Card groups of each table after pooling (cards per group ≈ n/groups).
     pub groups: usize,
@@ -112,7 +113,7 @@ pub struct SlotsReport {
 }
 
 /// Serial (c): the compositions' counts.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, JsonSchema)]
 pub struct CompositionsReport {
     /// n!, the cells.
     pub orderings: u64,
