@@ -96,6 +96,7 @@
 //!   progress bar, and the files written without ever destroying one;
 //! - `commands` — one file per subcommand, wiring the above together: the only place that
 //!   touches the terminal;
+//! - `system` — what the tool asks of the machine: the Ctrl-C flag, the memory a run may take;
 //! - `library` — the front door above: [`ShuffleTest`] and [`PermutationTally`], which judge
 //!   with the code `check` runs.
 
@@ -118,22 +119,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    analysis,
-    cli,
-    commands,
-    config,
-    engine,
-    exit_code,
-    input,
-    interrupt,
-    judge,
-    library,
-    memory_share,
-    output,
-    report,
-    stats,
-    tally_file,
-    theory,
+    analysis, cli, commands, config, engine, input, judge, library, output, report, stats, system,
+    tally_file, theory,
 );
 
 pub use commands::command_line;

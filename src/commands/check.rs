@@ -13,13 +13,13 @@ use crate::config::UsageError;
 use crate::config::{CheckConfig, check_listed_orderings_of};
 use crate::engine::algorithms::Card;
 use crate::engine::tally::TallyMode;
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 use crate::input::permutation_reader::Numbering;
 use crate::input::permutation_reader::{
     InputCounts, Observer, open_sources, read_permutations_observed,
 };
 use crate::input::producer::Producers;
-use crate::interrupt;
+use crate::system::interrupt;
 use crate::judge::{Judging, check_theory, judge_input};
 use crate::output::Report;
 use crate::output::progress::Progress;

@@ -15,7 +15,7 @@ use clap::CommandFactory;
 
 use super::{Failure, Sink};
 use crate::cli::{Cli, CompletionsArgs, ManArgs};
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 use crate::output::files::Target;
 
 /// The name the scripts complete and the page documents.

@@ -4,7 +4,7 @@ use super::{Failure, open_output, write_report};
 use crate::cli::{ListArgs, OutputArgs};
 use crate::config::{OutputConfig, output_config};
 use crate::engine::algorithms::Algorithm;
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 use crate::output::{Report, Terminal};
 
 pub(super) fn list(args: &ListArgs) -> Result<ExitCode, Failure> {

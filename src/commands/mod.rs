@@ -6,6 +6,7 @@
 mod check;
 mod compare;
 mod completions;
+pub mod exit_code;
 mod failure;
 mod list;
 mod merge;
@@ -23,8 +24,8 @@ use crate::cli::{Cli, Command};
 use crate::config::{
     CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
 };
-use crate::exit_code::ExitCode;
-use crate::interrupt;
+use crate::commands::exit_code::ExitCode;
+use crate::system::interrupt;
 use crate::judge::Watch;
 use crate::output::brief::BriefExporter;
 use crate::output::files::{OutputFile, Target};

@@ -4,7 +4,7 @@
 use clap::{CommandFactory, FromArgMatches};
 use super::{Failure, execute};
 use crate::cli::{Cli, parse_generator};
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 
 /// Run `shuffle-bias` with the process's arguments, as the binary does: the report on stdout,
 /// progress and messages on stderr, and the exit code to end the process with.

@@ -15,11 +15,11 @@ use crate::engine::shard::{BlockCoverage, describe_blocks, range_trials, shard_b
 use crate::engine::simulate::Tally;
 use crate::engine::simulate::{Simulated, Simulation, SimulationSpec, simulate};
 use crate::engine::tally::TallyMode;
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 use crate::input::permutation_reader::{InputCounts, InputTally};
 use crate::input::source_name::printable_path;
-use crate::interrupt;
-use crate::memory_share::{self, Reservation};
+use crate::system::interrupt;
+use crate::system::memory_share::{self, Reservation};
 use crate::output::files::OutputFile;
 use crate::output::progress::Progress;
 use crate::report::run::Against;

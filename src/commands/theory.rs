@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use super::{Failure, Interruption, NoLaw, OnTerminal, open_output, write_report};
 use crate::config::TheoryConfig;
-use crate::exit_code::ExitCode;
+use crate::commands::exit_code::ExitCode;
 use crate::judge::exact_law;
 use crate::output::Report;
 use crate::output::progress::Progress;

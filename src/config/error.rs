@@ -93,7 +93,7 @@ pub enum UsageError {
         /// Bytes available ([`super::memory_limit`]).
         limit: u64,
         /// Bytes other runs on this host have reserved and not taken yet, left out of `limit`
-        /// ([`crate::memory_share`]).
+        /// ([`crate::system::memory_share`]).
         reserved_by_others: u64,
     },
     /// An output or input file that cannot be used (checked before anything runs).

@@ -31,10 +31,10 @@ pub fn run_memory_bytes(deck: usize, trials: u64, threads: usize) -> u64 {
 
 /// What a run may allocate: 80% of the memory the system reports available (Linux
 /// `/proc/meminfo`; [`FALLBACK_MEMORY_LIMIT`] where that cannot be read) less what the other
-/// runs on this host have reserved and not yet taken ([`crate::memory_share`]), so that runs
+/// runs on this host have reserved and not yet taken ([`crate::system::memory_share`]), so that runs
 /// started together share the memory instead of each counting all of it.
 pub fn memory_limit() -> u64 {
-    let others = crate::memory_share::outstanding().bytes;
+    let others = crate::system::memory_share::outstanding().bytes;
     match available_memory() {
         Some(available) => available.saturating_sub(others) / 5 * 4,
         None => FALLBACK_MEMORY_LIMIT.saturating_sub(others),
@@ -184,7 +184,7 @@ impl SimulationSettings {
                 mode,
                 needed,
                 limit,
-                reserved_by_others: crate::memory_share::outstanding().bytes,
+                reserved_by_others: crate::system::memory_share::outstanding().bytes,
             });
         }
         Ok(SimulationSettings {

@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use tempfile::NamedTempFile;
 
 use crate::input::source_name::printable_path;
-use crate::interrupt;
+use crate::system::interrupt;
 
 /// Why an output or an input file cannot be used: the `Display` is the user's message, naming
 /// the flag and the file and saying how to fix it.

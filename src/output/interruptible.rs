@@ -3,7 +3,7 @@
 //!
 //! Only a Ctrl-C that comes *while* the report is written stops it: one that came before (it
 //! stopped the simulation or the reading, and the report is of what was done) must not throw
-//! that report away. A second Ctrl-C ends the process at once in any case ([`crate::interrupt`]).
+//! that report away. A second Ctrl-C ends the process at once in any case ([`crate::system::interrupt`]).
 //! The writer checks the flag on every write it is given; the exporters write through buffers,
 //! so that is once a buffer (8 KB or so), a cost too small to measure.
 

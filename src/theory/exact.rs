@@ -31,7 +31,7 @@ use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::mapping::Mapping;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, for_each_in_rank_range, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
-use crate::interrupt;
+use crate::system::interrupt;
 use crate::stats::summation::CompensatedSum;
 use crate::theory::permutation_statistics::ratio_to_f64;
 use num_bigint::BigUint;

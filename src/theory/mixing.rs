@@ -9,7 +9,7 @@
 //! is possible for small decks.
 
 use crate::engine::algorithms::{Algorithm, Shuffle};
-use crate::interrupt;
+use crate::system::interrupt;
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
 use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
 use crate::theory::shelf::{shelf_passes_needed, shelf_separation, shelf_tv_distance};
