@@ -66,6 +66,33 @@
 //! - exact laws: [`exact_law`] of a shuffle on a small deck ([`Law`], [`ExactError`]);
 //! - the command line itself, as the binary runs it: [`command_line`].
 //!
+//! Running an experiment and its exact law, below `ShuffleTest`:
+//!
+//! ```
+//! use std::sync::atomic::AtomicBool;
+//! use shuffle_bias::{Algorithm, RngKind, Simulation, SimulationSpec, exact_law, simulate};
+//!
+//! // The naive swap on 3 cards: 3^3 = 27 equally likely choice sequences fall on 6 orderings,
+//! // so no ordering can have probability 1/6; the identity (rank 0) has 4/27.
+//! let law = exact_law(Algorithm::Naive, 3, 1_000_000).unwrap();
+//! assert_eq!(law.exact.as_ref().unwrap().fraction(0), "4/27");
+//!
+//! let spec = SimulationSpec {
+//!     shuffle: Algorithm::Naive.into(),
+//!     deck: 3,
+//!     trials: 270_000,
+//!     seed: 1,
+//!     rng: RngKind::Chacha8,
+//!     threads: 2,
+//! };
+//! let stop = AtomicBool::new(false);
+//! let tally = simulate(&spec, &Simulation::default(), &stop, &mut |_| {}).into_full();
+//! assert_eq!(tally.counts.iter().sum::<u64>(), 270_000);
+//! // 40,000 expected; the standard deviation is √(270,000 · 4/27 · 23/27) ≈ 185, so a
+//! // deviation of 1,000 (over 5 standard deviations) would be a failure of the engine.
+//! assert!(tally.counts[0].abs_diff(40_000) < 1_000, "{}", tally.counts[0]);
+//! ```
+//!
 //! **Stability.** The names above follow semantic versioning: while the crate is at 0.x, a
 //! breaking change to them comes with a new minor version and a line under *Changed* in the
 //! changelog. The fields of the report model follow the JSON schema's promise (fields are added,
