@@ -18,6 +18,26 @@ pub(super) fn new_table(header: &[&str]) -> TableBlock {
     TableBlock::new(header)
 }
 
+/// The figures table: each figure observed, beside the theory of `algorithm` and beside uniform
+/// (rows of those four cells); without an algorithm (`check` against uniform) there is no
+/// theory column at all.
+pub(super) fn figures_table(algorithm: &str, with_theory: bool, rows: Vec<Vec<String>>) -> TableBlock {
+    let theory_header = format!("theory ({algorithm})");
+    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
+    if !with_theory {
+        header.remove(2);
+    }
+    let mut figures = new_table(&header);
+    for mut row in rows {
+        if !with_theory {
+            row.remove(2);
+        }
+        figures.add_row(row);
+    }
+    align_right_from(&mut figures, 1);
+    figures
+}
+
 /// The figures table's identity row: observed (count), theory, uniform.
 pub(super) fn identity_row(label: String, identity: &Identity) -> Vec<String> {
     vec![

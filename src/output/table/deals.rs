@@ -2,6 +2,7 @@
 //! poker hands.
 
 use super::cells::{
+    figures_table,
     MATRIX_TABLE_MAX_DECK, align_right_from, deviation_row, identity_row, new_table, percent,
     statistic_text,
 };
@@ -177,12 +178,6 @@ pub(super) fn deal_sections(run: &RunReport, deal: &DealPart, doc: &mut Document
     };
     let with_theory = run.header.algorithm.is_some();
     doc.blank();
-    let theory_header = format!("theory ({label})");
-    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
-    if !with_theory {
-        header.remove(2);
-    }
-    let mut figures = new_table(&header);
     let deviation = &run.positions.largest_deviation;
     let rows = vec![
         identity_row(
@@ -198,14 +193,7 @@ pub(super) fn deal_sections(run: &RunReport, deal: &DealPart, doc: &mut Document
             &run.positions,
         ),
     ];
-    for mut row in rows {
-        if !with_theory {
-            row.remove(2);
-        }
-        figures.add_row(row);
-    }
-    align_right_from(&mut figures, 1);
-    doc.table(figures);
+    doc.table(figures_table(&label, with_theory, rows));
     doc.text(
         format!(
             "(the slot row is the card and slot furthest from uniform: {:+.3} percentage points)",

@@ -2,6 +2,7 @@
 //! orderings and the statistics' histograms.
 
 use super::cells::{
+    figures_table,
     FULL_LISTING, MATRIX_TABLE_MAX_DECK, align_right_from, deviation_row, identity_row,
     matrix_table, new_table, percent, permutation_rows, ratio_text, statistic_text,
 };
@@ -19,7 +20,6 @@ pub(super) fn figures_section(
     doc: &mut Document,
 ) {
     let theory_available = run.model.available;
-    let theory_header = format!("theory ({algorithm})");
     let mut figure_rows: Vec<Vec<String>> = Vec::new();
     let identity_theory = match (&run.identity.theory_fraction, run.identity.theory_frequency) {
         (Some(fraction), Some(p)) => format!("{} ({fraction})", percent(p)),
@@ -86,19 +86,7 @@ pub(super) fn figures_section(
     ]);
     // Without an algorithm (`check` against uniform) there is no theory column at all.
     let with_theory = run.header.algorithm.is_some();
-    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
-    if !with_theory {
-        header.remove(2);
-    }
-    let mut figures = new_table(&header);
-    for mut row in figure_rows {
-        if !with_theory {
-            row.remove(2);
-        }
-        figures.add_row(row);
-    }
-    align_right_from(&mut figures, 1);
-    doc.table(figures);
+    doc.table(figures_table(algorithm, with_theory, figure_rows));
     doc.line(format!(
         "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
         deviation.deviation * 100.0
@@ -249,12 +237,6 @@ pub(super) fn marginal_sections(run: &RunReport, doc: &mut Document) {
 pub(super) fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Document) {
     let with_theory = run.header.algorithm.is_some();
     doc.blank();
-    let theory_header = format!("theory ({algorithm})");
-    let mut header = vec!["figure", "observed", theory_header.as_str(), "uniform"];
-    if !with_theory {
-        header.remove(2);
-    }
-    let mut figures = new_table(&header);
     let deviation = &run.positions.largest_deviation;
     let mut rows = vec![
         identity_row("identity frequency".to_string(), &run.identity),
@@ -276,14 +258,7 @@ pub(super) fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Docum
             format!("{uniform_mean:.4}"),
         ]);
     }
-    for mut row in rows {
-        if !with_theory {
-            row.remove(2);
-        }
-        figures.add_row(row);
-    }
-    align_right_from(&mut figures, 1);
-    doc.table(figures);
+    doc.table(figures_table(algorithm, with_theory, rows));
     doc.text(
         format!(
             "(the position row is the cell furthest from uniform: {:+.3} percentage points)",
