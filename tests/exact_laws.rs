@@ -710,3 +710,67 @@ fn two_passes_of_m_shelves_are_one_pass_of_two_m_squared_shelves() {
         }
     }
 }
+
+#[test]
+fn the_riffle_laws_of_descents_and_valleys_are_the_exact_engine_laws() {
+    // The walk over packet sequences against the law of every ordering after K riffles, pushed
+    // through the statistics, on up to seven cards.
+    use shuffle_bias::report::run::MarginalTheory;
+    use shuffle_bias::theory::permutation_statistics::{
+        Statistic, riffle_descent_law, riffle_valley_law,
+    };
+    for n in 2..=7 {
+        for passes in 1..=3 {
+            let shuffle = Shuffle::once(Algorithm::Riffle).with_passes(passes);
+            let law = exact_law(shuffle, n, u64::MAX).unwrap();
+            let pushed = MarginalTheory::from_law(&law);
+            let index = |s: Statistic| Statistic::ALL.iter().position(|&t| t == s).unwrap();
+            for (statistic, walked) in [
+                (Statistic::Descents, riffle_descent_law(n, passes).unwrap()),
+                (Statistic::Valleys, riffle_valley_law(n, passes).unwrap()),
+            ] {
+                let exact = &pushed.statistics[index(statistic)]
+                    .as_ref()
+                    .unwrap()
+                    .probabilities;
+                assert_eq!(
+                    exact.len(),
+                    walked.probabilities.len(),
+                    "{statistic:?} n={n}"
+                );
+                for (value, (a, b)) in exact.iter().zip(&walked.probabilities).enumerate() {
+                    assert!(
+                        (a - b).abs() <= 1e-12 * a.max(1e-300) + 1e-15,
+                        "{statistic:?} n={n} K={passes} value {value}: {a} vs {b}"
+                    );
+                    assert_eq!(*a == 0.0, *b == 0.0, "impossible values agree");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_shelf_law_of_the_valleys_is_the_exact_engine_law() {
+    use shuffle_bias::report::run::MarginalTheory;
+    use shuffle_bias::theory::permutation_statistics::Statistic;
+    for shelves in 1..=4u16 {
+        for n in 2..=6 {
+            let shuffle = Shuffle::once(Algorithm::Shelf).with_shelves(shelves);
+            let law = exact_law(shuffle, n, u64::MAX).unwrap();
+            let pushed = MarginalTheory::from_law(&law);
+            let closed = MarginalTheory::shelf(n, shelves, 1);
+            let index = Statistic::ALL
+                .iter()
+                .position(|&s| s == Statistic::Valleys)
+                .unwrap();
+            let exact = &pushed.statistics[index].as_ref().unwrap().probabilities;
+            let valleys = &closed.statistics[index].as_ref().unwrap().probabilities;
+            for (a, b) in exact.iter().zip(valleys) {
+                assert!((a - b).abs() <= 1e-12 * a.max(1e-300), "m={shelves} n={n}");
+            }
+            let identity = closed.identity.unwrap().p;
+            assert!((identity - law.probabilities[0]).abs() <= 1e-12 * identity);
+        }
+    }
+}

@@ -9,7 +9,9 @@
 //! trials, so a 52-card deck — or a 1000-card one — can be tested.
 
 use crate::engine::algorithms::Card;
-use crate::engine::statistics::{Statistic, StatisticValues, scratch_len};
+use crate::engine::statistics::{
+    Statistic, StatisticValues, guessing_score_small, reds, scratch_len,
+};
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
@@ -246,12 +248,14 @@ impl FusedMarginalTally {
         };
         if self.wide {
             let values = wide::statistics(decks, n, &inverses);
-            for (&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest]) in
-                values.iter().zip(order).take(count)
+            for ((&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest]), deck) in
+                values.iter().zip(order).zip(decks.chunks_exact(n))
             {
+                let [valleys, guessing, colour] = shape_statistics(deck);
                 self.record(
                     [
                         fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
+                        valleys, guessing, colour,
                     ],
                     n,
                 );
@@ -281,7 +285,7 @@ impl FusedMarginalTally {
     /// Tally one deck's statistics, in [`Statistic::ALL`] order except the rising sequences,
     /// given as the descents of the inverse (one less).
     #[inline(always)]
-    fn record(&mut self, values: [u16; 8], n: usize) {
+    fn record(&mut self, values: [u16; 11], n: usize) {
         let histograms = &mut self.tally.histograms;
         let [
             fixed,
@@ -292,6 +296,9 @@ impl FusedMarginalTally {
             inversions,
             longest,
             footrule,
+            valleys,
+            guessing,
+            colour,
         ] = values.map(usize::from);
         histograms[0][fixed] += 1;
         histograms[1][cycles] += 1;
@@ -299,7 +306,7 @@ impl FusedMarginalTally {
         histograms[3][adjacent] += 1;
         histograms[4][descents] += 1;
         // These three are tallied only up to their exact laws' decks (the others on any deck).
-        for (histogram, value) in histograms[5..]
+        for (histogram, value) in histograms[5..8]
             .iter_mut()
             .zip([inversions, longest, footrule])
         {
@@ -307,6 +314,9 @@ impl FusedMarginalTally {
                 *count += 1;
             }
         }
+        histograms[8][valleys] += 1;
+        histograms[9][guessing] += 1;
+        histograms[10][colour] += 1;
         self.tally.identity += u64::from(fixed == n);
         self.tally.trials += 1;
     }
@@ -350,6 +360,7 @@ impl FusedMarginalTally {
             .zip(0..)
             .map(|(&card, position): (&Card, Card)| card.abs_diff(position))
             .sum::<u16>();
+        let [valleys, guessing, colour] = shape_statistics(deck);
         self.record(
             [
                 fixed.into(),
@@ -360,6 +371,9 @@ impl FusedMarginalTally {
                 inversions,
                 longest,
                 footrule,
+                valleys,
+                guessing,
+                colour,
             ],
             n,
         );
@@ -381,6 +395,35 @@ impl FusedMarginalTally {
         self.flush();
         self.tally
     }
+}
+
+/// `[valleys, guessing game score, colour changes]` of a deck of at most [`FUSED_MAX_DECK`]
+/// cards, by byte comparisons that vectorise and the guessing game's walk over a word of unseen
+/// cards.
+#[inline(always)]
+fn shape_statistics(deck: &[Card]) -> [u16; 3] {
+    let n = deck.len();
+    let valleys = if n >= 3 {
+        deck[2..]
+            .iter()
+            .zip(&deck[1..])
+            .zip(deck)
+            .map(|((&after, &card), &before)| u8::from(before > card && card < after))
+            .sum::<u8>()
+    } else {
+        0
+    };
+    let red = reds(n) as Card;
+    let colour = deck[1..]
+        .iter()
+        .zip(deck)
+        .map(|(&next, &card)| u8::from((card < red) != (next < red)))
+        .sum::<u8>();
+    [
+        valleys.into(),
+        guessing_score_small(deck) as u16,
+        colour.into(),
+    ]
 }
 
 /// Decks whose cycle walks run interleaved in [`cycle_counts`]: enough to hide the latency of

@@ -49,11 +49,19 @@ pub enum Statistic {
     LongestIncreasing,
     /// Spearman's footrule: the sum over cards of the distance moved.
     Footrule,
+    /// Positions i whose card is below both neighbours' (the shelf shuffler's law depends on
+    /// nothing else).
+    Valleys,
+    /// Cards a player shown each card after guessing it would guess right ([`guessing_score`]).
+    Guessing,
+    /// Colour changes from one card to the next when the top half started red and the bottom
+    /// half black.
+    ColourChanges,
 }
 
 impl Statistic {
     /// Every statistic, in report order.
-    pub const ALL: [Statistic; 8] = [
+    pub const ALL: [Statistic; 11] = [
         Statistic::FixedPoints,
         Statistic::Cycles,
         Statistic::RisingSequences,
@@ -62,6 +70,9 @@ impl Statistic {
         Statistic::Inversions,
         Statistic::LongestIncreasing,
         Statistic::Footrule,
+        Statistic::Valleys,
+        Statistic::Guessing,
+        Statistic::ColourChanges,
     ];
 
     /// The largest deck whose exact law is computed (and so, in marginal mode, the largest deck
@@ -111,6 +122,9 @@ impl Statistic {
             Statistic::Inversions => "inversions",
             Statistic::LongestIncreasing => "longest-increasing",
             Statistic::Footrule => "footrule",
+            Statistic::Valleys => "valleys",
+            Statistic::Guessing => "guessing",
+            Statistic::ColourChanges => "colour-changes",
         }
     }
 
@@ -131,6 +145,14 @@ impl Statistic {
             }
             Statistic::LongestIncreasing => "length of the longest increasing subsequence",
             Statistic::Footrule => "sum over cards of |position - starting position|",
+            Statistic::Valleys => "number of positions whose card is below both neighbours",
+            Statistic::Guessing => {
+                "cards guessed right, shown each after the guess: the nearest unseen card above \
+                 the last after a rise, below it after a fall"
+            }
+            Statistic::ColourChanges => {
+                "number of neighbours of different colour, the top half of the start red"
+            }
         }
     }
 
@@ -141,10 +163,14 @@ impl Statistic {
             Statistic::FixedPoints
             | Statistic::Cycles
             | Statistic::RisingSequences
-            | Statistic::LongestIncreasing => n,
+            | Statistic::LongestIncreasing
+            | Statistic::Guessing => n,
             Statistic::AdjacentPairs | Statistic::Descents => n.saturating_sub(1),
             Statistic::Inversions => n * n.saturating_sub(1) / 2,
             Statistic::Footrule => n * n / 2,
+            Statistic::Valleys => n.saturating_sub(1) / 2,
+            // Every red card between two changes at most, and never more than n − 1.
+            Statistic::ColourChanges => n.saturating_sub(1).min(2 * reds(n)),
         }
     }
 
@@ -170,6 +196,9 @@ impl Statistic {
             Statistic::Inversions => inversions(deck, scratch),
             Statistic::LongestIncreasing => longest_increasing(deck, scratch),
             Statistic::Footrule => footrule(deck),
+            Statistic::Valleys => valleys(deck),
+            Statistic::Guessing => guessing_score(deck),
+            Statistic::ColourChanges => colour_changes(deck),
         }
     }
 }
@@ -193,6 +222,12 @@ pub struct StatisticValues {
     pub longest_increasing: usize,
     /// See [`Statistic::Footrule`] (0 when not tallied at this deck size).
     pub footrule: usize,
+    /// See [`Statistic::Valleys`].
+    pub valleys: usize,
+    /// See [`Statistic::Guessing`].
+    pub guessing: usize,
+    /// See [`Statistic::ColourChanges`].
+    pub colour_changes: usize,
 }
 
 impl StatisticValues {
@@ -242,6 +277,9 @@ impl StatisticValues {
             } else {
                 0
             },
+            valleys: valleys(deck),
+            guessing: guessing_score(deck),
+            colour_changes: colour_changes(deck),
         }
     }
 
@@ -256,8 +294,149 @@ impl StatisticValues {
             Statistic::Inversions => self.inversions,
             Statistic::LongestIncreasing => self.longest_increasing,
             Statistic::Footrule => self.footrule,
+            Statistic::Valleys => self.valleys,
+            Statistic::Guessing => self.guessing,
+            Statistic::ColourChanges => self.colour_changes,
         }
     }
+}
+
+/// The red cards of the colour test on n cards: the top ⌊n/2⌋ of the starting order, cards
+/// 0 … ⌊n/2⌋ − 1 (the rest black).
+pub const fn reds(n: usize) -> usize {
+    n / 2
+}
+
+/// The number of valleys of `deck`: positions i, 0 < i < n − 1, with
+/// deck\[i − 1\] > deck\[i\] < deck\[i + 1\].
+#[inline]
+pub fn valleys(deck: &[Card]) -> usize {
+    deck.windows(3)
+        .map(|w| usize::from(w[0] > w[1] && w[1] < w[2]))
+        .sum()
+}
+
+/// Colour changes between neighbours when cards 0 … ⌊n/2⌋ − 1 are red and the rest black (the
+/// test of Diaconis, Fulman & Holmes: reds on top before the shuffle).
+#[inline]
+pub fn colour_changes(deck: &[Card]) -> usize {
+    let red = reds(deck.len());
+    deck.windows(2)
+        .map(|w| usize::from((usize::from(w[0]) < red) != (usize::from(w[1]) < red)))
+        .sum()
+}
+
+/// The guessing game: the cards of `deck` are shown one at a time from the top, each after a
+/// player has guessed it; the number guessed right.
+///
+/// The strategy is the one structure-exploiting players use against riffle and shelf shuffles,
+/// whose decks are made of runs that rise or fall through consecutive starting positions: guess
+/// the top card of the start (card 0) first; then, after a card that rose above the one before
+/// it (or the first card), the nearest unseen card above it, and after a fall the nearest unseen
+/// card below it — the other way when none is left on that side. It is not optimal (a player
+/// who used the whole history, and the shuffle's law, would do better), but it guesses only
+/// unseen cards, so against a uniform deck its score has exactly the law of any such strategy:
+/// the k-th last card is guessed right with chance 1/k independently of the rest, the sum of
+/// independent Bernoulli(1/k), k = 1 … n, whose law is that of the cycles (Stirling numbers of
+/// the first kind over n!), mean H_n.
+pub fn guessing_score(deck: &[Card]) -> usize {
+    if deck.len() <= 64 {
+        guessing_score_small(deck)
+    } else {
+        guessing_score_wide(deck)
+    }
+}
+
+/// [`guessing_score`] for at most 64 cards: the unseen cards in one word.
+#[inline]
+pub fn guessing_score_small(deck: &[Card]) -> usize {
+    let n = deck.len();
+    debug_assert!(n <= 64);
+    let Some((&first, rest)) = deck.split_first() else {
+        return 0;
+    };
+    let mut unseen = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+    let mut right = usize::from(first == 0);
+    let mut last = usize::from(first);
+    let mut rising = true;
+    unseen &= !(1u64 << last);
+    for &card in rest {
+        let card = usize::from(card);
+        let above = unseen & ((u64::MAX << last) << 1);
+        let below = unseen & ((1u64 << last) - 1);
+        // `| 1` keeps leading_zeros defined; a guess from an empty side is never used.
+        let nearest_above = above.trailing_zeros() as usize;
+        let nearest_below = 63 - (below | 1).leading_zeros() as usize;
+        let guess = if rising {
+            if above != 0 { nearest_above } else { nearest_below }
+        } else if below != 0 {
+            nearest_below
+        } else {
+            nearest_above
+        };
+        right += usize::from(guess == card);
+        rising = card > last;
+        last = card;
+        unseen &= !(1u64 << card);
+    }
+    right
+}
+
+/// [`guessing_score`] for any deck: the unseen cards in a bit set, on the stack up to
+/// [`EVERY_DECK`] cards.
+fn guessing_score_wide(deck: &[Card]) -> usize {
+    const WORDS: usize = EVERY_DECK.div_ceil(64);
+    let n = deck.len();
+    let mut on_stack = [0u64; WORDS];
+    let mut on_heap = Vec::new();
+    let unseen: &mut [u64] = if n <= EVERY_DECK {
+        &mut on_stack[..n.div_ceil(64)]
+    } else {
+        on_heap.resize(n.div_ceil(64), 0);
+        &mut on_heap
+    };
+    for card in 0..n {
+        unseen[card / 64] |= 1 << (card % 64);
+    }
+    let nearest_above = |unseen: &[u64], card: usize| -> Option<usize> {
+        let word = card / 64;
+        let first = unseen[word] & ((u64::MAX << (card % 64)) << 1);
+        if first != 0 {
+            return Some(word * 64 + first.trailing_zeros() as usize);
+        }
+        (word + 1..unseen.len())
+            .find(|&w| unseen[w] != 0)
+            .map(|w| w * 64 + unseen[w].trailing_zeros() as usize)
+    };
+    let nearest_below = |unseen: &[u64], card: usize| -> Option<usize> {
+        let word = card / 64;
+        let first = unseen[word] & ((1u64 << (card % 64)) - 1);
+        if first != 0 {
+            return Some(word * 64 + 63 - first.leading_zeros() as usize);
+        }
+        (0..word)
+            .rev()
+            .find(|&w| unseen[w] != 0)
+            .map(|w| w * 64 + 63 - unseen[w].leading_zeros() as usize)
+    };
+    let mut right = 0;
+    let mut last: Option<usize> = None;
+    let mut rising = true;
+    for &card in deck {
+        let card = usize::from(card);
+        let guess = match last {
+            None => Some(0),
+            Some(last) if rising => {
+                nearest_above(unseen, last).or_else(|| nearest_below(unseen, last))
+            }
+            Some(last) => nearest_below(unseen, last).or_else(|| nearest_above(unseen, last)),
+        };
+        right += usize::from(guess == Some(card));
+        rising = last.is_none_or(|last| card > last);
+        last = Some(card);
+        unseen[card / 64] &= !(1 << (card % 64));
+    }
+    right
 }
 
 #[inline]

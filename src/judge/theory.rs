@@ -81,6 +81,8 @@ pub fn marginal_theory(
     } else if shuffle.algorithm == Algorithm::Riffle && law.is_none() {
         // The closed form assumes fair coins, not a biased mapping's.
         Ok(MarginalTheory::riffle(deck, shuffle.passes))
+    } else if shuffle.algorithm == Algorithm::Shelf && law.is_none() {
+        Ok(MarginalTheory::shelf(deck, shuffle.shelves, shuffle.passes))
     } else {
         Ok(MarginalTheory::default())
     }

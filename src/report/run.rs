@@ -51,8 +51,10 @@ use crate::input::permutation_reader::{InvalidLine, Numbering};
 use crate::stats::probability::Probability;
 use crate::theory::exact::Law;
 use crate::theory::permutation_statistics::{
-    Statistic, StatisticValues, ValueLaw, riffle_rising_value_law,
+    Statistic, StatisticValues, ValueLaw, ratio_to_f64, ratio_to_ln,
+    riffle_descent_law, riffle_rising_value_law, riffle_valley_law,
 };
+use crate::theory::shelf::{shelf_law, shelf_valley_law};
 
 /// Which hypothesis the verdict tests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Serialize, JsonSchema)]
@@ -1170,16 +1172,54 @@ impl MarginalTheory {
     /// What the Gilbert–Shannon–Reeds model gives in closed form for `passes` riffles of `n`
     /// cards (Bayer & Diaconis 1992): the law of the rising sequences, and the identity (the one
     /// ordering with a single rising sequence).
+    ///
+    /// Up to [`crate::theory::permutation_statistics::MAX_SHAPE_DECK`] cards (and while 2^K packets stay cheap), the laws of the
+    /// descents and the valleys too, from the packet sequences of the same model.
     pub fn riffle(n: usize, passes: u32) -> Self {
         let rising = riffle_rising_value_law(n, passes);
+        let descents = riffle_descent_law(n, passes);
+        let valleys = riffle_valley_law(n, passes);
+        let source = if descents.is_some() || valleys.is_some() {
+            "the riffle closed form of Bayer & Diaconis (1992), and the descents and valleys of \
+             its packet sequences"
+        } else {
+            "the riffle closed form of Bayer & Diaconis (1992)"
+        };
         MarginalTheory {
             positions: None,
             identity: Some(rising.get(1)),
             statistics: Statistic::ALL
                 .iter()
-                .map(|&s| (s == Statistic::RisingSequences).then(|| rising.clone()))
+                .map(|&s| match s {
+                    Statistic::RisingSequences => Some(rising.clone()),
+                    Statistic::Descents => descents.clone(),
+                    Statistic::Valleys => valleys.clone(),
+                    _ => None,
+                })
                 .collect(),
-            source: Some("the riffle closed form of Bayer & Diaconis (1992)".to_string()),
+            source: Some(source.to_string()),
+        }
+    }
+
+    /// What Diaconis, Fulman & Holmes's Theorem 3.1 gives for `passes` passes of the shelf
+    /// shuffler with `shelves` shelves on `n` cards: the law of the valleys, on which the chance
+    /// of an ordering depends alone, and the identity (no valley).
+    pub fn shelf(n: usize, shelves: u16, passes: u32) -> Self {
+        let valleys = shelf_valley_law(n, shelves, passes);
+        let (numerators, denominator) = shelf_law(n, shelves, passes);
+        MarginalTheory {
+            positions: None,
+            identity: Some(Probability::from_parts(
+                ratio_to_f64(&numerators[0], &denominator),
+                ratio_to_ln(&numerators[0], &denominator),
+            )),
+            statistics: Statistic::ALL
+                .iter()
+                .map(|&s| (s == Statistic::Valleys).then(|| valleys.clone()))
+                .collect(),
+            source: Some(
+                "the shelf shuffler's closed form of Diaconis, Fulman & Holmes (2013)".to_string(),
+            ),
         }
     }
 

@@ -18,7 +18,7 @@ use crate::engine::shard::BlockCoverage;
 use crate::engine::tally::TallyMode;
 use crate::input::content_digest::ContentDigest;
 
-/// What a tally file says of itself (format version 3).
+/// What a tally file says of itself (format version 4).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TallyHeader {
     /// Always `shuffle-bias`.

@@ -4,7 +4,7 @@
 //! to be parts of one experiment: the tool and its version, the command, the shuffle and every
 //! flag that changes the counts, the deck and mode, the seed and the whole random source, which
 //! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
-//! The layout (format version 3, documented in `docs/tally-format.md`):
+//! The layout (format version 4, documented in `docs/tally-format.md`):
 //!
 //! | bytes | what |
 //! |---|---|
@@ -45,7 +45,7 @@ use crate::engine::tally::TallyMode;
 pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
 
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 3;
+pub const FORMAT_VERSION: u16 = 4;
 
 pub use crate::engine::tally::Counts;
 
@@ -214,10 +214,14 @@ mod tests {
         // n² positions, the identity, fixed points, cycles and rising sequences (0..=n each)
         // and adjacent pairs (0..=n−1): n² + 1 + 3(n + 1) + n = (n + 2)²; then descents
         // (0..=n−1), inversions (0..=n(n−1)/2), the longest increasing subsequence (0..=n) and
-        // the footrule (0..=⌊n²/2⌋), up to 56 cards (5,701 counters at 52 cards).
+        // the footrule (0..=⌊n²/2⌋), up to 56 cards; then the valleys (0..=⌊(n−1)/2⌋), the
+        // guessing game (0..=n) and the colour changes (0..=min(n−1, 2⌊n/2⌋)) (5,832 counters
+        // at 52 cards).
         for n in [2, 5, 52] {
             let counts = Counts::empty(TallyMode::Marginal, n);
             let order = n + (n * (n - 1) / 2 + 1) + (n + 1) + (n * n / 2 + 1);
+            let shape = ((n - 1) / 2 + 1) + (n + 1) + ((n - 1).min(2 * (n / 2)) + 1);
+            let order = order + shape;
             assert_eq!(counts.cells(), ((n + 2) * (n + 2) + order) as u64);
             assert_eq!(
                 codec::expected_cells(TallyMode::Marginal, n),

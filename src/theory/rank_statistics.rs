@@ -429,6 +429,71 @@ pub fn approximate(count: &BigUint) -> f64 {
     count.to_f64().unwrap_or(f64::INFINITY)
 }
 
+/// V(n, k) for k = 0 … ⌊(n − 1)/2⌋: how many orderings of n ≥ 1 cards have k valleys.
+pub fn valley_counts(n: usize) -> Vec<BigUint> {
+    assert!(n >= 1, "a deck needs at least one card");
+    let mut row = vec![BigUint::one()];
+    for cards in 2..=n {
+        let mut next = vec![BigUint::zero(); cards.saturating_sub(1) / 2 + 1];
+        for (k, slot) in next.iter_mut().enumerate() {
+            if let Some(same) = row.get(k) {
+                *slot += same * BigUint::from(2 * k + 2);
+            }
+            if k >= 1
+                && let Some(fewer) = row.get(k - 1)
+            {
+                *slot += fewer * BigUint::from(cards - 2 * k);
+            }
+        }
+        row = next;
+    }
+    row
+}
+
+/// How many orderings of n ≥ 1 cards have each number of colour changes 0 … (see
+/// [`crate::engine::statistics::colour_changes`]), when the top r = ⌊n/2⌋ cards of the start are
+/// red and the b = n − r others black.
+///
+/// A colour sequence with R runs is counted by the runs distribution (Wald & Wolfowitz 1940):
+/// R = 2k in 2·C(r − 1, k − 1)·C(b − 1, k − 1) ways, R = 2k + 1 in
+/// C(r − 1, k)·C(b − 1, k − 1) + C(r − 1, k − 1)·C(b − 1, k) ways; each sequence is made by r!·b!
+/// orderings, and the changes are R − 1.
+pub fn colour_change_counts(n: usize) -> Vec<BigUint> {
+    assert!(n >= 1, "a deck needs at least one card");
+    let r = crate::engine::statistics::reds(n);
+    let b = n - r;
+    let max = crate::engine::statistics::Statistic::ColourChanges.max_value(n);
+    if r == 0 {
+        return vec![BigUint::one()];
+    }
+    let choose = |top: usize, k: usize| -> BigUint {
+        if k > top {
+            return BigUint::zero();
+        }
+        let mut value = BigUint::one();
+        for i in 0..k {
+            value = value * BigUint::from(top - i) / BigUint::from(i + 1);
+        }
+        value
+    };
+    let factorial = |m: usize| -> BigUint { (1..=m).map(BigUint::from).product() };
+    let orderings_per_sequence = factorial(r) * factorial(b);
+    (0..=max)
+        .map(|changes| {
+            let runs = changes + 1;
+            let k = runs / 2;
+            let sequences = if runs % 2 == 0 {
+                choose(r - 1, k - 1) * choose(b - 1, k - 1) * 2u32
+            } else if k == 0 {
+                BigUint::zero()
+            } else {
+                choose(r - 1, k) * choose(b - 1, k - 1) + choose(r - 1, k - 1) * choose(b - 1, k)
+            };
+            sequences * &orderings_per_sequence
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -24,42 +24,16 @@
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
 
-use crate::engine::algorithms::Card;
+pub use crate::engine::statistics::valleys;
+pub use crate::theory::rank_statistics::valley_counts;
 use crate::theory::permutation_statistics::{
+    ValueLaw,
     big_factorial, fraction_below, least_passes_from, ratio_to_f64,
 };
-
-/// The number of valleys of `deck`: positions i with deck\[i − 1\] > deck\[i\] < deck\[i + 1\].
-pub fn valleys(deck: &[Card]) -> usize {
-    deck.windows(3)
-        .filter(|w| w[0] > w[1] && w[1] < w[2])
-        .count()
-}
 
 /// The most valleys an ordering of n cards can have: ⌊(n − 1)/2⌋ (0 for n ≤ 2).
 pub fn max_valleys(n: usize) -> usize {
     n.saturating_sub(1) / 2
-}
-
-/// V(n, k) for k = 0 … ⌊(n − 1)/2⌋: how many orderings of n ≥ 1 cards have k valleys.
-pub fn valley_counts(n: usize) -> Vec<BigUint> {
-    assert!(n >= 1, "a deck needs at least one card");
-    let mut row = vec![BigUint::one()];
-    for cards in 2..=n {
-        let mut next = vec![BigUint::zero(); max_valleys(cards) + 1];
-        for (k, slot) in next.iter_mut().enumerate() {
-            if let Some(same) = row.get(k) {
-                *slot += same * BigUint::from(2 * k + 2);
-            }
-            if k >= 1
-                && let Some(fewer) = row.get(k - 1)
-            {
-                *slot += fewer * BigUint::from(cards - 2 * k);
-            }
-        }
-        row = next;
-    }
-    row
 }
 
 /// The number of shelves of one pass equal in law to `passes` passes of `shelves` shelves:
@@ -162,6 +136,19 @@ pub fn shelf_passes_needed(n: usize, shelves: u16, threshold: f64) -> u32 {
         fraction_below(&numerator, &denominator, threshold)
     };
     least_passes_from(1, below)
+}
+
+/// The law of the number of valleys after `passes` passes of `shelves` shelves on n ≥ 1 cards:
+/// P(v) = V(n, v)·N(v)/(2M)^n, exact fractions rounded once (with their logarithms, which stay
+/// finite where an f64 would underflow).
+pub fn shelf_valley_law(n: usize, shelves: u16, passes: u32) -> ValueLaw {
+    let (numerators, denominator) = shelf_law(n, shelves, passes);
+    let counts: Vec<BigUint> = valley_counts(n)
+        .iter()
+        .zip(&numerators)
+        .map(|(orderings, numerator)| orderings * numerator)
+        .collect();
+    ValueLaw::from_counts(&counts, &denominator)
 }
 
 #[cfg(test)]

@@ -77,6 +77,9 @@ use crate::stats::probability::Probability;
 use crate::theory::rank_statistics;
 
 pub use crate::engine::statistics::{EVERY_DECK, Statistic, StatisticValues, scratch_len};
+pub use riffle_shape::{MAX_SHAPE_DECK, riffle_descent_law, riffle_valley_law};
+
+mod riffle_shape;
 
 impl Statistic {
     /// The exact number of permutations of n cards taking each value 0..=max (they sum to n!).
@@ -115,6 +118,11 @@ impl Statistic {
             Statistic::Inversions => rank_statistics::inversion_counts(n),
             Statistic::LongestIncreasing => rank_statistics::longest_increasing_counts(n),
             Statistic::Footrule => rank_statistics::footrule_counts(n),
+            Statistic::Valleys => rank_statistics::valley_counts(n),
+            // Any strategy guessing unseen cards has the law of the cycles against a uniform
+            // deck (see `engine::statistics::guessing_score`).
+            Statistic::Guessing => cycle_counts(n),
+            Statistic::ColourChanges => rank_statistics::colour_change_counts(n),
         }
     }
 

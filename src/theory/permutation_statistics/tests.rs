@@ -60,7 +60,45 @@ fn brute_force_value(statistic: Statistic, deck: &[Card]) -> usize {
         Statistic::Footrule => (0..deck.len())
             .map(|i| (i as i64 - i64::from(deck[i])).unsigned_abs() as usize)
             .sum(),
+        Statistic::Valleys => (1..deck.len().saturating_sub(1))
+            .filter(|&i| deck[i - 1] > deck[i] && deck[i] < deck[i + 1])
+            .count(),
+        Statistic::Guessing => guessing_by_hand(deck),
+        Statistic::ColourChanges => {
+            let red = |card: Card| usize::from(card) < deck.len() / 2;
+            (1..deck.len())
+                .filter(|&i| red(deck[i]) != red(deck[i - 1]))
+                .count()
+        }
     }
+}
+
+/// The guessing game played out with a list of the cards still to come: guess card 0 first,
+/// then the closest card still to come above the last one after a rise (or the first card),
+/// below it after a fall, and the other way when that side is empty.
+fn guessing_by_hand(deck: &[Card]) -> usize {
+    let mut to_come: Vec<Card> = (0..deck.len() as Card).collect();
+    let mut right = 0;
+    let mut history: Vec<Card> = Vec::new();
+    for &card in deck {
+        let guess = match history.as_slice() {
+            [] => 0,
+            [.., last] => {
+                let rose = match history.as_slice() {
+                    [.., before, last] => last > before,
+                    _ => true,
+                };
+                let above = to_come.iter().copied().filter(|c| c > last).min();
+                let below = to_come.iter().copied().filter(|c| c < last).max();
+                let (first, second) = if rose { (above, below) } else { (below, above) };
+                first.or(second).expect("a card is still to come")
+            }
+        };
+        right += usize::from(guess == card);
+        to_come.retain(|&c| c != card);
+        history.push(card);
+    }
+    right
 }
 
 fn shuffled_deck(n: usize, seed: u64) -> Vec<Card> {
@@ -89,10 +127,14 @@ fn values_of_a_hand_worked_deck_follow_the_definitions() {
     // Deck 3 4 0 1 2 5: fixed point 5; cycles (0 3 1 4 2)(5) = 2; card 0 and 1 and 2 read
     // left to right after 3, 4, so rising sequences {0,1,2}, {3,4,5} = 2; kept pairs 3-4,
     // 0-1, 1-2 = 3; one descent (4 > 0); inversions: 3 and 4 each above 0, 1, 2 = 6;
-    // longest increasing 0 1 2 5 = 4; footrule 3 + 3 + 2 + 2 + 2 + 0 = 12.
+    // longest increasing 0 1 2 5 = 4; footrule 3 + 3 + 2 + 2 + 2 + 0 = 12; one valley (0,
+    // between 4 and 1). Guesses: 0 (shown 3); after 3, the nearest above, 4 (right); after the
+    // rise to 4, 5 (shown 0); after the fall to 0 nothing is below, so above: 1 (right), then 2
+    // (right), then 5 (right): 4 right. Reds 0, 1, 2: black black | red red red | black, two
+    // colour changes.
     let deck = [3, 4, 0, 1, 2, 5];
     let mut scratch = [0; 13];
-    let expected = [1, 2, 2, 3, 1, 6, 4, 12];
+    let expected = [1, 2, 2, 3, 1, 6, 4, 12, 1, 4, 2];
     for (statistic, want) in Statistic::ALL.into_iter().zip(expected) {
         assert_eq!(statistic.value(&deck, &mut scratch), want, "{statistic:?}");
     }
@@ -108,6 +150,9 @@ fn values_of_a_hand_worked_deck_follow_the_definitions() {
             inversions: 6,
             longest_increasing: 4,
             footrule: 12,
+            valleys: 1,
+            guessing: 4,
+            colour_changes: 2,
         }
     );
 }
@@ -696,4 +741,68 @@ fn passes_needed_is_the_first_pass_below_the_threshold() {
     let passes = riffle_passes_needed(52, 1e-300);
     assert!(riffle_tv_distance(52, passes) < 1e-300);
     assert!(riffle_tv_distance(52, passes - 1) >= 1e-300);
+}
+
+#[test]
+fn the_guessing_game_scores_decks_of_any_size_the_same_way() {
+    // The one-word walk (up to 64 cards) and the multi-word one (any deck) against the game
+    // played out by hand, on fair decks, the start order and its reverse.
+    for n in [1, 2, 3, 7, 52, 63, 64, 65, 130, 1000] {
+        for seed in 0..4 {
+            let deck = shuffled_deck(n, seed);
+            let want = guessing_by_hand(&deck);
+            assert_eq!(crate::engine::statistics::guessing_score(&deck), want, "n={n}");
+            if n <= 64 {
+                assert_eq!(crate::engine::statistics::guessing_score_small(&deck), want);
+            }
+        }
+        let start: Vec<Card> = (0..n as Card).collect();
+        assert_eq!(crate::engine::statistics::guessing_score(&start), n, "the start, n={n}");
+        let reverse: Vec<Card> = start.iter().rev().copied().collect();
+        assert_eq!(
+            crate::engine::statistics::guessing_score(&reverse),
+            guessing_by_hand(&reverse),
+            "the reverse, n={n}"
+        );
+    }
+}
+
+#[test]
+fn the_guessing_game_against_a_fair_deck_is_the_law_of_independent_one_in_k_chances() {
+    // Independently of the Stirling numbers: the law of Σ_k Bernoulli(1/k), k = 1 … n, by
+    // convolution in exact fractions, is the law the module gives (mean H_n; 4.5380 at 52).
+    for n in 1..=12usize {
+        let mut law = vec![BigRational::from_integer(1.into())];
+        for k in 1..=n {
+            let hit = BigRational::new(1.into(), (k as u64).into());
+            let miss = BigRational::from_integer(1.into()) - &hit;
+            let mut next = vec![BigRational::from_integer(0.into()); law.len() + 1];
+            for (value, p) in law.iter().enumerate() {
+                next[value] += p * &miss;
+                next[value + 1] += p * &hit;
+            }
+            law = next;
+        }
+        let total = BigRational::from_integer(big_factorial(n).into());
+        let counts = Statistic::Guessing.exact_counts(n);
+        assert_eq!(counts.len(), law.len());
+        for (count, p) in counts.iter().zip(&law) {
+            assert_eq!(BigRational::from_integer(count.clone().into()), p * &total, "n={n}");
+        }
+    }
+    let harmonic_52: f64 = (1..=52).map(|k| 1.0 / k as f64).sum();
+    assert!((mean(&Statistic::Guessing.uniform_law(52)) - harmonic_52).abs() < 1e-12);
+    assert!((harmonic_52 - 4.5380).abs() < 1e-4);
+}
+
+#[test]
+fn the_colour_changes_of_52_cards_have_the_runs_law_of_26_reds_and_26_blacks() {
+    // Mean number of runs of r reds and b blacks in random order: 1 + 2rb/(r + b) (Wald &
+    // Wolfowitz 1940): 27 runs, so 26 changes, for 26 and 26; 2 · 13 · 14 / 27 + 1 for 13 and 14.
+    let law = Statistic::ColourChanges.uniform_law(52);
+    assert!((mean(&law) - 26.0).abs() < 1e-9);
+    let law = Statistic::ColourChanges.uniform_law(27);
+    assert!((mean(&law) - 2.0 * 13.0 * 14.0 / 27.0).abs() < 1e-9);
+    assert_eq!(Statistic::ColourChanges.max_value(27), 26);
+    assert_eq!(Statistic::ColourChanges.max_value(52), 51);
 }
