@@ -161,8 +161,8 @@ fn marginal_mode_decides_on_the_positions_and_statistics() {
     assert_eq!(code, 1);
     assert_eq!(json["mode"], "marginal");
     assert_eq!(json["sequential"]["decided"], true);
-    // 30 positions, the identity, 8 statistics.
-    assert_eq!(json["sequential"]["family_size"], 39);
+    // 30 positions, the identity, 11 statistics.
+    assert_eq!(json["sequential"]["family_size"], 42);
     assert_eq!(
         json["trials"].as_u64(),
         json["sequential"]["trials_used"].as_u64()

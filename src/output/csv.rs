@@ -392,6 +392,11 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
             opt(gate.trials_needed),
         ]);
     }
+    // Marginal mode adds the guessing game's columns.
+    if let Some(game) = run.guessing_game() {
+        header.extend(["guessing_game_guessed", "guessing_game_by_chance"]);
+        record.extend([game.guessed.to_string(), game.by_chance.to_string()]);
+    }
     // `--until-decided` adds the sequential test's columns.
     if let Some(sequential) = &run.sequential {
         header.extend([

@@ -12,7 +12,7 @@ use super::text::group;
 use super::{Exporter, Report};
 use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
-    TvAxis, compare_picture, evidence_chart, mixing_curve, run_picture,
+    StatisticSeries, TvAxis, compare_picture, evidence_chart, mixing_curve, run_picture,
 };
 use crate::report::run::RunReport;
 
@@ -79,11 +79,29 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 }),
                 theory: full.permutations.theory(),
             });
+            let trials = run.header.trials.max(1) as f64;
+            let frequencies: Vec<Vec<f64>> = run
+                .statistics()
+                .iter()
+                .map(|s| s.observed.iter().map(|&c| c as f64 / trials).collect())
+                .collect();
+            let series: Vec<StatisticSeries> = run
+                .statistics()
+                .iter()
+                .zip(&frequencies)
+                .map(|(s, observed)| StatisticSeries {
+                    name: s.name,
+                    observed,
+                    uniform: &s.uniform,
+                    theory: s.theory.as_deref(),
+                })
+                .collect();
             run_picture(&RunPicture {
                 title: &title,
                 positions: &run.positions.frequencies,
                 source: MatrixSource::Observed,
                 orderings,
+                statistics: Some(&series),
             })
         }
         Report::Theory(theory) => {
@@ -100,6 +118,7 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                     observed: None,
                     theory: Some(theory.permutations.probabilities()),
                 }),
+                statistics: None,
             })
         }
         Report::Compare(compare) => {
@@ -169,6 +188,7 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 positions: &positions,
                 source: MatrixSource::Observed,
                 orderings: None,
+                statistics: None,
             })
         }
         Report::List(_) => Err(PlotError::InvalidInput(

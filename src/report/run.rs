@@ -43,6 +43,7 @@ use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{frequencies, largest_deviation};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
 use crate::analysis::ruled_out::{Gate, RuledOut};
+use crate::analysis::figures::mean;
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
@@ -485,6 +486,32 @@ pub struct FullPart {
     pub permutations: PermutationTable,
 }
 
+/// The guessing game of a marginal report, in one line: how many cards of the deck a player shown
+/// each card after guessing it got right on average (the strategy of
+/// [`Statistic::Guessing`]), against what any player gets by chance from a uniform deck, H_n.
+#[derive(Debug, Clone, PartialEq, Serialize, JsonSchema)]
+pub struct GuessingGame {
+    /// Cards in the deck.
+    pub deck: usize,
+    /// The mean number of cards guessed right over the tallied decks.
+    pub guessed: f64,
+    /// The mean by chance, from a uniform deck: H_n = 1 + 1/2 + … + 1/n.
+    pub by_chance: f64,
+    /// The mean under the algorithm's law, when known.
+    pub theory: Option<f64>,
+}
+
+impl GuessingGame {
+    /// "a player could guess 9.30 of 52 cards, 4.54 by chance".
+    pub fn sentence(&self) -> String {
+        format!(
+            "a player shown each card after guessing it could guess {:.2} of {} cards, {:.2} by \
+             chance",
+            self.guessed, self.deck, self.by_chance
+        )
+    }
+}
+
 /// The figures of a marginal tally.
 #[derive(Debug, Clone)]
 pub struct MarginalPart {
@@ -527,6 +554,20 @@ impl RunReport {
         }
     }
 
+    /// Marginal mode: the guessing game's line (None in the other modes).
+    pub fn guessing_game(&self) -> Option<GuessingGame> {
+        let game = self
+            .statistics()
+            .iter()
+            .find(|s| s.name == Statistic::Guessing.name())?;
+        Some(GuessingGame {
+            deck: self.header.deck,
+            guessed: game.mean_observed,
+            by_chance: mean(game.uniform.iter().copied()),
+            theory: game.theory.as_ref().map(|law| mean(law.iter().copied())),
+        })
+    }
+
     /// The shuffle as headers name it (`riffle · 3 passes`), or None without an algorithm.
     pub fn shuffle_label(&self) -> Option<String> {
         let header = &self.header;
@@ -553,7 +594,7 @@ impl Serialize for RunReport {
         let skip_shelves = h.shelves.is_none();
         let deal = self.deal();
         let fields =
-            51 - usize::from(skip_passes) - usize::from(skip_cut) - usize::from(skip_shelves)
+            52 - usize::from(skip_passes) - usize::from(skip_cut) - usize::from(skip_shelves)
                 + usize::from(deal.is_some())
                 - usize::from(self.sequential.is_none())
                 - usize::from(self.gate.is_none());
@@ -645,6 +686,7 @@ impl Serialize for RunReport {
             None => s.serialize_field("permutations", no_rows)?,
         }
         s.serialize_field("statistics", self.statistics())?;
+        s.serialize_field("guessing_game", &self.guessing_game())?;
         s.serialize_field("deal_stream", &self.deal_stream)?;
         // Only deal reports have it, so the JSON of the other modes is unchanged.
         if let Some(deal) = deal {
@@ -776,6 +818,8 @@ struct RunReportJson {
     permutations: PermutationTable,
     /// Marginal mode: the permutation statistics (empty otherwise).
     statistics: Vec<StatisticResult>,
+    /// Marginal mode: the guessing game in one line (null otherwise).
+    guessing_game: Option<GuessingGame>,
     /// The tests of the stream of deals (null with `--no-deal-tests`).
     deal_stream: Option<DealStreamReport>,
     /// Deal mode only: the figures of dealt hands.
@@ -1269,7 +1313,7 @@ mod tests {
 
     /// The JSON field order of every run report (passes and cut_probability are left out when
     /// 1 and absent).
-    const FIELDS: [&str; 39] = [
+    const FIELDS: [&str; 40] = [
         "tool",
         "version",
         "command",
@@ -1308,6 +1352,7 @@ mod tests {
         "least_frequent",
         "permutations",
         "statistics",
+        "guessing_game",
         "deal_stream",
     ];
 

@@ -29,6 +29,7 @@ mod frame;
 mod heat_map;
 mod mixing;
 mod orderings;
+mod statistics;
 
 pub use evidence::evidence_chart;
 use frame::{check_matrix, check_orderings, common_deck, draw_title, grid_shape, invalid, render};
@@ -37,6 +38,7 @@ use heat_map::{draw_heat_map, draw_heat_panel, draw_legend, heat_layout};
 pub use mixing::mixing_curve;
 use orderings::draw_orderings_panel;
 pub use orderings::ordering_chart;
+pub use statistics::StatisticSeries;
 
 /// Ratio extents the heat-map scale snaps to; a fitted scale uses the smallest one that holds
 /// every non-zero cell, so the legend's ends are round numbers.
@@ -165,6 +167,9 @@ pub struct RunPicture<'a> {
     pub source: MatrixSource,
     /// The orderings' panel; `None` leaves it out (decks too large to tally).
     pub orderings: Option<Orderings<'a>>,
+    /// The statistics' panel of a marginal run, drawn beside the heat map when there is no
+    /// orderings' panel.
+    pub statistics: Option<&'a [StatisticSeries<'a>]>,
 }
 
 /// One panel of a comparison: an algorithm's name and its position matrix.
@@ -210,7 +215,19 @@ pub fn run_picture(picture: &RunPicture) -> Result<String, PlotError> {
     if let Some(orderings) = &picture.orderings {
         check_orderings(orderings)?;
     }
-    let width = HEAT_PANEL.0 + picture.orderings.map_or(0, |_| ORDERINGS_PANEL.0);
+    let statistics = picture
+        .statistics
+        .filter(|_| picture.orderings.is_none())
+        .filter(|series| !series.is_empty());
+    if let Some(series) = statistics {
+        statistics::check_statistics(series)?;
+    }
+    let right_width = match (picture.orderings, statistics) {
+        (Some(_), _) => ORDERINGS_PANEL.0,
+        (None, Some(_)) => statistics::STATISTICS_PANEL_WIDTH,
+        (None, None) => 0,
+    };
+    let width = HEAT_PANEL.0 + right_width;
     let height = HEAT_PANEL.1.max(ORDERINGS_PANEL.1) + TITLE_HEIGHT;
     render((width, height), |root| {
         let below_title = draw_title(root, picture.title)?;
@@ -218,6 +235,8 @@ pub fn run_picture(picture: &RunPicture) -> Result<String, PlotError> {
         draw_heat_panel(&left, picture.positions, picture.source)?;
         if let Some(orderings) = &picture.orderings {
             draw_orderings_panel(&right, orderings)?;
+        } else if let Some(series) = statistics {
+            statistics::draw_statistics_panel(&right, series)?;
         }
         Ok(())
     })

@@ -234,6 +234,7 @@ fn equal_inputs_give_equal_bytes() {
             }),
             theory: None,
         }),
+        statistics: None,
     };
     assert_eq!(
         run_picture(&picture).unwrap(),
@@ -253,6 +254,7 @@ fn a_theory_run_picture_names_the_exact_law_and_plots_probabilities() {
             observed: None,
             theory: Some(&law),
         }),
+        statistics: None,
     };
     let texts = texts(&run_picture(&picture).unwrap());
     for expected in [
@@ -293,6 +295,7 @@ fn a_run_picture_without_orderings_is_one_panel_wide() {
         positions: &matrix,
         source: MatrixSource::Observed,
         orderings: None,
+        statistics: None,
     };
     let svg = run_picture(&picture).unwrap();
     assert_eq!(pixels(&svg).width(), HEAT_PANEL.0 as u32);
@@ -415,4 +418,55 @@ fn the_evidence_chart_is_well_formed_and_labels_the_threshold() {
     assert!(evidence_chart("empty", &[]).is_err());
     // An infinite e-value is drawn at the top, not refused.
     assert!(evidence_chart("impossible", &[(1, Some(-3.0)), (2, None)]).is_ok());
+}
+
+#[test]
+fn a_marginal_run_picture_draws_each_statistic_beside_the_heat_map() {
+    let matrix = quarter_matrix(&[]);
+    let observed = [0.1, 0.6, 0.3];
+    let uniform = [0.25, 0.5, 0.25];
+    let theory = [0.1, 0.55, 0.35];
+    let series = [
+        StatisticSeries {
+            name: "valleys",
+            observed: &observed,
+            uniform: &uniform,
+            theory: Some(&theory),
+        },
+        StatisticSeries {
+            name: "guessing",
+            observed: &observed,
+            uniform: &uniform,
+            theory: None,
+        },
+    ];
+    let picture = RunPicture {
+        title: "shelf",
+        positions: &matrix,
+        source: MatrixSource::Observed,
+        orderings: None,
+        statistics: Some(&series),
+    };
+    let svg = run_picture(&picture).unwrap();
+    let texts = texts(&svg);
+    for caption in ["valleys", "guessing", "observed", "exact law", "uniform"] {
+        assert!(texts.iter().any(|t| t == caption), "{caption} in {texts:?}");
+    }
+    assert_eq!(
+        pixels(&svg).width(),
+        (HEAT_PANEL.0 + statistics::STATISTICS_PANEL_WIDTH) as u32
+    );
+    // Laws that list different values are refused, not drawn.
+    let short = [0.5, 0.5];
+    let broken = [StatisticSeries {
+        name: "valleys",
+        observed: &observed,
+        uniform: &short,
+        theory: None,
+    }];
+    let picture = RunPicture {
+        statistics: Some(&broken),
+        ..picture
+    };
+    assert!(run_picture(&picture).is_err());
 }

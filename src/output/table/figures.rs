@@ -266,6 +266,13 @@ pub(super) fn marginal_figures(run: &RunReport, algorithm: &str, doc: &mut Docum
         ),
         "  ",
     );
+    if let Some(game) = run.guessing_game() {
+        let mut line = format!("Guessing game: {}", game.sentence());
+        if let Some(theory) = game.theory {
+            line.push_str(&format!(" ({theory:.2} by the theory of {algorithm})"));
+        }
+        doc.text(line + ".", "  ");
+    }
 }
 
 /// One heading and table per permutation statistic.
