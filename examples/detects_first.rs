@@ -667,6 +667,33 @@ mod tests {
     }
 
     #[test]
+    fn with_cells_that_grow_with_the_trials_the_figure_is_the_least_n_that_reaches_the_power() {
+        // One cell below 10 trials (no χ²), the last two values pooled up to 10,000, every
+        // value from there: pooled, the bias w² = 1/8 needs trials_for_power(1, α, 1/8) < 10,000.
+        let law = [0.5, 0.3, 0.2];
+        let cells_at = |n: u64| match n {
+            0..10 => std::iter::once(0..3).collect(),
+            10..10_000 => vec![0..1, 1..3],
+            _ => vec![0..1, 1..2, 2..3],
+        };
+        let alpha = 0.001;
+        let found = least_trials(alpha, cells_at, |c| cohen_w2(&law, &[THIRD; 3], c)).unwrap();
+        let pooled = trials_for_power(1.0, alpha, 0.125, 0.99).unwrap();
+        assert!((10..10_000).contains(&pooled), "{pooled}");
+        assert_eq!(found, pooled);
+        // A bias that only the finer cells see waits for them: (⅓, ½, 1/6) pools to (⅓, ⅔).
+        let hidden = [THIRD, 0.5, 1.0 / 6.0];
+        let found = least_trials(alpha, cells_at, |c| cohen_w2(&hidden, &[THIRD; 3], c));
+        let fine = trials_for_power(
+            2.0,
+            alpha,
+            cohen_w2(&hidden, &[THIRD; 3], &cells_at(10_000)),
+            0.99,
+        );
+        assert_eq!(found, fine.map(|n| n.max(10_000)));
+    }
+
+    #[test]
     fn the_plug_in_estimate_loses_its_bias_by_hand_and_in_expectation() {
         // Counts 50, 30, 20 of 100: plug-in 0.14, correction 3·(0.25 + 0.21 + 0.16)/99.
         let cells = [0..1, 1..2, 2..3];
