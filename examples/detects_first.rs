@@ -51,6 +51,7 @@ use shuffle_bias::report::run::{Against, MarginalTheory, Origin, RunFacts, RunRe
 use shuffle_bias::stats::binomial::binomial_two_sided_at;
 use shuffle_bias::stats::power::trials_for_power;
 use shuffle_bias::stats::probability::Probability;
+use shuffle_bias::theory::exact::DEFAULT_MAX_PATHS;
 use shuffle_bias::theory::permutation_statistics::{
     Statistic, ValueLaw, ratio_to_f64, ratio_to_ln,
 };
@@ -59,9 +60,6 @@ use shuffle_bias::{RngKind, Simulation, SimulationSpec, simulate};
 
 /// The power the figures are for.
 const TARGET_POWER: f64 = 0.99;
-
-/// `run`'s default budget of choice paths for an exact law (`--max-paths`).
-const MAX_PATHS: u64 = 100_000_000;
 
 /// How many null standard deviations a simulated w² must clear to count as measured.
 const RESOLUTION_SDS: f64 = 3.0;
@@ -96,37 +94,48 @@ impl Figure {
         }
     }
 
-    /// The table's cell: exact figures in full (in powers of ten from 10^7), simulated ones
-    /// `~` and to two significant digits, lower bounds `>`.
+    /// The table's cell: exact figures in full (to three significant digits in powers of ten
+    /// from 10^7), simulated ones `~` and to two significant digits, lower bounds `>` and
+    /// rounded down to two.
     fn cell(self) -> String {
         match self {
-            Figure::Exact(n) => count(n as f64, 3, false),
-            Figure::Simulated(n) => format!("~{}", count(n as f64, 2, true)),
-            Figure::AtLeast(n) => format!("> {}", count(n as f64, 2, true)),
+            Figure::Exact(n) => count(n, 3, f64::round, false),
+            Figure::Simulated(n) => format!("~{}", count(n, 2, f64::round, true)),
+            Figure::AtLeast(n) => format!("> {}", count(n, 2, f64::floor, true)),
             Figure::Never => "—".to_string(),
         }
     }
 }
 
-/// `n` for the table: with thousands separators below 10^7 (rounded to `digits` significant
-/// digits when `round`), else as `1.23e14`.
-fn count(n: f64, digits: usize, round: bool) -> String {
-    if n >= 1e7 {
-        return format!("{:.*e}", digits - 1, n);
+/// `n` for the table: with thousands separators below 10^7 (rounded by `rule` to `digits`
+/// significant digits when `shorten`), else as `1.23e14` (always `digits` digits by `rule`).
+fn count(n: u64, digits: i32, rule: fn(f64) -> f64, shorten: bool) -> String {
+    let x = n as f64;
+    let exponent = if x > 0.0 { x.log10().floor() as i32 } else { 0 };
+    let scale = 10f64.powi(exponent + 1 - digits);
+    if x >= 1e7 {
+        // The mantissa's digits by `rule`, e.g. 3.456e7 down to two digits: 34 → "3.4e7".
+        let kept = rule(x / scale);
+        let (kept, exponent) = if kept >= 10f64.powi(digits) {
+            (kept / 10.0, exponent + 1)
+        } else {
+            (kept, exponent)
+        };
+        let mantissa = kept / 10f64.powi(digits - 1);
+        return format!("{mantissa:.*}e{exponent}", digits as usize - 1);
     }
-    let n = if round && n >= 10f64.powi(digits as i32) {
-        let scale = 10f64.powi(n.log10().floor() as i32 + 1 - digits as i32);
-        (n / scale).round() * scale
+    let shown = if shorten && exponent >= digits {
+        (rule(x / scale) * scale) as u64
     } else {
         n
     };
-    let digits: Vec<char> = format!("{n:.0}").chars().collect();
+    let text = shown.to_string();
     let mut out = String::new();
-    for (i, c) in digits.iter().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+    for (i, c) in text.chars().enumerate() {
+        if i > 0 && (text.len() - i).is_multiple_of(3) {
             out.push(',');
         }
-        out.push(*c);
+        out.push(c);
     }
     out
 }
@@ -298,7 +307,7 @@ fn identity_figure(
 /// (DFH Theorem 3.1), so the identity (no valley) has N(0)/(2M)^n and a `valleys` statistic has
 /// P(v) = V(n, v)·N(v)/(2M)^n. (Once `run` knows these too, nothing is added.)
 fn model_theory(shuffle: Shuffle, n: usize) -> MarginalTheory {
-    let mut theory = marginal_theory(shuffle, n, (MAX_PATHS, false), None, &Silent)
+    let mut theory = marginal_theory(shuffle, n, (DEFAULT_MAX_PATHS, false), None, &Silent)
         .unwrap_or_else(|_| MarginalTheory::default());
     if shuffle.algorithm != Algorithm::Shelf {
         return theory;
@@ -747,7 +756,11 @@ mod tests {
     fn counts_print_in_full_or_as_powers_of_ten() {
         assert_eq!(Figure::Exact(1_234_567).cell(), "1,234,567");
         assert_eq!(Figure::Simulated(1_234_567).cell(), "~1,200,000");
-        assert_eq!(Figure::AtLeast(3_456).cell(), "> 3,500");
+        assert_eq!(Figure::AtLeast(3_456).cell(), "> 3,400");
+        assert_eq!(Figure::AtLeast(43_999_999).cell(), "> 4.3e7");
+        assert_eq!(Figure::Simulated(99_600_000).cell(), "~1.0e8");
+        assert_eq!(Figure::Simulated(87).cell(), "~87");
+        assert_eq!(Figure::Exact(324).cell(), "324");
         assert_eq!(Figure::Exact(389_960_529_576_820).cell(), "3.90e14");
         assert_eq!(Figure::Never.cell(), "—");
     }
