@@ -20,8 +20,8 @@
 //!   with the cells pooled for N trials, reaches 99% power (found by bisection on N);
 //! * the identity is an exact binomial test of the deck's coming back unchanged, probability
 //!   u = 1/n! under uniform: at 52 cards one such deck rejects (2·N·u ≪ α/m), so its power is
-//!   P(at least one) = 1 − (1 − p)^N and it needs ⌈ln 100 / −ln(1 − p)⌉ trials. When one deck
-//!   would not reject (small decks), the two-cell χ² {identity, other} stands in for it.
+//!   P(at least one) = 1 − (1 − p)^N and it needs ⌈ln 100 / −ln(1 − p)⌉ trials; on a small
+//!   deck, the least N whose critical count is reached with probability 99%.
 //!
 //! p comes from an exact law where the crate has one: what `run` itself knows
 //! ([`marginal_theory`]: the riffle's rising sequences and identity in closed form, Bayer &
@@ -48,7 +48,7 @@ use shuffle_bias::engine::mapped_source::SourceSpec;
 use shuffle_bias::engine::marginal::MarginalTally;
 use shuffle_bias::judge::{Silent, Tallied, Theory, judge, marginal_theory};
 use shuffle_bias::report::run::{Against, MarginalTheory, Origin, RunFacts, RunReport};
-use shuffle_bias::stats::binomial::binomial_two_sided_at;
+use shuffle_bias::stats::binomial::{binomial_two_sided, binomial_two_sided_at};
 use shuffle_bias::stats::power::trials_for_power;
 use shuffle_bias::stats::probability::Probability;
 use shuffle_bias::theory::exact::DEFAULT_MAX_PATHS;
@@ -260,24 +260,61 @@ fn chi_square_figure(
 }
 
 /// The trials the identity test needs when the deck comes back unchanged with probability `p`
-/// (u under uniform), at level `alpha`: ⌈ln 100 / −ln(1 − p)⌉ when one such deck rejects,
-/// else the two-cell χ² {identity, other}, w² = (p − u)²/(u(1 − u)), 1 degree of freedom.
+/// (u under uniform), at level `alpha`: the least N at which the count of unchanged decks,
+/// Bin(N, p), reaches the least count that the report's exact two-sided binomial test rejects
+/// at `alpha` with probability ≥ 99%. At 52 cards one unchanged deck rejects (2·N·u ≪ alpha for
+/// any N < 2^64), so this is ⌈ln 100 / −ln(1 − p)⌉; on small decks it takes more. Found by
+/// bisection on N (assuming, as for the χ² tests, that more trials never lose power).
 fn identity_trials(p: Probability, u: Probability, alpha: f64) -> Option<u64> {
     if p.p <= u.p {
-        // Fewer identities than uniform: nothing a run could see.
+        // No more unchanged decks than uniform gives: nothing a run could see.
         return None;
     }
-    let needed = (1.0 / (1.0 - TARGET_POWER)).ln() / -(-p.p).ln_1p();
-    if needed >= u64::MAX as f64 {
+    let reaches =
+        |n: u64| critical_count(n, u, alpha).is_some_and(|k| at_least(k, n, p.p) >= TARGET_POWER);
+    if !reaches(u64::MAX) {
         return None;
     }
-    let needed = needed.ceil() as u64;
-    if binomial_two_sided_at(1, needed, u).p <= alpha {
-        return Some(needed);
+    let (mut lo, mut hi) = (0u64, u64::MAX);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if reaches(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
     }
-    // One deck does not reject: u is not tiny (a small deck), and neither is N·u.
-    let w2 = (p.p - u.p).powi(2) / (u.p * (1.0 - u.p));
-    trials_for_power(1.0, alpha, w2, TARGET_POWER)
+    Some(hi)
+}
+
+/// The least count of unchanged decks in `n` trials that the exact two-sided binomial test
+/// rejects at `alpha` (None if not even n of n): above the mean n·u its p-value falls as the
+/// count grows, so a bisection finds it.
+fn critical_count(n: u64, u: Probability, alpha: f64) -> Option<u64> {
+    if n == 0 || binomial_two_sided_at(n, n, u).p > alpha {
+        return None;
+    }
+    let (mut lo, mut hi) = ((n as f64 * u.p).floor() as u64, n);
+    while hi - lo > 1 {
+        let mid = lo + (hi - lo) / 2;
+        if binomial_two_sided_at(mid, n, u).p <= alpha {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// P(Bin(n, p) ≥ k), from the two-sided p-value's tails (each the doubled tail, below 1): exact
+/// for k ≤ 1, and wherever it matters here (a power of 99% puts k − 1 far below the mean).
+fn at_least(k: u64, n: u64, p: f64) -> f64 {
+    match k {
+        0 => 1.0,
+        1 => -(n as f64 * (-p).ln_1p()).exp_m1(),
+        _ if k as f64 > n as f64 * p => binomial_two_sided(k, n, p).p / 2.0,
+        _ => 1.0 - binomial_two_sided(k - 1, n, p).p / 2.0,
+    }
 }
 
 /// The identity test's figure, from the exact probability or the simulated count.
@@ -740,6 +777,22 @@ mod tests {
         );
         // As likely as under uniform: nothing to detect.
         assert_eq!(identity_trials(u, u, 0.001), None);
+    }
+
+    #[test]
+    fn on_a_small_deck_the_identity_needs_the_count_that_rejects_not_one_deck() {
+        // 8 cards, one riffle: p = 9/256, u = 1/8!, alpha = 5e−5. Near N = 190, one unchanged
+        // deck has a two-sided p-value of about 2·N·u ≈ 0.0094 > alpha, two about (N·u)² ≈
+        // 2.2e−5 ≤ alpha: the test needs two, and P(Bin(N, p) ≥ 2) ≥ 0.99 from N ≈ 6.64/p.
+        let (p, u, alpha) = (9.0 / 256.0, uniform_ordering_probability(8), 5e-5);
+        let n = identity_trials(Probability::from_p(p), u, alpha).unwrap();
+        let at_least_two = |n: u64| {
+            let q = 1.0 - p;
+            1.0 - q.powi(n as i32) - n as f64 * p * q.powi(n as i32 - 1)
+        };
+        assert_eq!(critical_count(n, u, alpha), Some(2));
+        assert!(at_least_two(n) >= 0.99 && at_least_two(n - 1) < 0.99, "{n}");
+        assert!((180..200).contains(&n), "{n}");
     }
 
     #[test]
