@@ -24,11 +24,10 @@
 //!   deck, the least N whose critical count is reached with probability 99%.
 //!
 //! p comes from an exact law where the crate has one: what `run` itself knows
-//! ([`marginal_theory`]: the riffle's rising sequences and identity in closed form, Bayer &
-//! Diaconis 1992; everything on a deck small enough for the exact law), and, for the shelf
-//! shuffler, whose every ordering's probability is a function of its valleys alone (DFH
-//! Theorem 3.1, [`shuffle_bias::theory::shelf`]), the identity and the law of a `valleys`
-//! statistic when `Statistic::ALL` has one. Everything else comes from a seeded simulation of
+//! ([`marginal_theory`]: for the riffle the rising sequences and identity in closed form, Bayer
+//! & Diaconis 1992, and the descents and valleys of its packet sequences; for the shelf shuffler
+//! the valleys and identity, DFH Theorem 3.1; everything on a deck small enough for the exact
+//! law). Everything else comes from a seeded simulation of
 //! `--simulated` decks on the crate's own simulation path, with the plug-in w² corrected for
 //! its bias (see [`estimated_w2`]); those figures are marked `~` and rounded to two
 //! significant digits, and a bias the simulation cannot tell from zero gives a lower bound.
@@ -52,10 +51,7 @@ use shuffle_bias::stats::binomial::{binomial_two_sided, binomial_two_sided_at};
 use shuffle_bias::stats::power::trials_for_power;
 use shuffle_bias::stats::probability::Probability;
 use shuffle_bias::theory::exact::DEFAULT_MAX_PATHS;
-use shuffle_bias::theory::permutation_statistics::{
-    Statistic, ValueLaw, ratio_to_f64, ratio_to_ln,
-};
-use shuffle_bias::theory::shelf::{shelf_law, valley_counts};
+use shuffle_bias::theory::permutation_statistics::Statistic;
 use shuffle_bias::{RngKind, Simulation, SimulationSpec, simulate};
 
 /// The power the figures are for.
@@ -339,35 +335,12 @@ fn identity_figure(
         .map_or(Figure::Never, Figure::AtLeast)
 }
 
-/// What `run` knows of `shuffle`'s marginals on `n` cards, with what the crate's theory of the
-/// shelf shuffler adds: every ordering's probability is N(v)/(2M)^n, v its number of valleys
-/// (DFH Theorem 3.1), so the identity (no valley) has N(0)/(2M)^n and a `valleys` statistic has
-/// P(v) = V(n, v)·N(v)/(2M)^n. (Once `run` knows these too, nothing is added.)
+/// What `run` knows of `shuffle`'s marginals on `n` cards: for the shelf shuffler the identity
+/// and the valleys (DFH Theorem 3.1), for the riffle the identity, the rising sequences, the
+/// descents and the valleys.
 fn model_theory(shuffle: Shuffle, n: usize) -> MarginalTheory {
-    let mut theory = marginal_theory(shuffle, n, (DEFAULT_MAX_PATHS, false), None, &Silent)
-        .unwrap_or_else(|_| MarginalTheory::default());
-    if shuffle.algorithm != Algorithm::Shelf {
-        return theory;
-    }
-    let (numerators, denominator) = shelf_law(n, shuffle.shelves, shuffle.passes);
-    if theory.identity.is_none() {
-        theory.identity = Some(Probability::from_parts(
-            ratio_to_f64(&numerators[0], &denominator),
-            ratio_to_ln(&numerators[0], &denominator),
-        ));
-    }
-    theory.statistics.resize(Statistic::ALL.len(), None);
-    for (law, statistic) in theory.statistics.iter_mut().zip(Statistic::ALL) {
-        if law.is_none() && statistic.name() == "valleys" {
-            let counts: Vec<_> = valley_counts(n)
-                .iter()
-                .zip(&numerators)
-                .map(|(orderings, each)| orderings * each)
-                .collect();
-            *law = Some(ValueLaw::from_counts(&counts, &denominator));
-        }
-    }
-    theory
+    marginal_theory(shuffle, n, (DEFAULT_MAX_PATHS, false), None, &Silent)
+        .unwrap_or_else(|_| MarginalTheory::default())
 }
 
 /// One model's row: every test's figure by name, in the report's order.
@@ -797,12 +770,20 @@ mod tests {
 
     #[test]
     fn the_shelf_shufflers_valley_law_and_identity_come_from_its_exact_law() {
-        // 20 cards (beyond the exact engine), 3 shelves: `run` knows nothing of the shelf
-        // shuffler's marginals, and the identity, with no valley, has N(0)/(2·3)^20.
+        // 20 cards (beyond the exact engine), 3 shelves: the identity, with no valley, has
+        // N(0)/(2·3)^20, and the valleys' law sums to 1.
+        use shuffle_bias::theory::permutation_statistics::ratio_to_f64;
+        use shuffle_bias::theory::shelf::shelf_law;
         let theory = model_theory(Shuffle::once(Algorithm::Shelf).with_shelves(3), 20);
         let (numerators, denominator) = shelf_law(20, 3, 1);
         let p = ratio_to_f64(&numerators[0], &denominator);
         assert!((theory.identity.unwrap().p - p).abs() < 1e-15);
+        let valleys = Statistic::ALL
+            .iter()
+            .position(|&s| s == Statistic::Valleys)
+            .unwrap();
+        let law = theory.statistics[valleys].as_ref().unwrap();
+        assert!((law.probabilities.iter().sum::<f64>() - 1.0).abs() < 1e-12);
     }
 
     #[test]
