@@ -11,7 +11,7 @@ use std::thread;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::PyList;
+use pyo3::types::{PyList, PyTuple};
 use shuffle_bias::{
     PermutationTally, ShuffleTest, ShuffleTestError, algorithm_named, fair_within, report_json,
     report_text, verdict_summary,
@@ -118,9 +118,38 @@ impl<'py> Deck<'py> {
         })
     }
 
-    /// A fresh copy of the start deck.
-    fn fresh(&self) -> Bound<'py, PyList> {
-        self.start.get_slice(0, self.start.len())
+    /// A fresh copy of the start deck, and the arguments of a call of the shuffle on it.
+    fn fresh(
+        &self,
+        rng: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyList>, Bound<'py, PyTuple>)> {
+        let deck = self.start.get_slice(0, self.start.len());
+        let arguments = match rng {
+            Some(rng) => PyTuple::new(self.start.py(), [deck.as_any(), rng])?,
+            None => PyTuple::new(self.start.py(), [deck.as_any()])?,
+        };
+        Ok((deck, arguments))
+    }
+
+    /// Make `deck` and `arguments` those of the next call: the same objects, the deck put back
+    /// in order, when nothing but them holds the deck and nothing but this loop the arguments
+    /// (nothing can tell them from new ones then); else new ones.
+    fn renew(
+        &self,
+        deck: &mut Bound<'py, PyList>,
+        arguments: &mut Bound<'py, PyTuple>,
+        rng: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<()> {
+        // SAFETY: both are live objects and the GIL is held.
+        let unshared = unsafe {
+            ffi::Py_REFCNT(deck.as_ptr()) == 2 && ffi::Py_REFCNT(arguments.as_ptr()) == 1
+        };
+        if unshared {
+            deck.set_slice(0, usize::MAX, &self.start)
+        } else {
+            (*deck, *arguments) = self.fresh(rng)?;
+            Ok(())
+        }
     }
 
     /// Append the cards of a deck returned by a shuffle (a list, or any iterable) to `cards`;
@@ -235,6 +264,7 @@ fn shuffle_decks<'py>(
 ) -> Result<(), Stop> {
     let n = deck.start.len();
     let per_chunk = (CHUNK_CARDS / n).max(1) as u64;
+    let (mut fresh, mut arguments) = deck.fresh(rng).map_err(Stop::Python)?;
     let mut remaining = trials;
     while remaining > 0 {
         let count = per_chunk.min(remaining);
@@ -244,16 +274,14 @@ fn shuffle_decks<'py>(
         cards.clear();
         let mut made = Ok(());
         for _ in 0..count {
-            let fresh = deck.fresh();
-            let returned = match rng {
-                Some(rng) => shuffle.call1((&fresh, rng)),
-                None => shuffle.call1((&fresh,)),
-            };
-            made = match returned {
+            let read = match shuffle.call1(&arguments) {
                 Ok(returned) if returned.is_none() => deck.read(&fresh, &mut cards),
                 Ok(returned) => deck.read(&returned, &mut cards),
                 Err(error) => Err(Stop::Python(error)),
             };
+            // What the shuffle returned is dropped by now: only what it kept holds the deck.
+            made = read
+                .and_then(|()| (deck.renew(&mut fresh, &mut arguments, rng)).map_err(Stop::Python));
             if made.is_err() {
                 break;
             }

@@ -184,6 +184,28 @@ def test_the_native_loop_tallies_what_a_python_loop_makes():
             assert native.get(key) == python.get(key), (shuffle.__name__, key)
 
 
+def test_a_deck_the_shuffle_keeps_is_never_reused():
+    # The native loop puts a deck back in order for the next call only when nothing else holds
+    # it; the decks kept here (every third) must stay as the shuffle left them, each its own
+    # list, and the report must count the same decks as a Python loop's.
+    kept = []
+    calls = []
+
+    def keeps_some(deck, rng):
+        rng.shuffle(deck)
+        calls.append(1)
+        if len(calls) % 3 == 0:
+            kept.append(deck)
+
+    report = ShuffleTest(deck=5, trials=30_000, seed=2).report(keeps_some)
+    decks = decks_of(fisher_yates, 5, 30_000, 2)
+    assert kept == decks[2::3]
+    assert len({id(deck) for deck in kept}) == len(kept) == 10_000
+    python = check(decks)
+    for key in ["tests", "permutations", "verdict", "bias_detected", "positions", "trials"]:
+        assert report[key] == python[key], key
+
+
 def test_an_exception_of_the_shuffle_is_raised_as_it_is():
     class Tired(Exception):
         pass
