@@ -5,9 +5,11 @@ fresh deck `trials` times and keeps nothing â€” the least any test must spend â€
 `ShuffleTest(deck, trials).report(shuffle)`, the whole test: the same calls, the hand-over of
 the permutations and the judging. Prints the medians and the overhead (b / a - 1) in wall time,
 the goal's measure, and in the CPU time of the process (all its threads: the test tallies on a
-thread of its own, which wall time does not show when a core is free).
+thread of its own, which wall time does not show when a core is free); each as the ratio of the
+medians and as the median of each run's ratio to the plain loop run just before it (steadier
+when the machine's load drifts during the series).
 
-    python python/benches/overhead.py [--deck 5] [--trials 1000000]
+    python python/benches/overhead.py [--deck 5] [--trials 1000000] [--runs 5]
 """
 
 import argparse
@@ -64,7 +66,13 @@ def main():
                 )
             )
         plain, whole = (statistics.median(table[name]) for name in names)
-        print("overhead of the package (%s time): %+.1f%%" % (kind, (whole / plain - 1) * 100))
+        # Each run's test against the plain loop just before it: steadier than the ratio of the
+        # medians when the machine's load drifts during the series.
+        paired = statistics.median(w / p for p, w in zip(*(table[name] for name in names)))
+        print(
+            "overhead of the package (%s time): %+.1f%% (ratio of medians), %+.1f%% (median of "
+            "the runs' ratios)" % (kind, (whole / plain - 1) * 100, (paired - 1) * 100)
+        )
 
 
 if __name__ == "__main__":
