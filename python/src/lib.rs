@@ -75,16 +75,16 @@ fn test(
 /// The start deck `[0, 1, …, deck-1]`, and how to tell which card an item of a shuffled deck
 /// is: an item that is one of the deck's own integer objects is read from its address, with no
 /// call into Python. CPython keeps one object for each integer up to 256, evenly spaced in
-/// memory, so on decks up to 257 cards every card of a shuffled deck (which holds the objects
-/// it was given, however it moved them) is read that way; other items are asked their value.
+/// memory, so cards 0 to 256 of a shuffled deck (which holds the objects it was given, however
+/// it moved them) are read that way; other items are asked their value.
 struct Deck<'py> {
     start: Bound<'py, PyList>,
     /// The address of card 0's object.
     first: usize,
     /// The step between consecutive cards' objects, log 2.
     shift: u32,
-    /// Cards read from their address: all when the deck's objects lie evenly spaced with a
-    /// step that is a power of 2, else none.
+    /// Cards `0..spaced` are read from their address: those whose objects lie evenly spaced
+    /// from card 0's, with a step that is a power of 2 (none when card 1's step is not).
     spaced: usize,
 }
 
@@ -107,14 +107,20 @@ impl<'py> Deck<'py> {
             .collect::<PyResult<Vec<usize>>>()?;
         let first = addresses[0];
         let step = addresses[1].wrapping_sub(first);
-        let evenly = step.is_power_of_two()
-            && (addresses.iter().enumerate())
-                .all(|(card, &address)| address == first.wrapping_add(card.wrapping_mul(step)));
+        let spaced = if step.is_power_of_two() {
+            (addresses.iter().enumerate())
+                .take_while(|&(card, &address)| {
+                    address == first.wrapping_add(card.wrapping_mul(step))
+                })
+                .count()
+        } else {
+            0
+        };
         Ok(Deck {
             start,
             first,
             shift: step.trailing_zeros(),
-            spaced: if evenly { deck } else { 0 },
+            spaced,
         })
     }
 
