@@ -226,12 +226,12 @@ impl<'py> Deck<'py> {
                 Ok(())
             }
             Err(_) => {
+                let item = repr(item);
                 let mut shown: Vec<String> =
                     cards[from..].iter().map(ToString::to_string).collect();
-                shown.push(repr(item));
-                shown.push("…".to_string());
+                shown.extend([item.clone(), "…".to_string()]);
                 Err(Stop::NotACard {
-                    item: repr(item),
+                    item,
                     shown: shown.join(", "),
                 })
             }
@@ -286,8 +286,10 @@ fn shuffle_decks<'py>(
                 Err(error) => Err(Stop::Python(error)),
             };
             // What the shuffle returned is dropped by now: only what it kept holds the deck.
-            made = read
-                .and_then(|()| (deck.renew(&mut fresh, &mut arguments, rng)).map_err(Stop::Python));
+            made = read.and_then(|()| {
+                deck.renew(&mut fresh, &mut arguments, rng)
+                    .map_err(Stop::Python)
+            });
             if made.is_err() {
                 break;
             }
