@@ -3,9 +3,13 @@
 Times, alternately and five times each, (a) a plain Python loop that calls the shuffle on a
 fresh deck `trials` times and keeps nothing — the least any test must spend — and (b)
 `ShuffleTest(deck, trials).report(shuffle)`, the whole test: the same calls, the hand-over of
-the permutations and the judging. Prints the medians and the overhead (b / a - 1).
+the permutations and the judging. Prints the medians and the overhead (b / a - 1) in wall time,
+the goal's measure, and in the CPU time of the process (all its threads: the test tallies on a
+thread of its own, which wall time does not show when a core is free); each as the ratio of the
+medians and as the median of each run's ratio to the plain loop run just before it (steadier
+when the machine's load drifts during the series).
 
-    python python/benches/overhead.py [--deck 5] [--trials 1000000]
+    python python/benches/overhead.py [--deck 5] [--trials 1000000] [--runs 5]
 """
 
 import argparse
@@ -38,21 +42,37 @@ def main():
     parser.add_argument("--trials", type=int, default=1_000_000)
     parser.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    times = {"plain loop": [], "ShuffleTest.report": []}
+    names = ["plain loop", "ShuffleTest.report"]
+    times = {name: [] for name in names}
+    cpu = {name: [] for name in names}
     for run in range(args.runs):
         for name, job in [("plain loop", plain_loop), ("ShuffleTest.report", whole_test)]:
-            started = time.perf_counter()
+            started, cpu_started = time.perf_counter(), time.process_time()
             job(args.deck, args.trials, run)
             times[name].append(time.perf_counter() - started)
-    plain = statistics.median(times["plain loop"])
-    whole = statistics.median(times["ShuffleTest.report"])
-    for name, values in times.items():
-        median = statistics.median(values)
+            cpu[name].append(time.process_time() - cpu_started)
+    for kind, table in [("wall", times), ("CPU", cpu)]:
+        for name in names:
+            values = table[name]
+            median = statistics.median(values)
+            print(
+                "%-4s %-20s median %.3f s (%s)  %.0f ns a shuffle"
+                % (
+                    kind,
+                    name,
+                    median,
+                    ", ".join("%.3f" % v for v in values),
+                    median / args.trials * 1e9,
+                )
+            )
+        plain, whole = (statistics.median(table[name]) for name in names)
+        # Each run's test against the plain loop just before it: steadier than the ratio of the
+        # medians when the machine's load drifts during the series.
+        paired = statistics.median(w / p for p, w in zip(*(table[name] for name in names)))
         print(
-            "%-20s median %.3f s (%s)  %.0f ns a shuffle"
-            % (name, median, ", ".join("%.3f" % v for v in values), median / args.trials * 1e9)
+            "overhead of the package (%s time): %+.1f%% (ratio of medians), %+.1f%% (median of "
+            "the runs' ratios)" % (kind, (whole / plain - 1) * 100, (paired - 1) * 100)
         )
-    print("overhead of the package: %+.1f%%" % ((whole / plain - 1) * 100))
 
 
 if __name__ == "__main__":

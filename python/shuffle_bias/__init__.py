@@ -27,7 +27,8 @@ from . import _native
 
 __all__ = ["ShuffleTest", "check", "default_trials"]
 
-# Cards handed to the native tally at a time: bounded memory at any number of trials.
+# Cards of permutations already made (``check``) handed to the native tally at a time: bounded
+# memory at any number of permutations.
 _CHUNK_CARDS = 1 << 16
 
 
@@ -94,35 +95,15 @@ class ShuffleTest:
 
     def _judge(self, shuffle, max_bias=None):
         """Run ``shuffle`` ``trials`` times and judge: ``(report, text, summary, failure)``."""
-        n = self.deck
         tally = self._new_tally()
-        start = list(range(n))
-        chunk = []
-        extend = chunk.extend
-        per_chunk = max(1, _CHUNK_CARDS // n)
-        # The loop is written out for each way of calling the shuffle: a wrapper around it
-        # would add a Python call to every shuffle.
-        one_argument = _arity(shuffle) == 1
-        if one_argument:
+        if _arity(shuffle) == 1:
             _random.seed(self.seed)
+            rng = None
         else:
             rng = _random.Random(self.seed)
-        remaining = self.trials
-        while remaining:
-            count = min(per_chunk, remaining)
-            if one_argument:
-                for _ in range(count):
-                    deck = start[:]
-                    result = shuffle(deck)
-                    extend(deck if result is None else result)
-            else:
-                for _ in range(count):
-                    deck = start[:]
-                    result = shuffle(deck, rng)
-                    extend(deck if result is None else result)
-            _hand_over(tally, chunk, n)
-            chunk.clear()
-            remaining -= count
+        # The loop is native: it calls the shuffle on fresh decks and tallies them on a thread
+        # of its own meanwhile.
+        tally.run(shuffle, rng, self.trials)
         report, text, summary, failure = tally.finish(max_bias)
         return json.loads(report), text, summary, failure
 

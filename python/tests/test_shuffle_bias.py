@@ -7,6 +7,7 @@ one is caught with the power its exact law gives)."""
 import json
 import os
 import random
+import signal
 import subprocess
 import threading
 import time
@@ -106,14 +107,167 @@ def test_what_is_not_a_permutation_or_a_setting_is_a_value_error_naming_it():
     def short(deck, rng):
         return deck[:-1]
 
-    with pytest.raises(ValueError, match="not of 4 cards"):
+    with pytest.raises(ValueError, match="shuffle 1 .* expected 4 cards, found 3"):
         ShuffleTest(deck=4, trials=10).report(short)
+
+    def strings(deck, rng):
+        deck[2] = "a"
+
+    with pytest.raises(ValueError, match=r"shuffle 1 .*: 'a' is not a card .*got \[0, 1, 'a'"):
+        ShuffleTest(deck=4, trials=10).report(strings)
+
+    def negative(deck, rng):
+        deck[0] = -1
+
+    with pytest.raises(ValueError, match="shuffle 1 .*: -1 is not a card"):
+        ShuffleTest(deck=4, trials=10).report(negative)
+
+    def number(deck, rng):
+        return 7
+
+    with pytest.raises(TypeError, match="a shuffle returned 7, not the deck"):
+        ShuffleTest(deck=4, trials=10).report(number)
     with pytest.raises(ValueError, match="not an algorithm"):
         ShuffleTest(deck=4, against="bogo")
     with pytest.raises(ValueError):
         ShuffleTest(deck=1)
     with pytest.raises(ValueError):
         ShuffleTest(deck=5, alpha=2.0)
+
+
+def decks_of(shuffle, deck, trials, seed, one_argument=False):
+    """The decks a plain Python loop gets from ``shuffle``, called as ``ShuffleTest`` calls it."""
+    if one_argument:
+        random.seed(seed)
+    else:
+        rng = random.Random(seed)
+    start = list(range(deck))
+    decks = []
+    for _ in range(trials):
+        fresh = start[:]
+        result = shuffle(fresh) if one_argument else shuffle(fresh, rng)
+        decks.append(list(fresh if result is None else result))
+    return decks
+
+
+class Card(int):
+    """A card that is not the interpreter's own object for its number: read by its value."""
+
+
+def test_the_native_loop_tallies_what_a_python_loop_makes():
+    # 30,000 shuffles of 5 cards span three chunks of the native loop (13,107 decks each); the
+    # report must be the one `check` gives on the decks a Python loop collects, field for
+    # field: in place or returned, as a list or a tuple, of the interpreter's integers or not,
+    # with one argument or two, and on a deck beyond the integers CPython caches (300 cards).
+    def returns_tuple(deck, rng):
+        naive(deck, rng)
+        return tuple(deck)
+
+    def returns_other_ints(deck, rng):
+        naive(deck, rng)
+        return [Card(card) for card in deck]
+
+    def global_naive(deck):
+        naive(deck, random)
+
+    cases = [
+        (naive, 5, 30_000, False),
+        (returns_tuple, 5, 30_000, False),
+        (returns_other_ints, 5, 20_000, False),
+        (global_naive, 5, 30_000, True),
+        (fisher_yates, 300, 300, False),
+    ]
+    for shuffle, deck, trials, one_argument in cases:
+        native = ShuffleTest(deck=deck, trials=trials, seed=4).report(shuffle)
+        python = check(decks_of(shuffle, deck, trials, 4, one_argument))
+        for key in ["tests", "permutations", "verdict", "bias_detected", "positions", "trials"]:
+            assert native.get(key) == python.get(key), (shuffle.__name__, key)
+
+
+def test_a_deck_the_shuffle_keeps_is_never_reused():
+    # The native loop puts a deck back in order for the next call only when nothing else holds
+    # it; the decks kept here (every third) must stay as the shuffle left them, each its own
+    # list, and the report must count the same decks as a Python loop's.
+    kept = []
+    calls = []
+
+    def keeps_some(deck, rng):
+        rng.shuffle(deck)
+        calls.append(1)
+        if len(calls) % 3 == 0:
+            kept.append(deck)
+
+    report = ShuffleTest(deck=5, trials=30_000, seed=2).report(keeps_some)
+    decks = decks_of(fisher_yates, 5, 30_000, 2)
+    assert kept == decks[2::3]
+    assert len({id(deck) for deck in kept}) == len(kept) == 10_000
+    python = check(decks)
+    for key in ["tests", "permutations", "verdict", "bias_detected", "positions", "trials"]:
+        assert report[key] == python[key], key
+
+
+def test_an_exception_of_the_shuffle_is_raised_as_it_is():
+    class Tired(Exception):
+        pass
+
+    raised = Tired("no more")
+    calls = []
+
+    def tires(deck, rng):
+        calls.append(1)
+        if len(calls) == 20_000:
+            raise raised
+        rng.shuffle(deck)
+
+    with pytest.raises(Tired) as caught:
+        ShuffleTest(deck=5, trials=50_000).report(tires)
+    assert caught.value is raised
+    assert len(calls) == 20_000
+
+
+def test_of_two_errors_the_earlier_shuffles_is_raised_and_named():
+    # Shuffle 2 leaves a card twice; shuffle 20,000, in the next chunk, raises: the bad deck,
+    # made first, is the error. A bad deck alone in a later chunk is named by its number.
+    calls = []
+
+    def duplicates_then_raises(deck, rng):
+        calls.append(1)
+        if len(calls) == 2:
+            deck[0] = deck[1]
+        if len(calls) == 20_000:
+            raise RuntimeError("later")
+
+    with pytest.raises(ValueError, match="shuffle 2 .* card 1 appears twice"):
+        ShuffleTest(deck=4, trials=50_000).report(duplicates_then_raises)
+
+    count = [0]
+
+    def short_late(deck, rng):
+        count[0] += 1
+        return deck[:-1] if count[0] == 20_000 else None
+
+    with pytest.raises(ValueError, match="shuffle 20000 .* expected 4 cards, found 3"):
+        ShuffleTest(deck=4, trials=50_000).report(short_late)
+
+
+@pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="needs signal.setitimer")
+def test_ctrl_c_stops_a_shuffle_that_never_enters_python():
+    # `list.reverse` is C: no Python bytecode runs in the loop, so only the native loop's own
+    # look for signals between chunks lets the handler raise. 100M calls would take about 10 s;
+    # the alarm rings after 0.2 s.
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        started = time.perf_counter()
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(KeyboardInterrupt):
+            ShuffleTest(deck=2, trials=100_000_000).report(list.reverse)
+        assert time.perf_counter() - started < 3
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def test_check_judges_permutations_already_made():
