@@ -10,7 +10,7 @@
 
 use crate::engine::algorithms::Card;
 use crate::engine::statistics::{
-    Statistic, StatisticValues, guessing_score_small, reds, scratch_len,
+    Statistic, StatisticValues, guess_after, reds, scratch_len,
 };
 
 /// The largest deck the marginal mode accepts.
@@ -241,17 +241,17 @@ impl FusedMarginalTally {
             }
         }
         let order = if self.bit_counts {
-            // SAFETY: the CPU has POPCNT and BMI1 (asked in `new`).
+            // SAFETY: the CPU has POPCNT, BMI1 and LZCNT (asked in `new`).
             unsafe { bit_counts::order_of_batch(decks, n) }
         } else {
             order_of_batch(decks, n)
         };
         if self.wide {
             let values = wide::statistics(decks, n, &inverses);
-            for ((&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest]), deck) in
+            for ((&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest, guessing]), deck) in
                 values.iter().zip(order).zip(decks.chunks_exact(n))
             {
-                let [valleys, guessing, colour] = shape_statistics(deck);
+                let [valleys, colour] = shape_statistics(deck);
                 self.record(
                     [
                         fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
@@ -329,7 +329,7 @@ impl FusedMarginalTally {
         deck: &[Card],
         inverse: &[u8; FUSED_MAX_DECK],
         cycles: usize,
-        [inversions, longest]: [u16; 2],
+        [inversions, longest, guessing]: [u16; 3],
     ) {
         let n = self.tally.deck;
         // Element-wise comparisons summed in bytes (at most 64), which vectorise.
@@ -360,7 +360,7 @@ impl FusedMarginalTally {
             .zip(0..)
             .map(|(&card, position): (&Card, Card)| card.abs_diff(position))
             .sum::<u16>();
-        let [valleys, guessing, colour] = shape_statistics(deck);
+        let [valleys, colour] = shape_statistics(deck);
         self.record(
             [
                 fixed.into(),
@@ -397,18 +397,18 @@ impl FusedMarginalTally {
     }
 }
 
-/// `[valleys, guessing game score, colour changes]` of a deck of at most [`FUSED_MAX_DECK`]
-/// cards, by byte comparisons that vectorise and the guessing game's walk over a word of unseen
-/// cards.
+/// `[valleys, colour changes]` of a deck of at most [`FUSED_MAX_DECK`] cards, by element-wise
+/// comparisons combined with `&` and `^` (no short-circuit, so that they vectorise) (the guessing game is scored apart, several decks interleaved:
+/// [`guessing_scores`]).
 #[inline(always)]
-fn shape_statistics(deck: &[Card]) -> [u16; 3] {
+fn shape_statistics(deck: &[Card]) -> [u16; 2] {
     let n = deck.len();
     let valleys = if n >= 3 {
         deck[2..]
             .iter()
             .zip(&deck[1..])
             .zip(deck)
-            .map(|((&after, &card), &before)| u8::from(before > card && card < after))
+            .map(|((&after, &card), &before)| u8::from(before > card) & u8::from(card < after))
             .sum::<u8>()
     } else {
         0
@@ -417,13 +417,9 @@ fn shape_statistics(deck: &[Card]) -> [u16; 3] {
     let colour = deck[1..]
         .iter()
         .zip(deck)
-        .map(|(&next, &card)| u8::from((card < red) != (next < red)))
+        .map(|(&next, &card)| u8::from(card < red) ^ u8::from(next < red))
         .sum::<u8>();
-    [
-        valleys.into(),
-        guessing_score_small(deck) as u16,
-        colour.into(),
-    ]
+    [valleys.into(), colour.into()]
 }
 
 /// Decks whose cycle walks run interleaved in [`cycle_counts`]: enough to hide the latency of
@@ -476,8 +472,8 @@ pub fn wide_statistics_available() -> bool {
 
 /// [`order_statistics`] of every deck of a batch (at most [`LANES`]), [`WALK_LANES`] at a time.
 #[inline(always)]
-fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
-    let mut order = [[0u16; 2]; LANES];
+fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+    let mut order = [[0u16; 3]; LANES];
     for (group, values) in decks
         .chunks(WALK_LANES * n)
         .zip(order.chunks_exact_mut(WALK_LANES))
@@ -493,8 +489,9 @@ fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
     order
 }
 
-/// [`order_of_batch`] compiled for CPUs with a population count and BMI1 (x86-64 builds
-/// target the baseline CPU, whose bit count is a dozen instructions).
+/// [`order_of_batch`] compiled for CPUs with a population count, BMI1 and LZCNT (x86-64 builds
+/// target the baseline CPU, whose bit count is a dozen instructions and whose leading and
+/// trailing zero counts need a branch or a select for an empty word).
 mod bit_counts {
     use super::{Card, LANES};
 
@@ -504,6 +501,7 @@ mod bit_counts {
         {
             std::arch::is_x86_feature_detected!("popcnt")
                 && std::arch::is_x86_feature_detected!("bmi1")
+                && std::arch::is_x86_feature_detected!("lzcnt")
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -512,34 +510,56 @@ mod bit_counts {
     }
 
     /// See [`super::order_of_batch`]. Only after [`available`].
-    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt,bmi1"))]
-    pub(super) unsafe fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 2]; LANES] {
+    #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt,bmi1,lzcnt"))]
+    pub(super) unsafe fn order_of_batch(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
         super::order_of_batch(decks, n)
     }
 }
 
-/// `[inversions, longest increasing subsequence]` of the first `L` decks of `n` (≤ 64) cards
-/// laid end to end in `decks`, position by position across the decks so that their chains
-/// overlap. Both keep a bit set of cards: the cards seen (an inversion per card above the new
-/// one seen before it) and the tops of the piles of patience sorting (a card replaces the
-/// least top above it, or starts a pile; the piles are the longest increasing subsequence),
-/// as [`crate::theory::rank_statistics`] defines them.
+/// `[inversions, longest increasing subsequence, guessing game score]` of the first `L` decks
+/// of `n` (≤ 64) cards laid end to end in `decks`, position by position across the decks so that
+/// their chains overlap. All three keep a bit set of cards: the cards seen (an inversion per card
+/// above the new one seen before it; the guessing game's next guess is the nearest unseen card
+/// beside the last, [`guess_after`]) and the tops of the piles of patience sorting (a card
+/// replaces the least top above it, or starts a pile; the piles are the longest increasing
+/// subsequence), as [`crate::theory::rank_statistics`] and
+/// [`crate::engine::statistics::guessing_score`] define them.
 #[inline(always)]
-fn order_statistics<const L: usize>(decks: &[Card], n: usize) -> [[u16; 2]; L] {
+fn order_statistics<const L: usize>(decks: &[Card], n: usize) -> [[u16; 3]; L] {
+    let all = if n == FUSED_MAX_DECK {
+        u64::MAX
+    } else {
+        (1u64 << n) - 1
+    };
     let mut seen = [0u64; L];
     let mut tops = [0u64; L];
     let mut inversions = [0u32; L];
+    let mut right = [0u32; L];
+    let mut last = [0usize; L];
+    let mut rising = [true; L];
     for position in 0..n {
         for lane in 0..L {
             let card = u32::from(decks[lane * n + position]) & (FUSED_MAX_DECK as u32 - 1);
             let above = !1u64 << card;
+            // The first guess is card 0; every later one the nearest unseen card beside the last.
+            let (guess, _) = guess_after(all & !seen[lane], last[lane], rising[lane]);
+            let guess = if position == 0 { 0 } else { guess };
+            right[lane] += u32::from(guess == card as usize);
+            rising[lane] = position == 0 || card as usize > last[lane];
+            last[lane] = card as usize;
             inversions[lane] += (seen[lane] & above).count_ones();
             seen[lane] |= 1 << card;
             let higher = tops[lane] & above;
             tops[lane] = (tops[lane] & !(higher & higher.wrapping_neg())) | 1 << card;
         }
     }
-    std::array::from_fn(|lane| [inversions[lane] as u16, tops[lane].count_ones() as u16])
+    std::array::from_fn(|lane| {
+        [
+            inversions[lane] as u16,
+            tops[lane].count_ones() as u16,
+            right[lane] as u16,
+        ]
+    })
 }
 
 /// The statistics of one deck of at most 64 cards with AVX-512 (F, BW, VBMI): the deck is one

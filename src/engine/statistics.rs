@@ -362,24 +362,28 @@ pub fn guessing_score_small(deck: &[Card]) -> usize {
     unseen &= !(1u64 << last);
     for &card in rest {
         let card = usize::from(card);
-        let above = unseen & ((u64::MAX << last) << 1);
-        let below = unseen & ((1u64 << last) - 1);
-        // `| 1` keeps leading_zeros defined; a guess from an empty side is never used.
-        let nearest_above = above.trailing_zeros() as usize;
-        let nearest_below = 63 - (below | 1).leading_zeros() as usize;
-        let guess = if rising {
-            if above != 0 { nearest_above } else { nearest_below }
-        } else if below != 0 {
-            nearest_below
-        } else {
-            nearest_above
-        };
+        let (guess, _) = guess_after(unseen, last, rising);
         right += usize::from(guess == card);
         rising = card > last;
         last = card;
         unseen &= !(1u64 << card);
     }
     right
+}
+
+/// The guessing game's next guess from the cards still unseen (a word, at most 64 cards), the
+/// last card shown and whether it rose: the nearest unseen card above it after a rise and below
+/// it after a fall, the other side when that one is empty. Branch-free (a rise or a fall is a
+/// coin toss to the branch predictor); the second value is whether the guess was above.
+#[inline(always)]
+pub fn guess_after(unseen: u64, last: usize, rising: bool) -> (usize, bool) {
+    let above = unseen & ((u64::MAX << last) << 1);
+    let below = unseen & ((1u64 << last) - 1);
+    // `| 1` keeps leading_zeros defined; a guess from an empty side is never used.
+    let nearest_above = above.trailing_zeros() as usize;
+    let nearest_below = 63 - (below | 1).leading_zeros() as usize;
+    let up = (rising & (above != 0)) | (!rising & (below == 0));
+    (if up { nearest_above } else { nearest_below }, up)
 }
 
 /// [`guessing_score`] for any deck: the unseen cards in a bit set, on the stack up to
