@@ -205,11 +205,12 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
         &["foreign.tally: not a shuffle-bias tally"],
     );
 
-    // A newer format: version 4 in the two bytes after the magic; and the older ones, version
-    // 2 (four statistics in marginal mode) and 1 (varints only, no deal stream), which this
-    // build refuses rather than reads.
+    // A newer format: version 6 in the two bytes after the magic; and the older ones, version
+    // 4 (no Mallows kernel sums), 2 (four statistics in marginal mode) and 1 (varints only, no
+    // deal stream), which this build refuses rather than reads.
     for (found, name) in [
-        (4u8, "newer.tally"),
+        (6u8, "newer.tally"),
+        (4, "old.tally"),
         (2, "older.tally"),
         (1, "oldest.tally"),
     ] {
@@ -222,7 +223,7 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
             &[],
             &[
                 &format!("{name}: tally format version {found}"),
-                "reads version 3",
+                "reads version 5",
                 "save the tally again",
             ],
         );

@@ -11,6 +11,7 @@ pub mod decision;
 pub mod figures;
 pub mod goodness_of_fit;
 pub mod identity;
+pub mod mallows;
 pub mod poker;
 pub mod power;
 pub mod ruled_out;
@@ -53,6 +54,9 @@ pub enum TestMethod {
     /// A statistic's two-sided test against its normal approximation (`normal-two-sided`): the
     /// serial matches, conditional on the law of one deal.
     NormalTwoSided,
+    /// A statistic's upper-tail test against its normal approximation (`normal-upper`): the
+    /// serial Mallows MMD.
+    NormalUpper,
     /// Pearson's χ² test of independence per slot, Bonferroni over the slots
     /// (`chi-square-independence`).
     ChiSquareIndependence,
@@ -73,6 +77,7 @@ impl TestMethod {
             TestMethod::NormalOccupancy => "normal-occupancy",
             TestMethod::ChiSquareIndependence => "chi-square-independence",
             TestMethod::NormalTwoSided => "normal-two-sided",
+            TestMethod::NormalUpper => "normal-upper",
             TestMethod::None => "none",
         }
     }
@@ -112,8 +117,9 @@ impl std::fmt::Display for TestMethod {
 pub enum Question {
     /// Is one deal drawn from the hypothesis's law? Every test of the counts of single deals:
     /// the permutations, the identity, the positions, the permutation statistics, the slots
-    /// and hands of dealt hands, and the repeated decks of a full tally (a function of the
-    /// ordering counts alone). JSON `law-of-one-deal`.
+    /// and hands of dealt hands, the repeated decks of a full tally (a function of the
+    /// ordering counts alone), and the serial Mallows MMD (against independent *uniform*
+    /// decks, so a biased shuffle fails it; see [`mallows`]). JSON `law-of-one-deal`.
     #[serde(rename = "law-of-one-deal")]
     OneDeal,
     /// Are consecutive deals independent, whatever the law of one deal? The serial tests,
