@@ -352,8 +352,8 @@ fn mallows(report: &Value) -> (&Value, &Value) {
 
 #[test]
 fn the_serial_mallows_mmd_passes_fisher_yates_and_catches_riffles_on_52_and_200_cards() {
-    // Fisher–Yates with a fixed seed: z is that of independent uniform decks, far from the
-    // one-sided 1% point 2.33 at this seed.
+    // Fisher–Yates with a fixed seed: z is that of independent uniform decks, within the
+    // two-sided 1% points ±2.58 at this seed.
     for (deck, trials, stride) in [("52", "20000", 1), ("200", "8000", 4)] {
         let report = json(&[
             "run",
@@ -367,8 +367,17 @@ fn the_serial_mallows_mmd_passes_fisher_yates_and_catches_riffles_on_52_and_200_
         ]);
         let (row, figures) = mallows(&report);
         assert_eq!(row["rejected"], false, "{deck} cards: {figures}");
-        assert_eq!(row["method"], "normal-upper");
-        assert_eq!(row["question"], "law-of-one-deal");
+        assert_eq!(row["method"], "normal-two-sided");
+        // Filed by the sign of z: above, the law of one deal; below, dependence.
+        let z = figures["z"].as_f64().unwrap();
+        assert_eq!(
+            row["question"],
+            if z < 0.0 {
+                "dependence-between-deals"
+            } else {
+                "law-of-one-deal"
+            }
+        );
         assert_eq!(figures["stride"], stride);
         // One block: the pairs whose second deal has an index divisible by the stride.
         let pairs = trials.parse::<u64>().unwrap() - 1;
@@ -401,6 +410,7 @@ fn the_serial_mallows_mmd_passes_fisher_yates_and_catches_riffles_on_52_and_200_
             "{algorithm} ×{passes} on {deck} cards: {figures}"
         );
         assert!(figures["z"].as_f64().unwrap() > 5.0, "{algorithm} {deck}");
+        assert_eq!(row["question"], "law-of-one-deal");
         assert!(figures["mean_kernel"].as_f64().unwrap() > figures["exact_mean"].as_f64().unwrap());
     }
 }
@@ -428,7 +438,7 @@ fn the_serial_mallows_mmd_shows_in_the_text_and_the_csv_and_not_against_the_mode
         .output()
         .unwrap();
     let csv = String::from_utf8(csv.stdout).unwrap();
-    assert!(csv.contains("serial Mallows MMD,normal-upper"), "{csv}");
+    assert!(csv.contains("serial Mallows MMD,normal-two-sided"), "{csv}");
     // Against the model the kernel's exact mean is not known: not run, with the reason.
     let model = json(&[
         "run",

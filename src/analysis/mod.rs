@@ -52,11 +52,8 @@ pub enum TestMethod {
     /// the exact occupancy mean and variance (`normal-occupancy`).
     NormalOccupancy,
     /// A statistic's two-sided test against its normal approximation (`normal-two-sided`): the
-    /// serial matches, conditional on the law of one deal.
+    /// serial matches, conditional on the law of one deal, and the serial Mallows MMD.
     NormalTwoSided,
-    /// A statistic's upper-tail test against its normal approximation (`normal-upper`): the
-    /// serial Mallows MMD.
-    NormalUpper,
     /// Pearson's χ² test of independence per slot, Bonferroni over the slots
     /// (`chi-square-independence`).
     ChiSquareIndependence,
@@ -77,7 +74,6 @@ impl TestMethod {
             TestMethod::NormalOccupancy => "normal-occupancy",
             TestMethod::ChiSquareIndependence => "chi-square-independence",
             TestMethod::NormalTwoSided => "normal-two-sided",
-            TestMethod::NormalUpper => "normal-upper",
             TestMethod::None => "none",
         }
     }
@@ -118,13 +114,15 @@ pub enum Question {
     /// Is one deal drawn from the hypothesis's law? Every test of the counts of single deals:
     /// the permutations, the identity, the positions, the permutation statistics, the slots
     /// and hands of dealt hands, the repeated decks of a full tally (a function of the
-    /// ordering counts alone), and the serial Mallows MMD (against independent *uniform*
-    /// decks, so a biased shuffle fails it; see [`mallows`]). JSON `law-of-one-deal`.
+    /// ordering counts alone), and the serial Mallows MMD when its z is positive (against
+    /// independent *uniform* decks, so a biased shuffle fails it; see [`mallows`]). JSON
+    /// `law-of-one-deal`.
     #[serde(rename = "law-of-one-deal")]
     OneDeal,
     /// Are consecutive deals independent, whatever the law of one deal? The serial tests,
-    /// each conditional on the observed law (see [`deal_stream`]), and the poker transitions.
-    /// JSON `dependence-between-deals`.
+    /// each conditional on the observed law (see [`deal_stream`]), the poker transitions, and
+    /// the serial Mallows MMD when its z is negative (consecutive decks less alike than
+    /// independent ones of any law). JSON `dependence-between-deals`.
     #[serde(rename = "dependence-between-deals")]
     Dependence,
     /// Does the source reach as many decks as the hypothesis says? The repeated decks of a

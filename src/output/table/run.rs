@@ -352,9 +352,7 @@ pub(super) fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document
                 test.df.map_or_else(
                     || match test.method {
                         TestMethod::PoissonTwoSided => "Poisson".to_string(),
-                        TestMethod::NormalOccupancy
-                        | TestMethod::NormalTwoSided
-                        | TestMethod::NormalUpper => {
+                        TestMethod::NormalOccupancy | TestMethod::NormalTwoSided => {
                             "normal".to_string()
                         }
                         _ => "binom.".to_string(),

@@ -133,7 +133,8 @@ pub struct MallowsReport {
     /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}) =
     /// Π_{j≤n} (1 − e^{−λj})/(j(1 − e^{−λ})).
     pub exact_mean: f64,
-    /// z = (mean − exact mean)/√(exact variance/pairs); the test is one-sided (upper).
+    /// z = (mean − exact mean)/√(exact variance/pairs); the test is two-sided (above: a biased
+    /// shuffle or decks alike; below: consecutive decks unlike each other).
     pub z: f64,
 }
 
