@@ -66,8 +66,8 @@ fn fifty_two_cards_are_tallied_in_marginal_mode_with_every_statistic() {
         ]
     );
     // 52 position tests, the identity, 11 statistics and the deal-stream tests (repeated decks,
-    // serial matches, serial slots) form the family.
-    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 11 + 3);
+    // serial matches, serial slots, serial Mallows MMD) form the family.
+    assert_eq!(report["tests"].as_array().unwrap().len(), 52 + 1 + 11 + 4);
     for statistic in report["statistics"].as_array().unwrap() {
         let observed: u64 = statistic["observed"]
             .as_array()

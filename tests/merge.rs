@@ -205,12 +205,13 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
         &["foreign.tally: not a shuffle-bias tally"],
     );
 
-    // A newer format: version 5 in the two bytes after the magic; and the older ones, version
-    // 3 (eight statistics in marginal mode), 2 (four) and 1 (varints only, no deal stream),
-    // which this build refuses rather than reads.
+    // A newer format: version 6 in the two bytes after the magic; and the older ones, version
+    // 4 (no Mallows kernel sums), 3 (eight statistics in marginal mode), 2 (four) and 1 (varints only, no
+    // deal stream), which this build refuses rather than reads.
     for (found, name) in [
-        (5u8, "newer.tally"),
-        (3, "old.tally"),
+        (6u8, "newer.tally"),
+        (4, "old.tally"),
+        (3, "older-statistics.tally"),
         (2, "older.tally"),
         (1, "oldest.tally"),
     ] {
@@ -223,7 +224,7 @@ fn truncated_corrupted_and_foreign_files_are_refused_naming_the_file() {
             &[],
             &[
                 &format!("{name}: tally format version {found}"),
-                "reads version 4",
+                "reads version 5",
                 "save the tally again",
             ],
         );

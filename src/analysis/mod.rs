@@ -11,6 +11,7 @@ pub mod decision;
 pub mod figures;
 pub mod goodness_of_fit;
 pub mod identity;
+pub mod mallows;
 pub mod poker;
 pub mod power;
 pub mod ruled_out;
@@ -51,7 +52,7 @@ pub enum TestMethod {
     /// the exact occupancy mean and variance (`normal-occupancy`).
     NormalOccupancy,
     /// A statistic's two-sided test against its normal approximation (`normal-two-sided`): the
-    /// serial matches, conditional on the law of one deal.
+    /// serial matches, conditional on the law of one deal, and the serial Mallows MMD.
     NormalTwoSided,
     /// Pearson's χ² test of independence per slot, Bonferroni over the slots
     /// (`chi-square-independence`).
@@ -112,13 +113,16 @@ impl std::fmt::Display for TestMethod {
 pub enum Question {
     /// Is one deal drawn from the hypothesis's law? Every test of the counts of single deals:
     /// the permutations, the identity, the positions, the permutation statistics, the slots
-    /// and hands of dealt hands, and the repeated decks of a full tally (a function of the
-    /// ordering counts alone). JSON `law-of-one-deal`.
+    /// and hands of dealt hands, the repeated decks of a full tally (a function of the
+    /// ordering counts alone), and the serial Mallows MMD when its z is positive (against
+    /// independent *uniform* decks, so a biased shuffle fails it; see [`mallows`]). JSON
+    /// `law-of-one-deal`.
     #[serde(rename = "law-of-one-deal")]
     OneDeal,
     /// Are consecutive deals independent, whatever the law of one deal? The serial tests,
-    /// each conditional on the observed law (see [`deal_stream`]), and the poker transitions.
-    /// JSON `dependence-between-deals`.
+    /// each conditional on the observed law (see [`deal_stream`]), the poker transitions, and
+    /// the serial Mallows MMD when its z is negative (consecutive decks less alike than
+    /// independent ones of any law). JSON `dependence-between-deals`.
     #[serde(rename = "dependence-between-deals")]
     Dependence,
     /// Does the source reach as many decks as the hypothesis says? The repeated decks of a

@@ -8,6 +8,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::engine::algorithms::{Algorithm, CutProbability, DEFAULT_SHELVES, MAX_SHELVES, Shuffle};
+use crate::engine::deal_stream::kernel::{KernelSums, WideSum, counts_kernel};
 use crate::engine::deal_stream::{DealStreamTally, Repeats, RepeatsSkipped, StreamEnd};
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
@@ -18,7 +19,7 @@ use crate::engine::shard::BlockCoverage;
 use crate::engine::tally::TallyMode;
 use crate::input::content_digest::ContentDigest;
 
-/// What a tally file says of itself (format version 4).
+/// What a tally file says of itself (format version 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TallyHeader {
     /// Always `shuffle-bias`.
@@ -82,6 +83,8 @@ pub struct DealStreamPart {
     pub repeats_limit: Option<u64>,
     /// Whether the compositions σ_{t+1}∘σ_t⁻¹ are counted (n! counters in the body).
     pub compositions: bool,
+    /// The Mallows kernel's sums over the pairs (whole decks beyond full mode; else null).
+    pub kernel: Option<KernelPart>,
     /// The runs of consecutive blocks (a run's file), for pairing the seams between shards.
     pub ends: Vec<EndPart>,
     /// Fingerprints in the body (16 bytes each).
@@ -90,6 +93,38 @@ pub struct DealStreamPart {
     pub encoding: String,
     /// Bytes of the deal stream's counters.
     pub counts_bytes: u64,
+}
+
+/// The Mallows kernel's sums (see [`crate::engine::deal_stream::kernel`]): integers of 256
+/// bits, written in hexadecimal so that any JSON reader keeps them exact.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelPart {
+    /// Pairs summed.
+    pub pairs: u64,
+    /// Σ floor(exp(λ(μ − d))·2^64) over the pairs, 64 hexadecimal digits.
+    pub sum: String,
+    /// Σ floor(exp(2λ(μ − d))·2^64), 64 hexadecimal digits.
+    pub squares: String,
+}
+
+impl KernelPart {
+    /// The header's form of `sums`.
+    pub fn of(sums: &KernelSums) -> KernelPart {
+        KernelPart {
+            pairs: sums.pairs,
+            sum: sums.sum.to_hex(),
+            squares: sums.squares.to_hex(),
+        }
+    }
+
+    /// The sums, if both are 1 to 64 hexadecimal digits.
+    pub fn sums(&self) -> Option<KernelSums> {
+        Some(KernelSums {
+            pairs: self.pairs,
+            sum: WideSum::from_hex(&self.sum)?,
+            squares: WideSum::from_hex(&self.squares)?,
+        })
+    }
 }
 
 /// The ends of a run of consecutive blocks: see [`crate::engine::deal_stream::StreamEnd`].
@@ -367,6 +402,33 @@ impl TallyHeader {
                     stream.deals, self.trials
                 ));
             }
+            if stream.kernel.is_some() != counts_kernel(self.deck, stream.dealt) {
+                return problem(format!(
+                    "its deal stream {} the Mallows kernel's sums, which are kept for whole \
+                     decks of more than {} cards only",
+                    if stream.kernel.is_some() {
+                        "has"
+                    } else {
+                        "lacks"
+                    },
+                    crate::engine::permutation::MAX_FULL_DECK
+                ));
+            }
+            if let Some(kernel) = &stream.kernel {
+                if kernel.sums().is_none() {
+                    return problem(
+                        "its deal stream's Mallows kernel sums are not 1 to 64 hexadecimal \
+                         digits"
+                            .to_string(),
+                    );
+                }
+                if kernel.pairs > stream.pairs {
+                    return problem(format!(
+                        "its deal stream's Mallows kernel sums {} pairs, more than its {} pairs",
+                        kernel.pairs, stream.pairs
+                    ));
+                }
+            }
             let blocks = self.run.as_ref().map_or(0, |run| run.blocks);
             for end in &stream.ends {
                 for deal in [&end.first, &end.last] {
@@ -421,6 +483,7 @@ impl DealStreamPart {
             repeats: repeats.to_string(),
             repeats_limit,
             compositions: tally.compositions.is_some(),
+            kernel: tally.kernel.as_ref().map(KernelPart::of),
             ends: tally
                 .ends
                 .iter()
@@ -439,7 +502,7 @@ impl DealStreamPart {
     }
 
     /// A tally of this shape with every counter zero and no fingerprints (the body's are read
-    /// into it).
+    /// into it), and the Mallows kernel's sums, which the header holds.
     pub fn empty_tally(&self, deck: usize) -> DealStreamTally {
         let repeats = match (self.repeats.as_str(), self.repeats_limit) {
             ("from-tally", _) => Repeats::FromTally,
@@ -464,6 +527,11 @@ impl DealStreamPart {
             groups: self.groups,
             slots: vec![0; self.dealt * self.groups * self.groups],
             compositions: self.compositions.then(|| vec![0; factorial(deck) as usize]),
+            // `problem` checked the digits before anything was read.
+            kernel: self
+                .kernel
+                .as_ref()
+                .map(|kernel| kernel.sums().unwrap_or_default()),
             ends: self
                 .ends
                 .iter()

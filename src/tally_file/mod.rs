@@ -4,7 +4,7 @@
 //! to be parts of one experiment: the tool and its version, the command, the shuffle and every
 //! flag that changes the counts, the deck and mode, the seed and the whole random source, which
 //! blocks of trials (or which input files) it covers, whether it was cut short — and the counts.
-//! The layout (format version 4, documented in `docs/tally-format.md`):
+//! The layout (format version 5, documented in `docs/tally-format.md`):
 //!
 //! | bytes | what |
 //! |---|---|
@@ -45,7 +45,7 @@ use crate::engine::tally::TallyMode;
 pub const MAGIC: &[u8; 19] = b"shuffle-bias tally\n";
 
 /// The format version this build writes and reads.
-pub const FORMAT_VERSION: u16 = 4;
+pub const FORMAT_VERSION: u16 = 5;
 
 pub use crate::engine::tally::Counts;
 

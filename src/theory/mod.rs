@@ -3,6 +3,7 @@
 //! hands.
 
 pub mod exact;
+pub mod mallows;
 pub mod mixing;
 pub mod permutation_statistics;
 pub mod poker;

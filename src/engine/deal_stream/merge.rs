@@ -94,6 +94,7 @@ impl DealStreamMerger {
             || part.slots.len() != stream.slots.len()
             || part.compositions.as_ref().map(Vec::len)
                 != stream.compositions.as_ref().map(Vec::len)
+            || part.kernel.is_some() != stream.kernel.is_some()
             || part
                 .ends
                 .iter()
@@ -110,6 +111,14 @@ impl DealStreamMerger {
                 part.pairs, part.deals
             ));
         }
+        if let Some(sums) = &part.kernel
+            && sums.pairs > part.pairs
+        {
+            return Err(format!(
+                "its Mallows kernel sums {} pairs of deals out of {} pairs",
+                sums.pairs, part.pairs
+            ));
+        }
         stream.deals += part.deals;
         stream.pairs += part.pairs;
         for (total, count) in stream.matches.iter_mut().zip(&part.matches) {
@@ -122,6 +131,9 @@ impl DealStreamMerger {
             for (total, count) in totals.iter_mut().zip(counts) {
                 *total += count;
             }
+        }
+        if let (Some(total), Some(sums)) = (&mut stream.kernel, &part.kernel) {
+            total.sums.add(sums);
         }
         match (part.repeats, options.repeats) {
             (Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }), repeats) => {
@@ -166,7 +178,8 @@ impl DealStreamMerger {
             match joined.last_mut() {
                 Some(before) if before.complete && end.first_block == before.last_block + 1 => {
                     stream.remember(&before.last);
-                    stream.pair(&before.last, &end.first);
+                    // The first deal of a block has index 0.
+                    stream.pair(&before.last, &end.first, 0);
                     before.last_block = end.last_block;
                     before.last = end.last;
                     before.complete = end.complete;

@@ -5,8 +5,9 @@
 //! repeated-deals test ([`BYTES_PER_DEAL`] bytes a deal, within a memory limit, beyond which
 //! the fingerprints are dropped and the test is reported as skipped with the reason); and per
 //! consecutive pair of deals the number of matching slots, the per-slot table of (card group at
-//! the slot in deal t, card group in deal t+1), and, for whole decks in full mode, the rank of
-//! the composition σ_{t+1}∘σ_t⁻¹. Memory besides the fingerprints is K·G² + (K + 1) counters,
+//! the slot in deal t, card group in deal t+1), for whole decks in full mode the rank of
+//! the composition σ_{t+1}∘σ_t⁻¹, and for whole decks beyond full mode the Mallows kernel of the
+//! pair ([`kernel`]). Memory besides the fingerprints is K·G² + (K + 1) counters,
 //! G = min(n, [`MAX_GROUPS`]), and n! for the compositions.
 //!
 //! **Consecutive.** `check` feeds the deals in line order: deal t and t+1 are lines t and t+1.
@@ -20,9 +21,11 @@
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{composition_into, factorial, rank};
 
+pub mod kernel;
 mod merge;
 mod repeats;
 
+use kernel::{KernelCounter, KernelSums, counts_kernel};
 use merge::stream_ends;
 pub use merge::{DealStreamMerger, StreamEnd};
 pub use repeats::hash_deal;
@@ -135,6 +138,9 @@ pub struct DealStreamTally {
     /// `compositions[rank]`: pairs whose composition σ_{t+1}∘σ_t⁻¹ has that rank (whole decks
     /// in full mode).
     pub compositions: Option<Vec<u64>>,
+    /// The Mallows kernel's sums over the pairs (whole decks of at least
+    /// [`kernel::KERNEL_MIN_DECK`] cards; see [`kernel`]).
+    pub kernel: Option<KernelSums>,
     /// The ends of the runs of consecutive blocks (a run's stream only): what a later merge
     /// needs to pair the seams with the blocks of other shards ([`DealStreamMerger`]).
     pub ends: Vec<StreamEnd>,
@@ -181,6 +187,11 @@ pub struct DealStream {
     /// Deals in `pending`.
     in_pending: usize,
     compositions: Option<Vec<u64>>,
+    kernel: Option<KernelCounter>,
+    /// Deals added since the block started (or since the stream did, outside blocks): the
+    /// index of the next deal, which picks the pairs whose kernel is counted
+    /// ([`kernel::kernel_stride`]).
+    in_block: u64,
     previous: Vec<Card>,
     has_previous: bool,
     /// Where each card sits in the previous deal (compositions only).
@@ -241,6 +252,8 @@ impl DealStream {
             paired: vec![false; PENDING_DEALS],
             in_pending: 0,
             compositions: compositions.then(|| vec![0; factorial(deck) as usize]),
+            kernel: counts_kernel(deck, dealt).then(|| KernelCounter::new(deck)),
+            in_block: 0,
             previous: vec![0; dealt],
             has_previous: false,
             slot_of: vec![0; if compositions { deck } else { 0 }],
@@ -270,7 +283,7 @@ impl DealStream {
         }
         if self.has_previous {
             let previous = std::mem::take(&mut self.previous);
-            self.pair(&previous, deal);
+            self.pair(&previous, deal, self.in_block);
             self.previous = previous;
         } else if let Some((_, first)) = &mut self.block
             && first.is_empty()
@@ -279,6 +292,7 @@ impl DealStream {
         }
         self.remember(deal);
         self.deals += 1;
+        self.in_block += 1;
     }
 
     /// Count the deals `deals` (one after the other, K cards each), in order, each paired with
@@ -355,6 +369,19 @@ impl DealStream {
         for (before, after) in deals.chunks_exact(k).zip(deals[k..].chunks_exact(k)) {
             self.matches[same(before, after)] += 1;
         }
+        if let Some(kernel) = &mut self.kernel {
+            // Deal i of the batch has index in_block + i.
+            if self.has_previous {
+                kernel.pair_at(self.in_block, &self.previous, &deals[..k]);
+            }
+            for (i, (before, after)) in deals
+                .chunks_exact(k)
+                .zip(deals[k..].chunks_exact(k))
+                .enumerate()
+            {
+                kernel.pair_at(self.in_block + 1 + i as u64, before, after);
+            }
+        }
         let mut paired = self.has_previous;
         for deal in deals.chunks_exact(k) {
             if self.in_pending == PENDING_DEALS {
@@ -374,6 +401,7 @@ impl DealStream {
         }
         self.has_previous = true;
         self.deals += count as u64;
+        self.in_block += count as u64;
     }
 
     /// Whether the last pending deal is the previous deal.
@@ -408,9 +436,10 @@ impl DealStream {
         self.has_previous = true;
     }
 
-    /// Count the consecutive pair (`previous`, `next`); `slot_of` must describe `previous`.
+    /// Count the consecutive pair (`previous`, `next`), `next` the deal of index `index` in its
+    /// block (0 for a seam); `slot_of` must describe `previous`.
     #[inline]
-    fn pair(&mut self, previous: &[Card], next: &[Card]) {
+    fn pair(&mut self, previous: &[Card], next: &[Card], index: u64) {
         if self.in_narrow == u32::from(u16::MAX) {
             self.flush();
         }
@@ -430,6 +459,9 @@ impl DealStream {
             // π(c) = the card that took c's slot: its fixed points are the matching slots.
             composition_into(&self.slot_of, next, &mut self.composition);
             counts[rank(&self.composition)] += 1;
+        }
+        if let Some(kernel) = &mut self.kernel {
+            kernel.pair_at(index, previous, next);
         }
         self.pairs += 1;
     }
@@ -459,6 +491,7 @@ impl DealStream {
     /// belongs to another block); [`DealStream::finish`] pairs it with the previous block's last.
     pub fn start_block(&mut self, block: u64) {
         self.has_previous = false;
+        self.in_block = 0;
         self.block = Some((block, Vec::new()));
     }
 
@@ -600,6 +633,9 @@ impl DealStream {
                 *total += count;
             }
         }
+        if let (Some(total), Some(part)) = (&mut self.kernel, &other.kernel) {
+            total.sums.add(&part.sums);
+        }
         self.seams.extend(other.seams);
     }
 
@@ -611,7 +647,8 @@ impl DealStream {
             let (before, after) = (&window[0], &window[1]);
             if before.complete && after.block == before.block + 1 {
                 self.remember(&before.last);
-                self.pair(&before.last, &after.first);
+                // The first deal of a block has index 0.
+                self.pair(&before.last, &after.first, 0);
             }
         }
         let ends = stream_ends(&seams);
@@ -646,6 +683,7 @@ impl DealStream {
             groups: self.groups,
             slots: self.slots,
             compositions: self.compositions,
+            kernel: self.kernel.map(|kernel| kernel.sums),
             ends,
             fingerprints: self.fingerprints,
         }
@@ -672,6 +710,10 @@ impl DealStream {
             "matches of another deal size"
         );
         assert_eq!(slots.len(), self.slots.len(), "slot table of another shape");
+        assert!(
+            self.kernel.is_none() || pairs == 0,
+            "pairs counted elsewhere carry no kernel (decks beyond full mode's)"
+        );
         self.own_pairs_only = false;
         self.pairs += pairs;
         for (total, count) in self.matches.iter_mut().zip(matches) {

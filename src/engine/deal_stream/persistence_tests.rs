@@ -250,7 +250,47 @@ fn the_counts_are_those_of_a_plain_count_of_the_same_deals() {
             },
             "{deck}/{dealt}"
         );
+        // The Mallows kernel's sums of whole decks: those of the consecutive pairs taken in
+        // order, exactly (integer sums), whatever the workers and the batches; the stride picks
+        // the pairs by the index of their second deal in its block.
+        let mut plain = (dealt == deck).then(|| kernel::KernelCounter::new(deck));
+        if let Some(counter) = &mut plain {
+            for (t, pair) in deals.windows(2).enumerate() {
+                counter.pair_at(((t + 1) % block) as u64, &pair[0], &pair[1]);
+            }
+        }
+        assert_eq!(tally.kernel, plain.map(|c| c.sums), "{deck}/{dealt}");
     }
+}
+
+#[test]
+fn shards_of_large_decks_merged_give_the_kernel_sums_of_the_whole_run() {
+    let all = shuffled_deals(20, 20, 90);
+    let options = DealStreamOptions {
+        deck: 20,
+        dealt: 20,
+        repeats: RepeatSource::Off,
+        compositions: false,
+    };
+    let shard = |blocks: std::ops::Range<usize>| {
+        let mut stream = DealStream::new(options);
+        for block in blocks {
+            stream.start_block(block as u64);
+            stream.add_deals(&all[block * 10..(block + 1) * 10].concat());
+            stream.end_block(true);
+        }
+        stream.finish()
+    };
+    let whole = shard(0..9);
+    let mut merger = DealStreamMerger::new(options);
+    for blocks in [5..9, 0..2, 2..5] {
+        merger.add(shard(blocks)).unwrap();
+    }
+    let merged = merger.finish();
+    let sums = whole.kernel.expect("whole decks of 20 cards count the kernel");
+    assert_eq!(sums.pairs, 89);
+    assert_eq!(merged.kernel, Some(sums));
+    assert_eq!(merged, whole);
 }
 
 #[test]

@@ -147,6 +147,26 @@ pub(super) fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) 
             "  ",
         );
     }
+    if let Some(mallows) = &deals.mallows {
+        doc.text(
+            format!(
+                "serial Mallows MMD: mean kernel exp(−λ·d) of consecutive decks {:.4e} (exact \
+                 {:.4e} if independent and uniform; d Kendall's distance, λ = {:.4}, {}{}), \
+                 z = {:.2}",
+                mallows.mean_kernel,
+                mallows.exact_mean,
+                mallows.lambda,
+                plural(mallows.pairs, "pair"),
+                if mallows.stride > 1 {
+                    format!(", one in {}", mallows.stride)
+                } else {
+                    String::new()
+                },
+                mallows.z
+            ),
+            "  ",
+        );
+    }
     for skipped in &deals.not_run {
         doc.text(
             format!("not run: {}: {}", skipped.test, skipped.reason),

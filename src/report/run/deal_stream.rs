@@ -18,6 +18,7 @@ use crate::analysis::deal_stream::{
     slot_independence,
 };
 use crate::analysis::figures::observed_mean;
+use crate::analysis::mallows::{NAME as MALLOWS_NAME, serial_mallows_test};
 use crate::engine::deal_stream::{
     BYTES_PER_DEAL, DealStreamTally, MAX_COMPOSITION_DECK, Repeats, RepeatsSkipped,
     fingerprints_are_hashes,
@@ -48,6 +49,10 @@ pub struct DealStreamReport {
     pub slots: SlotsReport,
     /// Serial (c): the compositions σ_{t+1}∘σ_t⁻¹ (full mode only; null otherwise).
     pub compositions: Option<CompositionsReport>,
+    /// The serial Mallows MMD: the mean Mallows kernel of consecutive decks against its exact
+    /// mean for independent uniform decks (whole decks beyond full mode, against uniform; null
+    /// otherwise).
+    pub mallows: Option<MallowsReport>,
     /// The deal-stream tests not in the family, each with the reason.
     pub not_run: Vec<NotRun>,
 }
@@ -110,6 +115,27 @@ pub struct SlotsReport {
     pub groups: usize,
     /// One test per slot.
     pub tables: Vec<SlotIndependence>,
+}
+
+/// The serial Mallows MMD's figures (see [`crate::analysis::mallows`]).
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct MallowsReport {
+    /// Consecutive pairs of decks whose kernel is averaged.
+    pub pairs: u64,
+    /// One pair in `stride` is averaged, chosen by its place in trial (or line) order: every
+    /// pair up to 64 cards, one in 4 above, where Kendall's distance costs O(n log n) a pair.
+    pub stride: u64,
+    /// λ, the kernel's bandwidth: k = exp(−λ·d), d Kendall's distance, λ = 1/s with s² =
+    /// n(n−1)(2n+5)/72 the variance of d between a deck and a uniform one.
+    pub lambda: f64,
+    /// The mean kernel of consecutive decks.
+    pub mean_kernel: f64,
+    /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}) =
+    /// Π_{j≤n} (1 − e^{−λj})/(j(1 − e^{−λ})).
+    pub exact_mean: f64,
+    /// z = (mean − exact mean)/√(exact variance/pairs); the test is two-sided (above: a biased
+    /// shuffle or decks alike; below: consecutive decks unlike each other).
+    pub z: f64,
 }
 
 /// Serial (c): the compositions' counts.
@@ -373,6 +399,32 @@ pub(super) fn deal_stream_part(
         }
     }
 
+    // The serial Mallows MMD, against independent uniform decks.
+    let mallows = match (&tally.kernel, against_model) {
+        (Some(sums), false) => {
+            let (figures, draft) = serial_mallows_test(shape.deck, sums);
+            drafts.push(draft);
+            Some(MallowsReport {
+                pairs: figures.pairs,
+                stride: figures.stride,
+                lambda: figures.lambda,
+                mean_kernel: figures.mean_kernel,
+                exact_mean: figures.exact_mean,
+                z: figures.z,
+            })
+        }
+        (Some(_), true) => {
+            not_run.push(NotRun {
+                test: MALLOWS_NAME.to_string(),
+                reason: "against the model: the kernel's exact mean is known for uniform decks \
+                         only"
+                    .to_string(),
+            });
+            None
+        }
+        (None, _) => None,
+    };
+
     let report = DealStreamReport {
         order: match facts.origin {
             super::Origin::Simulation { .. } => {
@@ -396,6 +448,7 @@ pub(super) fn deal_stream_part(
         },
         slots: SlotsReport { groups, tables },
         compositions,
+        mallows,
         not_run,
     };
     (report, drafts)
@@ -499,6 +552,7 @@ mod tests {
             groups: 52,
             slots: vec![0; 52 * 52 * 52],
             compositions: None,
+            kernel: None,
             ends: Vec::new(),
             fingerprints: Vec::new(),
         };

@@ -1,0 +1,162 @@
+//! The serial Mallows MMD test: a kernel two-sample test of a stream of whole decks against
+//! independent uniform decks, for decks of hundreds of cards, where no law of whole decks can be
+//! tallied (the test used on GPU shuffles by Mitchell, Stokes, Frank and Holmes, "Bandwidth-optimal
+//! random shuffling for GPUs", arXiv:2106.06161, after Gretton et al., "A kernel two-sample
+//! test", JMLR 2012).
+//!
+//! With the Mallows kernel k(σ, τ) = exp(−λ·d(σ, τ)) (d Kendall's distance; λ and the sums in
+//! [`crate::engine::deal_stream::kernel`]), the squared maximum mean discrepancy between the law
+//! P of a deck and the uniform law U is MMD² = E_P k(X, X′) − 2 E k(X, U) + E k(U, U′), and
+//! E k(σ, U) = c_n(q) for every σ ([`crate::theory::mallows`]), so MMD² = E_P k(X, X′) − c_n(q):
+//! zero exactly when P is uniform (the Mallows kernel is characteristic on permutations,
+//! Mania et al. 2018). The linear-time estimator averages h_t = k(σ_t, σ_{t+1}) over the
+//! consecutive pairs of the stream (Gretton et al. §6 pair disjoint samples; consecutive pairs
+//! share a deck, but under the null the h_t are uncorrelated: given σ_{t+1}, h_t and h_{t+1}
+//! are independent with the same conditional mean c_n(q) whatever σ_{t+1}).
+//!
+//! **Null**: consecutive decks independent and uniform. Then each h_t has mean c_n(q) and
+//! variance v = c_n(q²) − c_n(q)² exactly, and the h_t are uncorrelated (above), so
+//! z = (h̄ − c_n(q))/√(v/pairs) is asymptotically standard normal (a martingale-difference
+//! central limit theorem: h_t − c is a martingale difference with respect to σ_1..σ_{t+1}).
+//! **Two-sided**: a shuffle that is not uniform, its decks drawn afresh, raises E_P k(X, X′)
+//! above c_n(q) (MMD² > 0, the kernel being positive definite), and so do consecutive decks
+//! that are alike; but consecutive decks *unlike* each other lower it (a generator re-seeded
+//! from a counter before every shuffle of 52 cards: z = −21 over 300,000 decks), which an upper
+//! test would miss. So p = 2·(1 − Φ(|z|)), at the price of a factor 2 in p against a biased
+//! shuffle (0.3 in z at the 1% level).
+//!
+//! A rejection says the decks are not independent uniform decks. Above (z > 0) that is, for a
+//! biased shuffle (the usual case, each deck drawn afresh), a fact about the law of one deck,
+//! so the test is filed with the tests of one deal's law; below (z < 0) only dependence can
+//! explain it (independent decks of one law have E k ≥ c_n(q)), so it is filed under
+//! dependence between deals.
+
+use super::test_note::TestNote;
+use super::{Draft, Question, TestMethod};
+use crate::engine::deal_stream::kernel::{KernelSums, MallowsKernel, kernel_stride};
+use crate::stats::normal::normal_cdf;
+use crate::stats::pvalue::PValue;
+use crate::theory::mallows::kernel_moments;
+
+/// The test's name in reports.
+pub const NAME: &str = "serial Mallows MMD";
+
+/// The figures of the test, for the report beside the family's row.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MallowsFigures {
+    /// Pairs of consecutive decks averaged.
+    pub pairs: u64,
+    /// One consecutive pair in `stride` is averaged (see [`kernel_stride`]).
+    pub stride: u64,
+    /// λ, the kernel's bandwidth (1/the Mahonian standard deviation).
+    pub lambda: f64,
+    /// The mean kernel exp(−λd) over the pairs.
+    pub mean_kernel: f64,
+    /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}).
+    pub exact_mean: f64,
+    /// z = (mean − exact)/√(v/pairs), tested two-sided.
+    pub z: f64,
+}
+
+/// The test of the kernel sums `sums` of a stream of decks of `deck` cards, and its figures.
+pub fn serial_mallows_test(deck: usize, sums: &KernelSums) -> (MallowsFigures, Draft) {
+    let kernel = MallowsKernel::new(deck);
+    let moments = kernel_moments(deck, kernel.lambda, kernel.center);
+    // Back from the centred kernel exp(λ(μ − d)) to exp(−λd).
+    let scale = (-kernel.lambda * kernel.center).exp();
+    let pairs = sums.pairs;
+    let mut draft = Draft {
+        question: Question::OneDeal,
+        name: NAME.to_string(),
+        method: TestMethod::NormalTwoSided,
+        statistic: 0.0,
+        df: None,
+        p: PValue::ONE,
+        note: None,
+    };
+    let mut figures = MallowsFigures {
+        pairs,
+        stride: kernel_stride(deck),
+        lambda: kernel.lambda,
+        mean_kernel: 0.0,
+        exact_mean: moments.mean * scale,
+        z: 0.0,
+    };
+    if pairs == 0 {
+        draft.note = Some(TestNote::NoTrials);
+        return (figures, draft);
+    }
+    let mean = sums.sum.to_f64() / pairs as f64;
+    figures.mean_kernel = mean * scale;
+    let z = (mean - moments.mean) / (moments.variance / pairs as f64).sqrt();
+    figures.z = z;
+    draft.statistic = z;
+    if z < 0.0 {
+        draft.question = Question::Dependence;
+    }
+    draft.p = normal_upper(z.abs()).scaled(2.0);
+    (figures, draft)
+}
+
+/// P(Z ≥ z) for a standard normal Z; beyond the range of doubles, from Mills' ratio
+/// ln P ≈ −z²/2 − ln(z√(2π)) (relative error below 1/z², under 0.1% there).
+fn normal_upper(z: f64) -> PValue {
+    let p = normal_cdf(-z);
+    if p > 0.0 || z.is_nan() {
+        PValue::from_p(p)
+    } else {
+        PValue::from_ln(-z * z / 2.0 - (z * (2.0 * std::f64::consts::PI).sqrt()).ln())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::deal_stream::kernel::MallowsKernel;
+
+    /// Sums of `pairs` pairs all at Kendall distance `distance`.
+    fn sums_at(deck: usize, distance: usize, pairs: u64) -> KernelSums {
+        let kernel = MallowsKernel::new(deck);
+        let mut sums = KernelSums::default();
+        for _ in 0..pairs {
+            sums.add_pair(kernel.centred(distance));
+        }
+        sums
+    }
+
+    #[test]
+    fn decks_alike_give_a_large_z_and_a_tiny_p() {
+        // Consecutive decks one transposition apart: k ≈ 1, far above c_n ≈ e^{−10}.
+        let (figures, draft) = serial_mallows_test(52, &sums_at(52, 1, 1000));
+        assert!(figures.z > 100.0, "{figures:?}");
+        assert!(draft.p.log10 < -1000.0);
+        assert!(figures.mean_kernel > 0.9);
+        assert_eq!(draft.question, Question::OneDeal);
+    }
+
+    #[test]
+    fn decks_unlike_each_other_give_a_negative_z_and_a_small_p() {
+        // d = μ every time gives k = e^{−λμ}, below c_n(q) = E e^{−λd} (Jensen): the kernel
+        // never varies as independent decks' would, z < 0, and the two-sided test rejects.
+        let (figures, draft) = serial_mallows_test(200, &sums_at(200, 200 * 199 / 4, 10_000));
+        assert!(figures.z < -10.0 && draft.p.p < 1e-20, "{figures:?}");
+        // Only dependence makes the kernel fall below its mean: filed there.
+        assert_eq!(draft.question, Question::Dependence);
+        assert!((figures.exact_mean / figures.mean_kernel).ln() > 0.0);
+    }
+
+    #[test]
+    fn an_empty_stream_is_not_tested() {
+        let (_, draft) = serial_mallows_test(52, &KernelSums::default());
+        assert_eq!(draft.note, Some(TestNote::NoTrials));
+        assert_eq!(draft.p.p, 1.0);
+    }
+
+    #[test]
+    fn the_upper_tail_stays_finite_beyond_the_doubles() {
+        let far = normal_upper(50.0);
+        // ln P(Z ≥ 50) = −1254.8... (Mills: −1250 − ln(50·√(2π))).
+        assert!((far.ln() + 1254.8).abs() < 0.1, "{}", far.ln());
+        assert!((normal_upper(0.0).p - 0.5).abs() < 1e-15);
+    }
+}
