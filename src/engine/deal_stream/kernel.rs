@@ -138,7 +138,7 @@ impl WideSum {
     }
 
     /// The sum as a real (rounded).
-    pub fn to_f64(&self) -> f64 {
+    pub fn to_f64(self) -> f64 {
         self.0
             .iter()
             .enumerate()
@@ -148,7 +148,7 @@ impl WideSum {
 
     /// The 256-bit integer in hexadecimal, 64 digits (most significant first): how a tally file
     /// stores it.
-    pub fn to_hex(&self) -> String {
+    pub fn to_hex(self) -> String {
         self.0.iter().rev().map(|w| format!("{w:016x}")).collect()
     }
 
