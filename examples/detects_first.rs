@@ -212,6 +212,12 @@ fn least_trials(
             && trials_for_power((cells.len() - 1) as f64, alpha, w2_of(&cells), TARGET_POWER)
                 .is_some_and(|needed| needed <= n)
     };
+    least_reaching(reaches)
+}
+
+/// The least N ≥ 1 for which `reaches(N)` holds, by bisection (assuming that once it holds it
+/// holds for every larger N); None when not even at 2^64 − 1.
+fn least_reaching(reaches: impl Fn(u64) -> bool) -> Option<u64> {
     if !reaches(u64::MAX) {
         return None;
     }
@@ -268,19 +274,7 @@ fn identity_trials(p: Probability, u: Probability, alpha: f64) -> Option<u64> {
     }
     let reaches =
         |n: u64| critical_count(n, u, alpha).is_some_and(|k| at_least(k, n, p.p) >= TARGET_POWER);
-    if !reaches(u64::MAX) {
-        return None;
-    }
-    let (mut lo, mut hi) = (0u64, u64::MAX);
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if reaches(mid) {
-            hi = mid;
-        } else {
-            lo = mid;
-        }
-    }
-    Some(hi)
+    least_reaching(reaches)
 }
 
 /// The least count of unchanged decks in `n` trials that the exact two-sided binomial test

@@ -41,20 +41,25 @@ use crate::theory::mallows::kernel_moments;
 /// The test's name in reports.
 pub const NAME: &str = "serial Mallows MMD";
 
-/// The figures of the test, for the report beside the family's row.
-#[derive(Debug, Clone, Copy, PartialEq)]
+/// The figures of the test, reported beside the family's row (JSON `deal_stream.mallows`).
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, schemars::JsonSchema)]
 pub struct MallowsFigures {
-    /// Pairs of consecutive decks averaged.
+    /// Consecutive pairs of decks whose kernel is averaged.
     pub pairs: u64,
-    /// One consecutive pair in `stride` is averaged (see [`kernel_stride`]).
+    /// One pair in `stride` is averaged, chosen by its place in trial (or line) order: every
+    /// pair up to 64 cards, one in 4 above, where Kendall's distance costs O(n log n) a pair
+    /// (see [`kernel_stride`]).
     pub stride: u64,
-    /// λ, the kernel's bandwidth (1/the Mahonian standard deviation).
+    /// λ, the kernel's bandwidth: k = exp(−λ·d), d Kendall's distance, λ = 1/s with s² =
+    /// n(n−1)(2n+5)/72 the variance of d between a deck and a uniform one.
     pub lambda: f64,
-    /// The mean kernel exp(−λd) over the pairs.
+    /// The mean kernel of consecutive decks.
     pub mean_kernel: f64,
-    /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}).
+    /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}) =
+    /// Π_{j≤n} (1 − e^{−λj})/(j(1 − e^{−λ})).
     pub exact_mean: f64,
-    /// z = (mean − exact)/√(v/pairs), tested two-sided.
+    /// z = (mean − exact mean)/√(exact variance/pairs); the test is two-sided (above: a biased
+    /// shuffle or decks alike; below: consecutive decks unlike each other).
     pub z: f64,
 }
 

@@ -18,7 +18,7 @@ use crate::analysis::deal_stream::{
     slot_independence,
 };
 use crate::analysis::figures::observed_mean;
-use crate::analysis::mallows::{NAME as MALLOWS_NAME, serial_mallows_test};
+use crate::analysis::mallows::{MallowsFigures, NAME as MALLOWS_NAME, serial_mallows_test};
 use crate::engine::deal_stream::{
     BYTES_PER_DEAL, DealStreamTally, MAX_COMPOSITION_DECK, Repeats, RepeatsSkipped,
     fingerprints_are_hashes,
@@ -52,7 +52,7 @@ pub struct DealStreamReport {
     /// The serial Mallows MMD: the mean Mallows kernel of consecutive decks against its exact
     /// mean for independent uniform decks (whole decks beyond full mode, against uniform; null
     /// otherwise).
-    pub mallows: Option<MallowsReport>,
+    pub mallows: Option<MallowsFigures>,
     /// The deal-stream tests not in the family, each with the reason.
     pub not_run: Vec<NotRun>,
 }
@@ -115,27 +115,6 @@ pub struct SlotsReport {
     pub groups: usize,
     /// One test per slot.
     pub tables: Vec<SlotIndependence>,
-}
-
-/// The serial Mallows MMD's figures (see [`crate::analysis::mallows`]).
-#[derive(Debug, Clone, Serialize, JsonSchema)]
-pub struct MallowsReport {
-    /// Consecutive pairs of decks whose kernel is averaged.
-    pub pairs: u64,
-    /// One pair in `stride` is averaged, chosen by its place in trial (or line) order: every
-    /// pair up to 64 cards, one in 4 above, where Kendall's distance costs O(n log n) a pair.
-    pub stride: u64,
-    /// λ, the kernel's bandwidth: k = exp(−λ·d), d Kendall's distance, λ = 1/s with s² =
-    /// n(n−1)(2n+5)/72 the variance of d between a deck and a uniform one.
-    pub lambda: f64,
-    /// The mean kernel of consecutive decks.
-    pub mean_kernel: f64,
-    /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}) =
-    /// Π_{j≤n} (1 − e^{−λj})/(j(1 − e^{−λ})).
-    pub exact_mean: f64,
-    /// z = (mean − exact mean)/√(exact variance/pairs); the test is two-sided (above: a biased
-    /// shuffle or decks alike; below: consecutive decks unlike each other).
-    pub z: f64,
 }
 
 /// Serial (c): the compositions' counts.
@@ -404,14 +383,7 @@ pub(super) fn deal_stream_part(
         (Some(sums), false) => {
             let (figures, draft) = serial_mallows_test(shape.deck, sums);
             drafts.push(draft);
-            Some(MallowsReport {
-                pairs: figures.pairs,
-                stride: figures.stride,
-                lambda: figures.lambda,
-                mean_kernel: figures.mean_kernel,
-                exact_mean: figures.exact_mean,
-                z: figures.z,
-            })
+            Some(figures)
         }
         (Some(_), true) => {
             not_run.push(NotRun {
