@@ -4,7 +4,9 @@
 use shuffle_bias::engine::algorithms::{Algorithm, Card};
 use shuffle_bias::engine::permutation::{cycle_count, factorial, rank};
 use shuffle_bias::engine::random_source::ScriptedSource;
-use shuffle_bias::theory::exact::{ExactFractions, exact_law};
+use shuffle_bias::theory::exact::{
+    ExactFractions, UNIFORM_BY_CONSTRUCTION, exact_law, exact_law_under, walk_paths,
+};
 
 /// The exact law of one pass of `algorithm`; the shelf shuffler with 2 shelves, whose (2m)^n
 /// choice paths stay few up to eight cards (ten shelves would take 20^8).
@@ -13,8 +15,14 @@ fn fractions(algorithm: Algorithm, n: usize) -> ExactFractions {
         Algorithm::Shelf => Shuffle::once(algorithm).with_shelves(2),
         _ => Shuffle::once(algorithm),
     };
-    exact_law(shuffle, n, 100_000_000)
-        .expect("small laws are within budget")
+    // Fisher–Yates's law is uniform by a theorem that `exact_law` takes without walking; here its
+    // own code is walked instead, so that these tests check the theorem rather than assume it.
+    let law = if algorithm.meant_uniform() {
+        walk_paths(shuffle, n, 100_000_000, factorial(n) as f64)
+    } else {
+        exact_law(shuffle, n, 100_000_000)
+    };
+    law.expect("small laws are within budget")
         .exact
         .expect("built-in laws have exact fractions")
 }
@@ -76,6 +84,77 @@ fn fisher_yates_in_both_directions_hits_every_permutation_exactly_once() {
             );
         }
     }
+}
+
+#[test]
+fn the_uniform_law_by_construction_is_the_walk_of_fisher_yates_code_up_to_eight_cards() {
+    // `exact_law` takes Fisher–Yates's law from the bijection theorem; the walk runs the
+    // algorithm's own code on all n! choice paths. They must agree fraction for fraction, and
+    // in the number of paths, for one pass and for two.
+    for algorithm in [Algorithm::FisherYates, Algorithm::FisherYatesForward] {
+        for n in 1..=8 {
+            let walked = walk_paths(algorithm, n, 100_000_000, factorial(n) as f64).unwrap();
+            let known = exact_law(algorithm, n, 100_000_000).unwrap();
+            assert_eq!(known.method, UNIFORM_BY_CONSTRUCTION, "{algorithm:?} n={n}");
+            assert_eq!(known.paths, walked.paths, "{algorithm:?} n={n}");
+            assert_eq!(
+                known.probabilities, walked.probabilities,
+                "{algorithm:?} n={n}"
+            );
+            let (known, walked) = (known.exact.unwrap(), walked.exact.unwrap());
+            for rank in 0..known.numerators.len() {
+                assert_eq!(
+                    known.fraction(rank),
+                    walked.fraction(rank),
+                    "{algorithm:?} n={n}"
+                );
+            }
+        }
+        let twice = Shuffle::once(algorithm).with_passes(2);
+        let walked = walk_paths(twice, 4, 100_000_000, 576.0).unwrap();
+        let known = exact_law(twice, 4, 100_000_000).unwrap();
+        assert_eq!(known.paths, walked.paths);
+        let (known, walked) = (known.exact.unwrap(), walked.exact.unwrap());
+        for rank in 0..24 {
+            assert_eq!(known.fraction(rank), walked.fraction(rank));
+        }
+    }
+}
+
+#[test]
+fn only_fisher_yates_with_unbiased_draws_is_taken_as_uniform_without_a_walk() {
+    use shuffle_bias::engine::mapping::Mapping;
+    use shuffle_bias::theory::exact::ChoiceLaw;
+    for algorithm in Algorithm::ALL {
+        let law = exact_law(algorithm, 4, 100_000_000).unwrap();
+        assert_eq!(
+            law.method == UNIFORM_BY_CONSTRUCTION,
+            algorithm.meant_uniform(),
+            "{algorithm:?}"
+        );
+    }
+    // Biased mappings of Fisher–Yates's draws are walked: their law is not uniform.
+    for mapping in [Mapping::Modulo, Mapping::Multiply, Mapping::Float] {
+        let law = exact_law_under(
+            Algorithm::FisherYates,
+            4,
+            100_000_000,
+            Some(ChoiceLaw { mapping, bits: 3 }),
+        )
+        .unwrap();
+        assert_ne!(law.method, UNIFORM_BY_CONSTRUCTION, "{mapping:?}");
+    }
+    let lemire = exact_law_under(
+        Algorithm::FisherYates,
+        4,
+        100_000_000,
+        Some(ChoiceLaw {
+            mapping: Mapping::Lemire,
+            bits: 3,
+        }),
+    )
+    .unwrap();
+    assert_eq!(lemire.method, UNIFORM_BY_CONSTRUCTION);
 }
 
 #[test]
@@ -292,7 +371,7 @@ fn naive_on_nine_cards_is_exact_by_step_propagation_within_the_default_budget() 
 use shuffle_bias::engine::algorithms::{CutProbability, Shuffle};
 use shuffle_bias::engine::permutation::for_each_in_rank_order;
 use shuffle_bias::theory::exact::{
-    ExactError, convolve_passes, first_path, mixing_curve, propagate_steps, walk_paths,
+    ExactError, convolve_passes, first_path, mixing_curve, propagate_steps,
 };
 
 /// C(m, k), exactly.
@@ -424,8 +503,14 @@ fn step_propagation_of_several_passes_agrees_with_convolution_for_swap_shuffles(
             let law = propagate_steps(shuffle, n, &bounds).unwrap();
             if n == 5 {
                 // Walking 3 passes would take (5!)^3 or more paths: the engine propagates.
+                // (Fisher–Yates needs neither: uniform by construction.)
                 let chosen = exact_law(shuffle, n, 100_000_000).unwrap();
-                assert_eq!(chosen.method, "step-propagation", "{algorithm:?}");
+                let expected = if algorithm.meant_uniform() {
+                    UNIFORM_BY_CONSTRUCTION
+                } else {
+                    "step-propagation"
+                };
+                assert_eq!(chosen.method, expected, "{algorithm:?}");
             }
             let convolved = convolve_passes(&one_pass, 3, u64::MAX).unwrap();
             assert_same_fractions(

@@ -24,8 +24,10 @@ pub struct ModelSummary {
     /// Choice paths the law accounts for (u64::MAX standing for that many or more).
     pub paths: Option<u64>,
     /// How it was computed: `path-walk` (every choice path run), `step-propagation` (the law
-    /// carried one choice at a time, for shuffles whose choices act on positions) or
-    /// `convolution` (several passes: the one-pass law convolved with itself).
+    /// carried one choice at a time, for shuffles whose choices act on positions),
+    /// `convolution` (several passes: the one-pass law convolved with itself) or
+    /// `uniform-by-construction` (Fisher–Yates with exactly uniform draws: uniform by a theorem,
+    /// which the tests check against the walk of its code).
     pub method: Option<&'static str>,
     /// Permutations with non-zero probability.
     pub support_size: Option<usize>,

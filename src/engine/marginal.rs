@@ -158,6 +158,9 @@ pub struct FusedMarginalTally {
     count_positions: bool,
     /// The CPU counts bits in one instruction ([`bit_counts::order_of_batch`]).
     bit_counts: bool,
+    /// The CPU runs [`wide::order_statistics`] (AVX-512 F and VPOPCNTDQ: eight decks' order
+    /// statistics in the lanes of one vector), asked once, in [`Self::new`].
+    wide_order: bool,
 }
 
 impl FusedMarginalTally {
@@ -172,6 +175,7 @@ impl FusedMarginalTally {
             wide: wide::available(),
             count_positions: true,
             bit_counts: bit_counts::available(),
+            wide_order: wide::order_available(),
         }
     }
 
@@ -240,7 +244,9 @@ impl FusedMarginalTally {
                 }
             }
         }
-        let order = if self.bit_counts {
+        let order = if self.wide_order && count == LANES {
+            wide::order_statistics(decks, n)
+        } else if self.bit_counts {
             // SAFETY: the CPU has POPCNT, BMI1 and LZCNT (asked in `new`).
             unsafe { bit_counts::order_of_batch(decks, n) }
         } else {
@@ -589,6 +595,36 @@ mod wide {
         }
     }
 
+    /// Whether this CPU runs [`order_statistics`].
+    pub(super) fn order_available() -> bool {
+        #[cfg(target_arch = "x86_64")]
+        {
+            std::arch::is_x86_feature_detected!("avx512f")
+                && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            false
+        }
+    }
+
+    /// [`super::order_statistics`] of exactly [`LANES`] decks of `n` (≤ 64) cards laid end to
+    /// end in `decks`, one deck to a 64-bit lane of a vector. Only after [`order_available`].
+    #[inline(always)]
+    pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+        debug_assert!(order_available() && n <= FUSED_MAX_DECK && decks.len() == LANES * n);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SAFETY: `order_available()` was true (asked in `FusedMarginalTally::new`).
+            unsafe { x86::order_statistics(decks, n) }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            let _ = (decks, n);
+            unreachable!("order_available() is false off x86-64")
+        }
+    }
+
     /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept, descents,
     /// footrule]` of each deck of
     /// `n` (≤ 64) cards laid end to end in `decks` (at most [`LANES`]), whose inverses are
@@ -616,6 +652,90 @@ mod wide {
     mod x86 {
         use super::{Card, FUSED_MAX_DECK, LANES};
         use std::arch::x86_64::*;
+
+        /// See [`super::order_statistics`]: the scalar walk of [`crate::engine::marginal`]'s
+        /// `order_statistics`, step for step, with lane l of every vector holding deck l's
+        /// state (cards seen, the piles' tops, the last card and whether it rose). The guess is
+        /// never formed as a number: after a rise the guess is the least unseen card above the
+        /// last, and the card equals it exactly when the unseen cards above the last, masked to
+        /// those up to the card, are the card's bit alone; after a fall (or with nothing unseen
+        /// above) the greatest unseen card below, which the card equals exactly when the unseen
+        /// cards below the last, shifted down by the card, are 1.
+        #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+        pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+            // The decks transposed: `columns[position][deck]`.
+            let mut columns = [[0u16; LANES]; FUSED_MAX_DECK];
+            for (lane, deck) in decks.chunks_exact(n).enumerate() {
+                for (column, &card) in columns.iter_mut().zip(deck) {
+                    column[lane] = card & (FUSED_MAX_DECK as u16 - 1);
+                }
+            }
+            let all = _mm512_set1_epi64(if n == FUSED_MAX_DECK {
+                -1
+            } else {
+                ((1u64 << n) - 1) as i64
+            });
+            let ones = _mm512_set1_epi64(1);
+            let all_but_zero = _mm512_set1_epi64(!1u64 as i64);
+            let every = _mm512_set1_epi64(-1);
+            let zero = _mm512_setzero_si512();
+            // The first card: nothing seen; the guess is card 0; it counts as a rise.
+            let card = load_column(&columns[0]);
+            let bit = _mm512_sllv_epi64(ones, card);
+            let mut seen = bit;
+            let mut tops = bit;
+            let mut inversions = zero;
+            let mut right = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(card, zero), ones);
+            let mut last = card;
+            let mut rising: __mmask8 = 0xFF;
+            for column in &columns[1..n] {
+                let card = load_column(column);
+                let bit = _mm512_sllv_epi64(ones, card);
+                let above = _mm512_sllv_epi64(all_but_zero, card);
+                // The guessing game, against the state before this card.
+                let unseen = _mm512_andnot_si512(seen, all);
+                let unseen_above = _mm512_and_si512(unseen, _mm512_sllv_epi64(all_but_zero, last));
+                let unseen_below = _mm512_andnot_si512(_mm512_sllv_epi64(every, last), unseen);
+                let some_above = _mm512_test_epi64_mask(unseen_above, unseen_above);
+                let some_below = _mm512_test_epi64_mask(unseen_below, unseen_below);
+                let up = (rising & some_above) | (!rising & !some_below);
+                // Up: the unseen cards above the last, up to and including this card, are
+                // this card alone. Down: the unseen cards below the last, shifted down by this
+                // card, are exactly 1 (this card, and none above it).
+                let up_to_card = _mm512_or_si512(bit, _mm512_sub_epi64(bit, ones));
+                let hit_up = _mm512_cmpeq_epi64_mask(_mm512_and_si512(unseen_above, up_to_card), bit);
+                let hit_down = _mm512_cmpeq_epi64_mask(_mm512_srlv_epi64(unseen_below, card), ones);
+                let hit = (up & hit_up) | (!up & hit_down);
+                right = _mm512_mask_add_epi64(right, hit, right, ones);
+                rising = _mm512_cmpgt_epu64_mask(card, last);
+                last = card;
+                // Inversions: the cards above this one seen before it.
+                inversions = _mm512_add_epi64(
+                    inversions,
+                    _mm512_popcnt_epi64(_mm512_and_si512(seen, above)),
+                );
+                seen = _mm512_or_si512(seen, bit);
+                // Patience sorting: the card replaces the least top above it, or starts a pile.
+                let higher = _mm512_and_si512(tops, above);
+                let least = _mm512_and_si512(higher, _mm512_sub_epi64(zero, higher));
+                tops = _mm512_or_si512(_mm512_andnot_si512(least, tops), bit);
+            }
+            let piles = _mm512_popcnt_epi64(tops);
+            let mut lanes = [[0u64; LANES]; 3];
+            for (out, vector) in lanes.iter_mut().zip([inversions, piles, right]) {
+                // SAFETY: eight 64-bit lanes into eight u64.
+                unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), vector) };
+            }
+            std::array::from_fn(|lane| lanes.map(|values| values[lane] as u16))
+        }
+
+        /// The eight cards of one position, one to a 64-bit lane.
+        #[target_feature(enable = "avx512f")]
+        #[inline]
+        fn load_column(column: &[u16; LANES]) -> __m512i {
+            // SAFETY: a column is 8 × 16 bits, one 128-bit load.
+            _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(column.as_ptr().cast()) })
+        }
 
         /// See [`super::statistics`]: one call for the batch, the decks' work inlined.
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
@@ -767,15 +887,18 @@ mod tests {
             // Batches of every size from 1 to LANES, in turn, so both walks are exercised; the
             // AVX-512 statistics and the one-instruction bit counts where the CPU has them, and
             // the baseline ones everywhere.
-            for (wide, bits) in [
-                (false, false),
-                (wide::available(), false),
-                (false, bit_counts::available()),
-                (wide::available(), bit_counts::available()),
+            for (wide, bits, wide_order) in [
+                (false, false, false),
+                (wide::available(), false, false),
+                (false, bit_counts::available(), false),
+                (wide::available(), bit_counts::available(), false),
+                (false, false, wide::order_available()),
+                (wide::available(), bit_counts::available(), wide::order_available()),
             ] {
                 let mut fused = FusedMarginalTally::new(n);
                 fused.wide = wide;
                 fused.bit_counts = bits;
+                fused.wide_order = wide_order;
                 check_fused(fused, &decks, &plain, n);
             }
         }

@@ -24,6 +24,10 @@
 //! K − 1 passes produced by position, see [`convolve_passes`]). The engine computes P_K whichever
 //! way is cheapest — walking the K-pass shuffle's paths, propagating its steps, or convolving
 //! P₁ with itself over P₁'s support — and refuses, never approximates, what exceeds the budget.
+//!
+//! One law needs no walk: Fisher–Yates (either direction) with exactly uniform draws is uniform
+//! by a theorem ([`uniform_by_construction`]); its code is walked by the tests instead, which
+//! check the theorem against every choice path up to eight cards.
 
 use rand_chacha::ChaCha8Rng;
 
@@ -46,6 +50,9 @@ pub const DEFAULT_MAX_PATHS: u64 = 100_000_000;
 /// The [`Law::method`] of a law computed by [`propagate_steps`], which no path budget limits.
 pub const STEP_PROPAGATION: &str = "step-propagation";
 
+/// The [`Law::method`] of a law known without a walk: Fisher–Yates with exactly uniform draws.
+pub const UNIFORM_BY_CONSTRUCTION: &str = "uniform-by-construction";
+
 /// The path walk looks for Ctrl-C once per this many paths (a few microseconds of work).
 const INTERRUPT_CHECK_PATHS: u64 = 1024;
 
@@ -61,7 +68,8 @@ pub struct Law {
     /// How many choice sequences the law accounts for (at most `u64::MAX`: several passes of a
     /// shuffle can have more).
     pub paths: u64,
-    /// How it was computed: `path-walk`, `step-propagation` or `convolution`.
+    /// How it was computed: `path-walk`, `step-propagation`, `convolution` or
+    /// `uniform-by-construction` (Fisher–Yates with exactly uniform draws, by a theorem).
     pub method: &'static str,
 }
 
@@ -386,6 +394,9 @@ pub fn exact_law_under(
         return Err(ExactError::DeckTooLarge(n));
     }
     let passes = shuffle.passes;
+    if let Some(law) = uniform_by_construction(shuffle, n, law) {
+        return Ok(law);
+    }
     let estimated = estimate_paths(shuffle, n, 256);
     if shuffle.algorithm.choices_act_on_positions() {
         let (bounds, _) = first_path(shuffle, n);
@@ -423,6 +434,32 @@ pub fn exact_law_under(
         Err(_) if walk_fits => walk_paths_under(shuffle, n, max_paths, estimated, law),
         result => result,
     }
+}
+
+/// The law of a shuffle that is uniform by construction, without walking its paths: Fisher–Yates
+/// in either direction (any number of passes) when every draw is exactly uniform (no mapping, or
+/// an unbiased one: Lemire's or the rejection threshold). None for anything else.
+///
+/// The theorem: downwards, the draws j_{n−1} ∈ [0, n−1], …, j_1 ∈ [0, 1] are n! equally likely
+/// sequences, and step i fixes the card left at position i for good (later steps touch only
+/// positions below i), choosing it among the i + 1 cards still below, so distinct sequences give
+/// distinct decks: a bijection onto the n! orderings, each of probability 1/n! (upwards the same
+/// with the positions mirrored). A uniform deck shuffled again stays uniform, so K passes are too.
+/// The numerators are then all 1 over n!, exactly what a walk of one pass gives; the paths are
+/// (n!)^K. `tests/exact_laws.rs` walks both directions' code up to eight cards and checks this
+/// law against the walk, and that nothing else takes this way.
+pub fn uniform_by_construction(shuffle: Shuffle, n: usize, law: Option<ChoiceLaw>) -> Option<Law> {
+    let unbiased = law.is_none_or(|law| {
+        matches!(law.mapping, Mapping::Lemire | Mapping::Rejection)
+            && (law.bits >= u64::BITS || n as u64 <= 1u64 << law.bits)
+    });
+    if !shuffle.algorithm.meant_uniform() || !unbiased || n > MAX_EXACT_DECK {
+        return None;
+    }
+    let mut uniform = uniform_law(n);
+    uniform.paths = (0..shuffle.passes).fold(1u64, |paths, _| paths.saturating_mul(factorial(n)));
+    uniform.method = UNIFORM_BY_CONSTRUCTION;
+    Some(uniform)
 }
 
 /// The exact law by walking every choice path (at most `max_paths`; `estimated` is Knuth's
