@@ -460,3 +460,29 @@ fn the_serial_mallows_mmd_shows_in_the_text_and_the_csv_and_not_against_the_mode
     let small = json(&["run", "fisher-yates", "-n", "8", "-t", "3000"]);
     assert!(small["deal_stream"]["mallows"].is_null());
 }
+
+#[test]
+fn a_run_too_long_for_the_repeated_decks_fingerprints_says_so_before_it_starts() {
+    // 20G shuffles would keep 320 GB of fingerprints: past the memory of any machine this runs
+    // on, so the test is skipped, and the run must say so at once (not only in the report at
+    // the end). The run is interrupted once the warning has had time to be printed.
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "20G",
+            "--seed",
+            "1",
+        ],
+        3000,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: the repeated-decks test is skipped: it keeps 16 bytes a shuffle, 320,000 MB for these 20,000,000,000 shuffles"),
+        "{stderr}"
+    );
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+}

@@ -346,6 +346,21 @@ const FINGERPRINT_WARNING_BYTES: u64 = 256 << 20;
 /// host each keep their own, and share the host's memory through [`plan_memory`].)
 pub(super) fn warn_of_fingerprint_memory(options: Option<&DealStreamOptions>, shuffles: u64) {
     if let Some(DealStreamOptions {
+        repeats: RepeatSource::TooMany { limit },
+        ..
+    }) = options
+    {
+        eprintln!(
+            "warning: the repeated-decks test is skipped: it keeps {BYTES_PER_DEAL} bytes a \
+             shuffle, {} MB for these {} shuffles, above the {} MB this machine can spare for \
+             it ({} shuffles); the other tests run",
+            group(shuffles.saturating_mul(BYTES_PER_DEAL).div_ceil(1_000_000)),
+            group(shuffles),
+            group(limit.saturating_mul(BYTES_PER_DEAL).div_ceil(1_000_000)),
+            group(*limit)
+        );
+    }
+    if let Some(DealStreamOptions {
         repeats: RepeatSource::Fingerprints { .. },
         ..
     }) = options

@@ -116,6 +116,21 @@ impl WideSum {
         }
     }
 
+    /// Add floor(`value`·2^64) `times` times: the very integer `times` calls of
+    /// [`Self::add_real`] would add (both wrap at 2^256).
+    pub fn add_real_times(&mut self, value: f64, times: u64) {
+        let mut once = WideSum::default();
+        once.add_real(value);
+        let mut product = [0u64; 4];
+        let mut carry = 0u128;
+        for (slot, &word) in product.iter_mut().zip(&once.0) {
+            let wide = u128::from(word) * u128::from(times) + carry;
+            *slot = wide as u64;
+            carry = wide >> 64;
+        }
+        self.add(&WideSum(product));
+    }
+
     /// Add `value`·2^(64·`word`).
     #[inline]
     fn add_at(&mut self, word: usize, value: u128) {
@@ -188,6 +203,14 @@ impl KernelSums {
         self.squares.add_real(centred * centred);
     }
 
+    /// Add `pairs` pairs whose centred kernel is `centred`: the same sums as `pairs` calls of
+    /// [`Self::add_pair`].
+    pub fn add_pairs(&mut self, centred: f64, pairs: u64) {
+        self.pairs += pairs;
+        self.sum.add_real_times(centred, pairs);
+        self.squares.add_real_times(centred * centred, pairs);
+    }
+
     /// Add another part's sums.
     pub fn add(&mut self, other: &KernelSums) {
         self.pairs += other.pairs;
@@ -197,11 +220,21 @@ impl KernelSums {
 }
 
 /// A stream's kernel counter: the kernel, its sums, and the buffers for one distance.
+///
+/// The distance d is an integer in [0, n(n−1)/2], so the pairs are counted by distance and
+/// the kernel summed once per distance seen ([`Self::sums`]): floor(k̃(d)·2^64) added c times
+/// is the integer c·floor(k̃(d)·2^64), so the sums are those of adding every pair's kernel in
+/// turn, to the last bit, without an exponential per pair.
 #[derive(Debug, Clone)]
 pub(super) struct KernelCounter {
     kernel: MallowsKernel,
     stride: u64,
+    /// Sums added from elsewhere (a saved tally's, another part's).
     pub(super) sums: KernelSums,
+    /// `distances[d]`: pairs counted here at Kendall distance d.
+    distances: Vec<u64>,
+    /// The CPU counts bits in one instruction (asked once, in [`Self::new`]).
+    popcnt: bool,
     /// `slot_of[card]`: the card's slot in the previous deck.
     slot_of: Vec<usize>,
     /// `relabelled[s]`: the slot in the previous deck of the card at slot s of the next.
@@ -216,6 +249,8 @@ impl KernelCounter {
             kernel: MallowsKernel::new(deck),
             stride: kernel_stride(deck),
             sums: KernelSums::default(),
+            distances: vec![0; deck * deck.saturating_sub(1) / 2 + 1],
+            popcnt: popcnt_available(),
             slot_of: vec![0; deck],
             relabelled: vec![0; deck],
             scratch: vec![0; deck + 1],
@@ -242,9 +277,52 @@ impl KernelCounter {
         for (target, &card) in self.relabelled.iter_mut().zip(next) {
             *target = self.slot_of[usize::from(card)] as Card;
         }
-        let distance = inversions(&self.relabelled, &mut self.scratch);
-        self.sums.add_pair(self.kernel.centred(distance));
+        let distance = if self.popcnt && self.relabelled.len() <= 64 {
+            // SAFETY: the CPU has POPCNT (asked in `new`).
+            unsafe { inversions_with_popcnt(&self.relabelled) }
+        } else {
+            inversions(&self.relabelled, &mut self.scratch)
+        };
+        self.distances[distance] += 1;
     }
+
+    /// The sums of every pair counted, and of those added from elsewhere.
+    pub(super) fn sums(&self) -> KernelSums {
+        let mut sums = self.sums;
+        for (distance, &pairs) in self.distances.iter().enumerate() {
+            if pairs > 0 {
+                sums.add_pairs(self.kernel.centred(distance), pairs);
+            }
+        }
+        sums
+    }
+}
+
+/// Whether this CPU has a one-instruction population count.
+fn popcnt_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("popcnt")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// [`inversions`] of a deck of at most 64 cards, compiled for a CPU with POPCNT (x86-64 builds
+/// target the baseline CPU, whose bit count is a dozen instructions). Only after
+/// [`popcnt_available`].
+#[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt"))]
+unsafe fn inversions_with_popcnt(deck: &[Card]) -> usize {
+    let mut seen = 0u64;
+    let mut count = 0;
+    for &card in deck {
+        let card = u32::from(card) & 63;
+        count += (seen & (!1u64 << card)).count_ones() as usize;
+        seen |= 1 << card;
+    }
+    count
 }
 
 #[cfg(test)]
@@ -287,6 +365,35 @@ mod tests {
     }
 
     #[test]
+    fn pairs_counted_by_distance_sum_to_the_bit_what_adding_each_pair_sums() {
+        // Every distance of 20-card decks, each a different number of times (up to 2^40, where
+        // the products carry across words), against one add per pair (one add of c copies, the
+        // multiplication checked by repeated doubling for the large counts).
+        let kernel = MallowsKernel::new(20);
+        let mut by_count = KernelSums::default();
+        let mut one_by_one = KernelSums::default();
+        for distance in 0..=190 {
+            let centred = kernel.centred(distance);
+            let times = (distance as u64 * 7919) % 13 + 1;
+            by_count.add_pairs(centred, times);
+            for _ in 0..times {
+                one_by_one.add_pair(centred);
+            }
+        }
+        assert_eq!(by_count, one_by_one);
+        let centred = kernel.centred(0); // the largest term, e^{λμ}
+        let mut large = WideSum::default();
+        large.add_real_times(centred, 1 << 40);
+        let mut doubled = WideSum::default();
+        doubled.add_real(centred);
+        for _ in 0..40 {
+            let copy = doubled;
+            doubled.add(&copy);
+        }
+        assert_eq!(large, doubled);
+    }
+
+    #[test]
     fn the_kendall_distance_counts_the_pairs_of_cards_in_opposite_order() {
         let mut counter = KernelCounter::new(12);
         let previous: Vec<Card> = vec![3, 1, 4, 0, 5, 9, 2, 6, 8, 7, 11, 10];
@@ -304,7 +411,12 @@ mod tests {
         let kernel = MallowsKernel::new(12);
         let mut expected = KernelSums::default();
         expected.add_pair(kernel.centred(opposite));
-        assert_eq!(counter.sums, expected);
+        assert_eq!(counter.sums(), expected);
+        // Without the one-instruction bit count, the same.
+        let mut plain = KernelCounter::new(12);
+        plain.popcnt = false;
+        plain.pair(&previous, &next);
+        assert_eq!(plain.sums(), expected);
         // λ = 1/s with s² = 12·11·29/72.
         assert!((kernel.lambda - (72.0f64 / (12.0 * 11.0 * 29.0)).sqrt()).abs() < 1e-15);
     }

@@ -634,7 +634,7 @@ impl DealStream {
             }
         }
         if let (Some(total), Some(part)) = (&mut self.kernel, &other.kernel) {
-            total.sums.add(&part.sums);
+            total.sums.add(&part.sums());
         }
         self.seams.extend(other.seams);
     }
@@ -683,7 +683,7 @@ impl DealStream {
             groups: self.groups,
             slots: self.slots,
             compositions: self.compositions,
-            kernel: self.kernel.map(|kernel| kernel.sums),
+            kernel: self.kernel.map(|kernel| kernel.sums()),
             ends,
             fingerprints: self.fingerprints,
         }
