@@ -109,6 +109,44 @@ fn brief_says_verdict_strongest_test_and_what_was_ruled_out_in_one_line() {
         "{biased}"
     );
     assert!(biased.contains("rejected by "), "{biased}");
+    assert!(!biased.contains("guessing game"), "full mode: {biased}");
+}
+
+#[test]
+fn brief_carries_the_guessing_game_in_marginal_mode() {
+    // A shelf shuffler with few shelves leaves long rising and falling runs, which the
+    // guessing game's player follows (27.1 cards at this seed). Under a uniform deck the score
+    // is a sum of independent Bernoulli(1/k), k = 1..52: mean H_52 = 4.54, variance
+    // Σ (1/k)(1 − 1/k) = 4.54 − 1.62 = 2.92, so the mean of 2,000 decks has sd
+    // √(2.92/2000) = 0.038, and 10 cards is 140 sd above chance: a line showing it carries the
+    // shuffle's own figure, not chance's.
+    let (shelf, code) = run(
+        &[
+            "run",
+            "shelf",
+            "-n",
+            "52",
+            "--shelves",
+            "2",
+            "-t",
+            "2000",
+            "--seed",
+            "7",
+            "-q",
+            "--brief",
+            "--no-deal-tests",
+        ],
+        None,
+    );
+    assert_eq!(code, Some(1));
+    assert_eq!(shelf.lines().count(), 1, "{shelf}");
+    let (_, game) = shelf
+        .split_once(" · guessing game: ")
+        .expect("the game's clause");
+    let (guessed, rest) = game.split_once(" of 52 cards guessed, ").expect("guessed");
+    assert_eq!(rest.trim_end(), "4.54 by chance", "{shelf}");
+    let guessed: f64 = guessed.parse().unwrap();
+    assert!(guessed > 10.0, "{shelf}");
 }
 
 #[test]

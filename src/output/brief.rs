@@ -35,7 +35,8 @@ impl Exporter for BriefExporter {
 
 /// `NO BIAS DETECTED · 1,000,000 shuffles of 5 cards · strongest test: position 3 (Holm p
 /// 0.4123) · rules out (99% each): TV distance above 0.0213, a position's chance off 1/n by
-/// more than 0.45 pp`.
+/// more than 0.45 pp`; in marginal mode the guessing game's mean last (`guessing game: 4.56 of
+/// 52 cards guessed, 4.54 by chance`).
 pub fn run_line(run: &RunReport) -> String {
     let (headline, _) = run.headline();
     let unit = if run.header.input.is_some() {
@@ -92,6 +93,13 @@ pub fn run_line(run: &RunReport) -> String {
                 clauses.join(", ")
             ));
         }
+    }
+    // Marginal mode: the guessing game, the one figure a reader can picture (cards guessed).
+    if let Some(game) = run.guessing_game() {
+        parts.push(format!(
+            "guessing game: {:.2} of {} cards guessed, {:.2} by chance",
+            game.guessed, game.deck, game.by_chance
+        ));
     }
     parts.join(" · ")
 }

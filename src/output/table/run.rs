@@ -412,7 +412,7 @@ pub(super) fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document
                 format_p(worst.log10_p_value),
                 deals.slots.tables.len()
             ),
-            "    ",
+            "  ",
         );
     }
 }
