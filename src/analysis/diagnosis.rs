@@ -719,3 +719,237 @@ fn signature_list(signatures: &[Signature]) -> String {
 fn fit_p(fit: &ModelFit) -> String {
     format_p(fit.log10_p.unwrap_or(f64::NEG_INFINITY))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::theory::exact::{Law, exact_law, exact_law_under, uniform_law};
+
+    const ALPHA: f64 = 0.001;
+
+    /// The counts a law gives `trials` decks, each rounded: a tally with no sampling noise.
+    fn expected_counts(law: &Law, trials: u64) -> Vec<u64> {
+        law.probabilities
+            .iter()
+            .map(|p| (p * trials as f64).round() as u64)
+            .collect()
+    }
+
+    /// The signatures of `law` at `trials` decks without sampling noise.
+    fn signatures_of(law: &Law, trials: u64) -> Vec<SignatureKind> {
+        let counts = expected_counts(law, trials);
+        let (positions, identity) = marginals_of_full(law.deck, &counts);
+        let marginals = Marginals {
+            deck: law.deck,
+            trials: counts.iter().sum(),
+            positions: &positions,
+            identity,
+        };
+        signatures(&marginals, ALPHA)
+            .into_iter()
+            .map(|s| s.kind)
+            .collect()
+    }
+
+    fn law_of(algorithm: Algorithm) -> Law {
+        exact_law(algorithm, 5, u64::MAX).unwrap()
+    }
+
+    #[test]
+    fn a_tally_equal_to_the_law_fits_with_chi_square_zero() {
+        let law = law_of(Algorithm::Naive);
+        let counts: Vec<u64> = law
+            .exact
+            .as_ref()
+            .unwrap()
+            .numerators
+            .iter()
+            .map(|&n| n as u64)
+            .collect();
+        let fit = fit_model("naive".into(), false, &counts, &law.probabilities, ALPHA);
+        assert!(fit.chi_square < 1e-9, "{}", fit.chi_square);
+        assert_eq!(fit.df, 119);
+        assert!(fit.fits);
+        assert_eq!(fit.impossible_decks, 0);
+    }
+
+    #[test]
+    fn a_deck_the_model_cannot_produce_rules_the_model_out() {
+        // Sattolo never yields the identity (rank 0); one identity deck rules it out.
+        let law = law_of(Algorithm::Sattolo);
+        let mut counts = expected_counts(&law, 24_000);
+        counts[0] = 1;
+        let fit = fit_model("sattolo".into(), false, &counts, &law.probabilities, ALPHA);
+        assert_eq!(fit.impossible_decks, 1);
+        assert_eq!(fit.p_value, 0.0);
+        assert_eq!(fit.log10_p, None);
+        assert_eq!(fit.log_likelihood_ratio, None);
+        assert!(!fit.fits);
+    }
+
+    #[test]
+    fn cells_expected_fewer_than_five_times_are_pooled_into_one() {
+        // 120 orderings, 240 decks: every cell expects 2, so all pool into one cell (df 0).
+        let law = uniform_law(5);
+        let counts = vec![2; 120];
+        let fit = fit_model("uniform".into(), true, &counts, &law.probabilities, ALPHA);
+        assert_eq!(fit.df, 0);
+        assert_eq!(fit.p_value, 1.0);
+    }
+
+    #[test]
+    fn models_rank_by_p_value_then_by_likelihood() {
+        let fit = |model: &str, log10_p: Option<f64>, llr: Option<f64>| ModelFit {
+            model: model.into(),
+            uniform: false,
+            chi_square: 0.0,
+            df: 1,
+            p_value: log10_p.map_or(0.0, |l| 10f64.powf(l)),
+            log10_p,
+            impossible_decks: 0,
+            log_likelihood_ratio: llr,
+            fits: false,
+        };
+        let mut fits = vec![
+            fit("impossible", None, None),
+            fit("far", Some(-300.0), Some(0.1)),
+            fit("near", Some(-2.0), Some(0.0)),
+            fit("far but likelier", Some(-300.0), Some(0.2)),
+        ];
+        rank_fits(&mut fits);
+        let order: Vec<&str> = fits.iter().map(|f| f.model.as_str()).collect();
+        assert_eq!(order, ["near", "far but likelier", "far", "impossible"]);
+    }
+
+    #[test]
+    fn the_uniform_law_shows_no_signature() {
+        assert_eq!(signatures_of(&uniform_law(5), 1_000_000), []);
+    }
+
+    #[test]
+    fn sattolo_shows_no_fixed_point() {
+        let seen = signatures_of(&law_of(Algorithm::Sattolo), 10_000);
+        assert!(seen.contains(&SignatureKind::NoFixedPoint), "{seen:?}");
+        // The empty diagonal is one finding, not also "last card never last".
+        assert!(!seen.contains(&SignatureKind::LastNeverLast), "{seen:?}");
+    }
+
+    #[test]
+    fn no_fixed_point_needs_enough_decks_to_be_unlikely_under_uniform() {
+        // A uniform 5-card deck has no fixed point with probability 44/120: 10 such decks in a
+        // row have probability 4.4e-5 < α/6 ≈ 1.7e-4 and are named; 5 (6.6e-3) are not.
+        let mut positions = vec![0; 25];
+        for card in 0..5 {
+            positions[card * 5 + (card + 1) % 5] = 5;
+        }
+        let five = Marginals {
+            deck: 5,
+            trials: 5,
+            positions: &positions,
+            identity: 0,
+        };
+        assert!(no_fixed_point(&five, (ALPHA / SIGNATURE_KINDS).log10()).is_none());
+        let positions: Vec<u64> = positions.iter().map(|c| c * 2).collect();
+        let ten = Marginals {
+            trials: 10,
+            positions: &positions,
+            ..five
+        };
+        assert!(no_fixed_point(&ten, (ALPHA / SIGNATURE_KINDS).log10()).is_some());
+    }
+
+    /// A position matrix of `trials` decks, every cell even, but for `empty` (card, place) cells.
+    fn even_matrix_without(n: usize, trials: u64, empty: &[(usize, usize)]) -> Vec<u64> {
+        let mut positions = vec![trials / n as u64; n * n];
+        for &(card, place) in empty {
+            positions[card * n + place] = 0;
+        }
+        positions
+    }
+
+    #[test]
+    fn a_last_card_never_last_is_named_as_an_off_by_one_range() {
+        let positions = even_matrix_without(5, 10_000, &[(4, 4)]);
+        let m = Marginals {
+            deck: 5,
+            trials: 10_000,
+            positions: &positions,
+            identity: 0,
+        };
+        let kinds: Vec<SignatureKind> = signatures(&m, ALPHA).into_iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [SignatureKind::LastNeverLast]);
+    }
+
+    #[test]
+    fn a_first_card_never_first_is_named_too() {
+        let positions = even_matrix_without(5, 10_000, &[(0, 0)]);
+        let m = Marginals {
+            deck: 5,
+            trials: 10_000,
+            positions: &positions,
+            identity: 0,
+        };
+        let kinds: Vec<SignatureKind> = signatures(&m, ALPHA).into_iter().map(|s| s.kind).collect();
+        assert_eq!(kinds, [SignatureKind::FirstNeverFirst]);
+    }
+
+    #[test]
+    fn the_naive_shuffle_shows_its_tilt() {
+        let seen = signatures_of(&law_of(Algorithm::Naive), 100_000);
+        assert_eq!(seen, [SignatureKind::NaiveTilt]);
+    }
+
+    #[test]
+    fn insertion_sort_shows_the_identity_too_often_and_not_the_naive_tilt() {
+        let seen = signatures_of(&law_of(Algorithm::ComparatorInsertion), 100_000);
+        assert!(seen.contains(&SignatureKind::IdentityHeavy), "{seen:?}");
+        assert!(!seen.contains(&SignatureKind::NaiveTilt), "{seen:?}");
+    }
+
+    #[test]
+    fn a_modulo_mapping_shows_its_step_at_the_last_place() {
+        // Fisher–Yates on 8-bit words mod k: at 5 cards the last place takes card 0 with
+        // probability 52/256 against 51/256 for each other card.
+        let law = exact_law_under(
+            Shuffle::once(Algorithm::FisherYates),
+            5,
+            u64::MAX,
+            Some(ChoiceLaw {
+                mapping: Mapping::Modulo,
+                bits: 8,
+            }),
+        )
+        .unwrap();
+        let seen = signatures_of(&law, 2_000_000);
+        assert_eq!(seen, [SignatureKind::ModuloPattern]);
+    }
+
+    #[test]
+    fn sattolo_s_empty_cell_is_not_taken_for_a_modulo_step() {
+        let seen = signatures_of(&law_of(Algorithm::Sattolo), 1_000_000);
+        assert!(!seen.contains(&SignatureKind::ModuloPattern), "{seen:?}");
+    }
+
+    #[test]
+    fn the_grid_holds_every_biased_built_in_algorithm_and_the_uniform_law() {
+        let grid = model_grid();
+        for algorithm in Algorithm::ALL {
+            assert!(
+                grid.iter().any(|m| m.shuffle.algorithm == algorithm
+                    || (algorithm.meant_uniform() && m.is_uniform())),
+                "{algorithm:?}"
+            );
+        }
+        assert_eq!(grid.iter().filter(|m| m.is_uniform()).count(), 1);
+    }
+
+    #[test]
+    fn a_uniform_fit_without_signatures_is_no_bug_seen() {
+        let law = uniform_law(4);
+        let counts = expected_counts(&law, 24_000);
+        let fit = fit_model(Model::of(Algorithm::FisherYates).label(), true, &counts, &law.probabilities, ALPHA);
+        let diagnosis = diagnose_full(vec![fit], Vec::new(), Vec::new());
+        assert!(diagnosis.finding.starts_with("No bug seen"), "{}", diagnosis.finding);
+        assert_eq!(diagnosis.suspect, None);
+    }
+}
