@@ -608,12 +608,28 @@ pub const METHOD: &str = "Pearson's χ² goodness of fit of the tally against ea
                           than 5 times pooled; a model fits when p ≥ α; ranked by p, then by \
                           likelihood";
 
+/// What a full tally of `trials` decks of `deck` cards cannot do: with fewer than 5 decks
+/// expected per ordering under uniform, the fits pool most orderings into one cell and have
+/// little power (the signatures, read from the positions, keep theirs).
+pub fn sparse_limitation(deck: usize, trials: u64) -> Option<String> {
+    let orderings = factorial(deck);
+    (trials < 5 * orderings).then(|| {
+        format!(
+            "{trials} decks over {deck}! = {orderings} orderings is fewer than 5 per ordering, \
+             so the fits pool the rarer orderings into one cell and have little power; {} \
+             trials or more let every ordering count",
+            5 * orderings
+        )
+    })
+}
+
 /// The diagnosis of a full tally from its model `fits` (any order, each already judged at α),
-/// the models that could not be fitted and the signatures.
+/// the models that could not be fitted, the signatures and what limits the fits.
 pub fn diagnose_full(
     mut fits: Vec<ModelFit>,
     unfitted: Vec<Unfitted>,
     signatures: Vec<Signature>,
+    limitation: Option<String>,
 ) -> Diagnosis {
     rank_fits(&mut fits);
     let uniform = fits.iter().find(|fit| fit.uniform);
@@ -683,7 +699,7 @@ pub fn diagnose_full(
         fits,
         unfitted,
         signatures,
-        limitation: None,
+        limitation,
     }
 }
 
@@ -822,6 +838,12 @@ mod tests {
     }
 
     #[test]
+    fn a_tally_with_fewer_than_five_decks_per_ordering_says_its_fits_are_weak() {
+        assert!(sparse_limitation(5, 599).is_some());
+        assert_eq!(sparse_limitation(5, 600), None);
+    }
+
+    #[test]
     fn the_uniform_law_shows_no_signature() {
         assert_eq!(signatures_of(&uniform_law(5), 1_000_000), []);
     }
@@ -948,7 +970,7 @@ mod tests {
         let law = uniform_law(4);
         let counts = expected_counts(&law, 24_000);
         let fit = fit_model(Model::of(Algorithm::FisherYates).label(), true, &counts, &law.probabilities, ALPHA);
-        let diagnosis = diagnose_full(vec![fit], Vec::new(), Vec::new());
+        let diagnosis = diagnose_full(vec![fit], Vec::new(), Vec::new(), None);
         assert!(diagnosis.finding.starts_with("No bug seen"), "{}", diagnosis.finding);
         assert_eq!(diagnosis.suspect, None);
     }

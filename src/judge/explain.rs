@@ -5,7 +5,7 @@
 use super::{JudgeError, Tallied, Watch};
 use crate::analysis::diagnosis::{
     Diagnosis, Marginals, Unfitted, diagnose_full, diagnose_signatures_only, fit_model,
-    marginals_of_full, model_grid, signatures,
+    marginals_of_full, model_grid, signatures, sparse_limitation,
 };
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, exact_law_under, uniform_law};
 
@@ -95,7 +95,12 @@ pub fn diagnose(
                 }
             }
             watch.phase_finished();
-            Ok(Some(diagnose_full(fits, unfitted, seen)))
+            Ok(Some(diagnose_full(
+                fits,
+                unfitted,
+                seen,
+                sparse_limitation(deck, tally.trials),
+            )))
         }
     }
 }
