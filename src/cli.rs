@@ -706,6 +706,16 @@ pub struct CheckArgs {
     pub sequential: SequentialArgs,
     #[command(flatten)]
     pub gate: GateArgs,
+    /// Also say which bug the tally looks like.
+    ///
+    /// Fit the tally against the exact law of every built-in algorithm at this deck size (full
+    /// mode, up to 10 cards; riffle, overhand and shelf on a small grid of their parameters,
+    /// and Fisher–Yates fed by word mod k) by Pearson's χ², rank the models that fit, and list
+    /// the tell-tale signatures seen: no card in its place, the last card never last, the
+    /// naive shuffle's tilt, the identity far too often, a modulo step. In marginal mode the
+    /// signatures only. Shown in the table, Markdown and JSON reports.
+    #[arg(long, conflicts_with_all = ["deal", "game", "single"], help_heading = TEST)]
+    pub explain: bool,
     /// With --against ALGORITHM: this many passes of it [default: 1].
     #[arg(long, value_name = "K", help_heading = TEST)]
     pub passes: Option<u32>,
@@ -918,6 +928,16 @@ pub struct RunArgs {
     pub sequential: SequentialArgs,
     #[command(flatten)]
     pub gate: GateArgs,
+    /// Also say which bug the tally looks like.
+    ///
+    /// Fit the tally against the exact law of every built-in algorithm at this deck size (full
+    /// mode, up to 10 cards; riffle, overhand and shelf on a small grid of their parameters,
+    /// and Fisher–Yates fed by word mod k) by Pearson's χ², rank the models that fit, and list
+    /// the tell-tale signatures seen: no card in its place, the last card never last, the
+    /// naive shuffle's tilt, the identity far too often, a modulo step. In marginal mode the
+    /// signatures only. Shown in the table, Markdown and JSON reports.
+    #[arg(long, conflicts_with = "shard", help_heading = TEST)]
+    pub explain: bool,
     /// The overhand shuffle's chance that a gap is cut [default: 0.5].
     ///
     /// A decimal (0.5, 0.25, 0.1) or a fraction (1/3), strictly between 0 and 1. The default

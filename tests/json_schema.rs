@@ -2,7 +2,7 @@
 //! generated from the report types (`UPDATE_SCHEMA=1 cargo test --release --test json_schema`
 //! rewrites it), and real reports of every kind validate against it — run and check in full,
 //! marginal and deal mode, merge, compare, theory, the mixing curve, check --single,
-//! `--until-decided` and `--max-bias`.
+//! `--until-decided`, `--max-bias` and `--explain`.
 //!
 //! The validator is the small one below, for the keywords the generated schema uses (draft
 //! 2020-12: `$ref` into `$defs`, `anyOf`, `oneOf`, `type`, `const`, `properties`, `required`,
@@ -90,9 +90,12 @@ fn real_reports_of_every_kind_validate_against_the_schema() {
         run fisher-yates -n 52 -t 2000 --seed 1 --reseed every-shuffle --seed-bits 16
         run fisher-yates -n 4 -t 24k --seed 1 --no-deal-tests
         run fisher-yates -n 4 -t 200k --seed 1 --max-bias 1pp
+        run sattolo -n 5 -t 20k --seed 1 --explain
+        run naive -n 20 -t 2000 --seed 1 --explain
         run comparator-timsort -n 4 --seed 1 --until-decided
         run fisher-yates -n 12 -t 5000 --seed 1 --until-decided
         check FIXTURES/check/zero-based.txt
+        check FIXTURES/check/zero-based.txt --explain
         check FIXTURES/check/labels.txt --labels A,K,Q,J --against naive --state-bits 16
         check deals.txt --deal 5 --deck 52 --game poker
         check --single FIXTURES/single/draft-lottery-1969.txt

@@ -6,6 +6,7 @@
 //! [`crate::stats`], [`crate::theory`] and [`crate::engine`], never the report or the exporters.
 
 pub mod deal_stream;
+pub mod diagnosis;
 pub mod dealt_hand;
 pub mod decision;
 pub mod figures;

@@ -134,6 +134,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         labels: config.reader.labels.clone(),
         state_bits: config.state_bits,
         max_bias: config.max_bias,
+        explain: config.explain,
     };
     let watch = OnTerminal::new(config.quiet);
     let mut report = judge_input(input, &settings, elapsed_seconds, (known, outcome), &watch)?;

@@ -14,7 +14,7 @@ use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
 use crate::commands::exit_code::ExitCode;
 use crate::system::interrupt;
-use crate::judge::{family_for, judge, run_theory};
+use crate::judge::{Tallied, diagnose, family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
 use crate::report::run::{Origin, RunFacts};
@@ -149,14 +149,15 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         against: config.against,
         all_orderings: config.all_orderings,
     };
-    let report = judge(
-        &facts,
-        counted.into(),
-        theory,
-        deals,
-        sequential,
-        config.max_bias,
-    )?;
+    let tally: Tallied = counted.into();
+    let diagnosis = if config.explain {
+        let watch = OnTerminal::new(config.quiet);
+        diagnose(&tally, config.settings.alpha, config.max_paths, &watch)?
+    } else {
+        None
+    };
+    let mut report = judge(&facts, tally, theory, deals, sequential, config.max_bias)?;
+    report.diagnosis = diagnosis;
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted || code == ExitCode::Interrupted {
         ExitCode::Interrupted

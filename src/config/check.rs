@@ -46,6 +46,8 @@ pub struct CheckConfig {
     pub until_decided: bool,
     /// `--max-bias SIZE`: the equivalence gate.
     pub max_bias: Option<crate::analysis::ruled_out::BiasSize>,
+    /// `--explain`: add the diagnosis of which bug the tally looks like.
+    pub explain: bool,
     /// No progress display.
     pub quiet: bool,
     /// Output.
@@ -249,6 +251,7 @@ impl CheckConfig {
             max_paths_given: args.max_paths.is_some(),
             until_decided: args.sequential.until_decided,
             max_bias: args.gate.max_bias,
+            explain: args.explain,
             quiet: args.quiet,
             output,
             save_tally: args.save_tally.clone(),

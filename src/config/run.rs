@@ -44,6 +44,8 @@ pub struct RunConfig {
     pub until_decided: bool,
     /// `--max-bias SIZE`: the equivalence gate.
     pub max_bias: Option<BiasSize>,
+    /// `--explain`: add the diagnosis of which bug the tally looks like.
+    pub explain: bool,
     /// No progress bar.
     pub quiet: bool,
     /// Output.
@@ -156,6 +158,7 @@ impl RunConfig {
             deal_tests: !args.no_deal_tests,
             until_decided: args.sequential.until_decided,
             max_bias: args.gate.max_bias,
+            explain: args.explain,
             quiet: args.quiet,
             output,
             shard: args.shard,

@@ -9,9 +9,11 @@
 //! and the library ignores.
 
 mod error;
+mod explain;
 mod theory;
 
 pub use error::{JudgeError, NoLaw};
+pub use explain::diagnose;
 pub use theory::{Theory, check_theory, exact_law, family_for, marginal_theory, run_theory};
 
 use crate::analysis::dealt_hand::model_deal_identity;
@@ -143,6 +145,8 @@ pub struct Judging {
     pub state_bits: Option<u32>,
     /// `--max-bias SIZE`: the equivalence gate.
     pub max_bias: Option<BiasSize>,
+    /// `--explain`: add the diagnosis of which bug the tally looks like.
+    pub explain: bool,
 }
 
 /// Judge a tally of permutations read from elsewhere: the theory of the model (if any) for the
@@ -222,7 +226,13 @@ pub fn judge_input(
         InputCounts::Deal(tally) => Tallied::Deal(tally),
     };
     let dealt = matches!(tally, Tallied::Deal(_));
+    let diagnosis = if settings.explain {
+        diagnose(&tally, settings.alpha, settings.max_paths, watch)?
+    } else {
+        None
+    };
     let mut report = judge(&facts, tally, theory, input.deals, sequential, None)?;
+    report.diagnosis = diagnosis;
     if dealt && input.numbering_assumed > 0 {
         report.notes.push(Note::NumberingAssumed {
             deals: input.numbering_assumed,

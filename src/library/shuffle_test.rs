@@ -537,6 +537,7 @@ impl PermutationTally {
             max_paths_given: false,
             all_orderings: false,
             max_bias: None,
+            explain: false,
             labels: None,
             state_bits: None,
         };

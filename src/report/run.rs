@@ -39,6 +39,7 @@ mod sequential;
 pub use sequential::format_e_value;
 
 use super::notes::{Note, TrialUnit, Warning};
+use crate::analysis::diagnosis::Diagnosis;
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{frequencies, largest_deviation};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
@@ -258,6 +259,9 @@ pub struct RunReport {
     pub ruled_out: Option<RuledOut>,
     /// The equivalence gate of `--max-bias SIZE` (JSON `gate`, left out without the flag).
     pub gate: Option<Gate>,
+    /// `--explain`: which bug the tally looks like — the models that fit and the signatures
+    /// (JSON `diagnosis`, left out without the flag).
+    pub diagnosis: Option<Diagnosis>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -597,7 +601,8 @@ impl Serialize for RunReport {
             52 - usize::from(skip_passes) - usize::from(skip_cut) - usize::from(skip_shelves)
                 + usize::from(deal.is_some())
                 - usize::from(self.sequential.is_none())
-                - usize::from(self.gate.is_none());
+                - usize::from(self.gate.is_none())
+                - usize::from(self.diagnosis.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -695,6 +700,10 @@ impl Serialize for RunReport {
         match &self.sequential {
             Some(sequential) => s.serialize_field("sequential", sequential)?,
             None => s.skip_field("sequential")?,
+        }
+        match &self.diagnosis {
+            Some(diagnosis) => s.serialize_field("diagnosis", diagnosis)?,
+            None => s.skip_field("diagnosis")?,
         }
         s.end()
     }
@@ -828,6 +837,9 @@ struct RunReportJson {
     /// `--until-decided` only: the anytime-valid sequential test.
     #[serde(skip_serializing_if = "Option::is_none")]
     sequential: Option<SequentialOutcome>,
+    /// `--explain` only: which bug the tally looks like.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    diagnosis: Option<Diagnosis>,
 }
 
 /// In the JSON schema as the object its `Serialize` impl writes (`RunReportJson`, beside it).
@@ -1098,6 +1110,7 @@ impl Common {
             sequential: None,
             ruled_out: None,
             gate: None,
+            diagnosis: None,
         }
         .ruling_out(false)
     }

@@ -8,6 +8,7 @@ use super::figures::{
     figures_section, marginal_sections, orderings_section, positions_section, power_section,
 };
 use crate::analysis::decision::format_p;
+use crate::analysis::diagnosis::Diagnosis;
 use crate::analysis::{Question, TestMethod};
 use crate::input::permutation_reader::Numbering;
 use crate::output::document::Document;
@@ -51,6 +52,10 @@ impl TableExporter {
             };
             sequential_section(sequential, run.header.deck, unit, &mut doc);
         }
+        if let Some(diagnosis) = &run.diagnosis {
+            doc.blank();
+            diagnosis_section(run, diagnosis, &mut doc);
+        }
         doc.blank();
         tests_section(run, algorithm, &mut doc);
         if let Some(deals) = &run.deal_stream {
@@ -70,6 +75,87 @@ impl TableExporter {
             }
         }
         doc
+    }
+}
+
+/// `--explain`: the finding, the models fitted (best first, the fitting ones and the next few)
+/// and the signatures with their evidence; a pass repeats what the sample rules out.
+fn diagnosis_section(run: &RunReport, diagnosis: &Diagnosis, doc: &mut Document) {
+    doc.heading("Diagnosis (--explain): which bug does this shuffle have?");
+    doc.text(&diagnosis.finding, "  ");
+    if diagnosis.suspect.is_none()
+        && diagnosis.fits.iter().any(|fit| fit.uniform && fit.fits)
+        && diagnosis.signatures.is_empty()
+        && let Some(ruled_out) = run.ruled_out.as_ref()
+    {
+        doc.text(format!("{}:", ruled_out.heading()), "  ");
+        for sentence in ruled_out.sentences() {
+            doc.text(format!("- {sentence}"), "    ");
+        }
+    }
+    if let Some(limitation) = &diagnosis.limitation {
+        doc.text(format!("note: {limitation}"), "  ");
+    }
+    if !diagnosis.fits.is_empty() {
+        let mut table = new_table(&["model", "χ²", "df", "p-value", "fits"]);
+        // Every model that fits, and the three closest that do not.
+        let fitting = diagnosis.fits.iter().filter(|fit| fit.fits).count();
+        let shown = (fitting + 3).min(diagnosis.fits.len());
+        for fit in &diagnosis.fits[..shown] {
+            table.add_row(vec![
+                fit.model.clone(),
+                if fit.impossible_decks > 0 {
+                    "-".to_string()
+                } else {
+                    format!("{:.1}", fit.chi_square)
+                },
+                fit.df.to_string(),
+                if fit.impossible_decks > 0 {
+                    format!("0 ({} impossible)", group(fit.impossible_decks))
+                } else {
+                    format_p(fit.log10_p.unwrap_or(f64::NEG_INFINITY))
+                },
+                if fit.fits { "yes" } else { "no" }.to_string(),
+            ]);
+        }
+        align_right_from(&mut table, 1);
+        doc.table(table);
+        if shown < diagnosis.fits.len() {
+            doc.text(
+                format!(
+                    "({} more models fitted worse: --format json)",
+                    diagnosis.fits.len() - shown
+                ),
+                " ",
+            );
+        }
+        if let Some(method) = &diagnosis.method {
+            doc.text(format!("method: {method}"), "  ");
+        }
+        if let Some(grid) = &diagnosis.grid {
+            doc.text(format!("grid: {grid}"), "  ");
+        }
+    }
+    for unfitted in &diagnosis.unfitted {
+        doc.text(
+            format!("not fitted: {}: {}", unfitted.model, unfitted.reason),
+            "  ",
+        );
+    }
+    if !diagnosis.signatures.is_empty() {
+        doc.text("Signatures (each tested against uniform at alpha/6):", "  ");
+        for signature in &diagnosis.signatures {
+            doc.text(
+                format!(
+                    "- {} (p = {}): {}; suggests {}",
+                    signature.title,
+                    format_p(signature.log10_p.unwrap_or(f64::NEG_INFINITY)),
+                    signature.evidence,
+                    signature.suggests
+                ),
+                "    ",
+            );
+        }
     }
 }
 

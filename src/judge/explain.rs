@@ -1,0 +1,106 @@
+//! `--explain`: the diagnosis of a tally — the exact law of every model of the grid computed
+//! here (one at a time, so that a 10-card deck holds one law in memory), the fits and the
+//! signatures from [`crate::analysis::diagnosis`].
+
+use super::{JudgeError, Tallied, Watch};
+use crate::analysis::diagnosis::{
+    Diagnosis, Marginals, Unfitted, diagnose_full, diagnose_signatures_only, fit_model,
+    marginals_of_full, model_grid, signatures, sparse_limitation,
+};
+use crate::theory::exact::{ExactError, MAX_EXACT_DECK, exact_law_under, uniform_law};
+
+/// The diagnosis of `tally` at family level `alpha`, the exact laws within `max_paths` choice
+/// paths each; `None` for a tally of dealt hands, which has no deck order to diagnose.
+pub fn diagnose(
+    tally: &Tallied,
+    alpha: f64,
+    max_paths: u64,
+    watch: &dyn Watch,
+) -> Result<Option<Diagnosis>, JudgeError> {
+    match tally {
+        Tallied::Deal(_) => Ok(None),
+        Tallied::Marginal(tally) => {
+            let seen = signatures(
+                &Marginals {
+                    deck: tally.deck,
+                    trials: tally.trials,
+                    positions: &tally.positions,
+                    identity: tally.identity,
+                },
+                alpha,
+            );
+            Ok(Some(diagnose_signatures_only(
+                seen,
+                format!(
+                    "the models are fitted in full mode only (every ordering tallied, decks up \
+                     to {MAX_EXACT_DECK} cards); this {}-card tally holds the marginals, so \
+                     only the signatures are read",
+                    tally.deck
+                ),
+            )))
+        }
+        Tallied::Full(tally) => {
+            let deck = tally.deck;
+            let (positions, identity) = marginals_of_full(deck, &tally.counts);
+            let seen = signatures(
+                &Marginals {
+                    deck,
+                    trials: tally.trials,
+                    positions: &positions,
+                    identity,
+                },
+                alpha,
+            );
+            if deck > MAX_EXACT_DECK {
+                return Ok(Some(diagnose_signatures_only(
+                    seen,
+                    format!(
+                        "exact laws are computed up to {MAX_EXACT_DECK} cards, so the models \
+                         are not fitted on {deck} cards; only the signatures are read"
+                    ),
+                )));
+            }
+            let models = model_grid();
+            watch.phase_started(&format!(
+                "fitting {} models' exact laws on {deck} cards",
+                models.len()
+            ));
+            let mut fits = Vec::with_capacity(models.len());
+            let mut unfitted = Vec::new();
+            for model in models {
+                let law = if model.is_uniform() {
+                    Ok(uniform_law(deck))
+                } else {
+                    exact_law_under(model.shuffle, deck, max_paths, model.choices)
+                };
+                match law {
+                    Ok(law) => fits.push(fit_model(
+                        model.label(),
+                        model.is_uniform(),
+                        &tally.counts,
+                        &law.probabilities,
+                        alpha,
+                    )),
+                    Err(ExactError::Interrupted) => {
+                        watch.phase_finished();
+                        return Err(JudgeError::Interrupted {
+                            shuffle: model.label(),
+                            deck,
+                        });
+                    }
+                    Err(error) => unfitted.push(Unfitted {
+                        model: model.label(),
+                        reason: error.to_string(),
+                    }),
+                }
+            }
+            watch.phase_finished();
+            Ok(Some(diagnose_full(
+                fits,
+                unfitted,
+                seen,
+                sparse_limitation(deck, tally.trials),
+            )))
+        }
+    }
+}
