@@ -481,7 +481,10 @@ pub struct SourceArgs {
     /// How a word becomes an integer in [0, k) [default: lemire].
     ///
     /// lemire (unbiased), rejection (threshold then modulo, unbiased), modulo (word % k),
-    /// multiply ((word·k) >> W) or float (floor(u·k), u the generator's double in [0, 1)).
+    /// multiply ((word·k) >> W), float (floor(u·k), u the generator's double in [0, 1)) or
+    /// native (the draw of the generator's own language: Java's nextInt(bound), Python's
+    /// randbelow, Math.floor(Math.random()·n), .NET's Next(n), PHP's mt_rand(min, max), Go's
+    /// Intn, …).
     #[arg(long, value_parser = mapping_parser(), value_name = "MAP", hide_possible_values = true,
         help_heading = SOURCE)]
     pub map: Option<Mapping>,
