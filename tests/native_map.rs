@@ -368,8 +368,9 @@ for t in range(decks):
 
 #[test]
 fn delphi_dotnet_and_mwc1616_native_decks_equal_independent_implementations() {
-    // No published shuffles (nor Random(n) outputs) of Delphi or MWC1616 were found to cite,
-    // and .NET's published vectors are Next() words (tested beside the generator); so the
+    // No published shuffles of Delphi, .NET or MWC1616 were found to cite (the published
+    // vectors — DelphiBasics' Random(100) outputs, dotnet/runtime's Next() words — are tested
+    // beside the draws and generators; none exists for MWC1616 with a known state); so the
     // decks are checked against implementations written separately, in Python, from the
     // primary sources.
     if !installed("python3", "--version") {

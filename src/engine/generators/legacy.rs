@@ -181,7 +181,9 @@ impl WordSource for DotnetRandom {
 /// `r0 = 18030 * (r0 & 0xFFFF) + (r0 >>> 16)`, `r1 = 36969 * (r1 & 0xFFFF) + (r1 >>> 16)`,
 /// `x = (r0 << 16) + (r1 & 0xFFFF)` (32 bits), returned as `x * 2^-32`.
 ///
-/// - Word: `x`, 32 bits: the doubles are only the 2^32 values `x / 2^32`.
+/// - Word: `x`, 32 bits: the doubles are only the 2^32 values `x / 2^32`. No published output
+///   of V8's MWC1616 with a known state was found; the tests check the recurrence by hand and
+///   the shuffles against an independent implementation (`tests/native_map.rs`).
 /// - Double: `x / 2^32` (the trait's default), exactly V8's.
 /// - Seeding from a `u64`: `rngstate[0]` the low 32 bits, `rngstate[1]` the high 32 bits.
 ///   V8 filled `rngstate` from its own entropy (no seed reached a user), so this convention is
@@ -599,11 +601,13 @@ mod tests {
 
     #[test]
     fn delphi_random_is_the_lcg_of_system_pas() {
-        // No published output of Delphi's Random was found to cite; the LCG is checked against
-        // its recurrence computed by hand: RandSeed 0 -> 1 -> 134775814 -> ...
+        // DelphiBasics (delphibasics.co.uk), the Random page's example run without Randomize
+        // (RandSeed 0): the first `Random` is 2.3283064365387E-10 = 2^-32, i.e. RandSeed 1; the
+        // second 0.031379981… (printed as a Single) is 134775814 / 2^32 = 0.0313799395….
         let mut delphi = DelphiRandom::new(0);
-        assert_eq!(delphi.next_word(), 1);
+        assert_eq!(delphi.next_double(), 2f64.powi(-32));
         assert_eq!(delphi.next_word(), 134_775_814);
+        assert!((134_775_814.0 / 2f64.powi(32) - 0.031379981256104f64).abs() < 1e-7);
         let third = (134_775_814u64 * 134_775_813 + 1) % (1 << 32);
         assert_eq!(delphi.next_word(), third);
         assert_eq!(DelphiRandom::from_u64((1 << 32) | 7), DelphiRandom::new(7));

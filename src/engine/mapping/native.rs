@@ -29,8 +29,8 @@ pub enum NativeDraw {
     /// power of two gives `(bound * r) >> 31`, any other bound `r % bound`, drawn again while
     /// `r - r % bound + (bound - 1)` overflows an `int`.
     JavaNextInt,
-    /// Python's `random._randbelow_with_getrandbits(n)` (CPython `Lib/random.py`, 3.2 to
-    /// 3.13): `k = n.bit_length()`, `r = getrandbits(k)` drawn again while `r >= n`;
+    /// Python's `random._randbelow_with_getrandbits(n)` (CPython `Lib/random.py`, read in the
+    /// 3.11 installed here): `k = n.bit_length()`, `r = getrandbits(k)` drawn again while `r >= n`;
     /// `getrandbits(k)` for `k <= 32` is `genrand_uint32() >> (32 - k)`
     /// (`Modules/_randommodule.c`).
     PythonRandbelow,
@@ -347,9 +347,22 @@ mod tests {
 
     #[test]
     fn delphi_native_draw_is_the_high_half_of_rand_seed_times_n() {
-        // RandSeed 0 -> 1 -> 134775814: Random(52) = (1 * 52) >> 32 = 0, then
-        // (134775814 * 52) >> 32 = 1.
-        assert_eq!(draws(DelphiRandom::new(0), &[52, 52]), [0, 1]);
+        // DelphiBasics (delphibasics.co.uk), example output without Randomize (RandSeed 0):
+        // the Randomize page's first five `1 + Random(100)` are 1 4 87 21 28; the Random page
+        // draws five `Random` first, then `1 + Random(100)` gives 68 32 17 38 43.
+        let ones: Vec<u64> = draws(DelphiRandom::new(0), &[100; 5])
+            .iter()
+            .map(|r| r + 1)
+            .collect();
+        assert_eq!(ones, [1, 4, 87, 21, 28]);
+        let mut view = View::native(DelphiRandom::new(0));
+        for _ in 0..5 {
+            view.next_unit();
+        }
+        let later: Vec<u64> = (0..5)
+            .map(|_| NativeDraw::DelphiRandom.draw(&mut view, 100) + 1)
+            .collect();
+        assert_eq!(later, [68, 32, 17, 38, 43]);
     }
 
     #[test]
