@@ -481,7 +481,10 @@ pub struct SourceArgs {
     /// How a word becomes an integer in [0, k) [default: lemire].
     ///
     /// lemire (unbiased), rejection (threshold then modulo, unbiased), modulo (word % k),
-    /// multiply ((word·k) >> W) or float (floor(u·k), u the generator's double in [0, 1)).
+    /// multiply ((word·k) >> W), float (floor(u·k), u the generator's double in [0, 1)) or
+    /// native (the draw of the generator's own language: Java's nextInt(bound), Python's
+    /// randbelow, Math.floor(Math.random()·n), .NET's Next(n), PHP's mt_rand(min, max), Go's
+    /// Intn, …).
     #[arg(long, value_parser = mapping_parser(), value_name = "MAP", hide_possible_values = true,
         help_heading = SOURCE)]
     pub map: Option<Mapping>,
@@ -953,11 +956,13 @@ pub struct RunArgs {
     pub seed: SeedArgs,
     /// Random number generator.
     ///
-    /// chacha8, chacha12, chacha20, or one that real code uses — mt19937 (Python, C++),
-    /// xorshift128+ (V8's Math.random), xorshift128+-legacy, java (java.util.Random), msvc
-    /// (Microsoft C rand()), ansi-c (the C standard's rand()), minstd (Park–Miller), pcg32,
-    /// xoshiro256++, os (the operating system's generator: not reproducible, so it takes no
-    /// --seed).
+    /// chacha8, chacha12, chacha20, or one that real code uses — mt19937 (Python's seeding),
+    /// std-mt19937 (C++'s), xorshift128+ (V8's Math.random), xorshift128+-legacy, mwc1616 (V8
+    /// before Chrome 49), java (java.util.Random), msvc (Microsoft C rand()), ansi-c (the C
+    /// standard's rand()), minstd (Park–Miller), pcg32, xoshiro256++, delphi (Delphi's Random),
+    /// dotnet (.NET's seeded System.Random), php-mt (PHP's mt_rand since 7.1), php-mt-legacy
+    /// (before 7.1), go (Go's math/rand), os (the operating system's generator: not
+    /// reproducible, so it takes no --seed).
     #[arg(long, default_value = "chacha8", value_parser = generator_parser(), value_name = "NAME",
         hide_possible_values = true, help_heading = SOURCE)]
     pub rng: Generator,

@@ -5,7 +5,7 @@ use super::UsageError;
 use crate::cli::{ReseedArgs, ReseedWhen, SeedsChoice, SourceArgs};
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, Reseed, SeedSequence, SourceSpec};
-use crate::engine::mapping::Mapping;
+use crate::engine::mapping::{Mapping, NativeDraw};
 use crate::theory::exact::ChoiceLaw;
 
 /// The narrowest and widest words `--bits` accepts.
@@ -40,6 +40,42 @@ pub fn source_spec(
             ));
         }
     }
+    if mapping == Mapping::Native {
+        let Some(native) = generator.native_draw() else {
+            return Err(UsageError::conflict(
+                "--map",
+                "native",
+                format!(
+                    "--rng {} has no bounded draw of its own language; --map native is offered \
+                     by --rng {}",
+                    generator.name(),
+                    NativeDraw::generators().join(", ")
+                ),
+            ));
+        };
+        if let Some(bits) = args.bits {
+            return Err(UsageError::conflict(
+                "--bits",
+                bits,
+                format!(
+                    "--map native draws from {}'s own words, as {} does; drop --bits",
+                    generator.name(),
+                    native.call()
+                ),
+            ));
+        }
+        if deck as u64 > native.max_range() {
+            return Err(UsageError::conflict(
+                "--map",
+                "native",
+                format!(
+                    "{} draws below at most {}, not {deck}",
+                    native.call(),
+                    native.max_range()
+                ),
+            ));
+        }
+    }
     let spec = SourceSpec {
         generator,
         mapping,
@@ -47,7 +83,7 @@ pub fn source_spec(
         reseed: None,
     };
     let law = choice_law(&spec);
-    mapping
+    law.mapping
         .check(deck as u64, law.bits)
         .map_err(|error| UsageError::conflict("--map", mapping.name(), error.to_string()))?;
     Ok(spec)
@@ -126,8 +162,17 @@ fn seeds_name(seeds: SeedsChoice) -> &'static str {
 }
 
 /// The law of one `below(k)` under the source, for the exact engine: the mapping's weights over
-/// uniform words of the width it sees (for `float`, the precision of the doubles).
+/// uniform words of the width it sees (for `float`, the precision of the doubles; for `native`,
+/// the law of the generator's own draw, [`NativeDraw::law`]).
 pub fn choice_law(spec: &SourceSpec) -> ChoiceLaw {
+    if spec.mapping == Mapping::Native {
+        let native = spec
+            .generator
+            .native_draw()
+            .expect("--map native is refused for a generator without a native draw");
+        let (mapping, bits) = native.law(spec.generator.double_bits());
+        return ChoiceLaw { mapping, bits };
+    }
     let bits = match (spec.mapping, spec.bits) {
         (Mapping::Float, Some(bits)) => bits.min(53),
         (Mapping::Float, None) => match spec.generator {

@@ -149,6 +149,14 @@ fn shelf_beyond_the_path_walk(shelves: Option<u16>, deck: usize, max_paths: Opti
 
 fn theory_law(args: &TheoryArgs, deck: usize) -> Result<Option<ChoiceLaw>, UsageError> {
     let mapping = args.source.map.unwrap_or(Mapping::Lemire);
+    if mapping == Mapping::Native {
+        return Err(UsageError::conflict(
+            "--map",
+            "native",
+            "native is the draw of a generator's own language, and theory has no --rng; use \
+             run ALGORITHM --rng NAME --map native --against model for its exact law",
+        ));
+    }
     let bits = args.source.bits.unwrap_or(32);
     if !WORD_BITS.contains(&bits) {
         return Err(UsageError::out_of_range(

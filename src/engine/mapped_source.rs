@@ -13,10 +13,11 @@ use rand_chacha::{ChaCha8Rng, ChaCha12Rng, ChaCha20Rng};
 use rand_core::Rng;
 
 use super::generators::{
-    AnsiCRand, GeneratorKind, JavaRandom, MinstdRand0, MsvcRand, Mt19937, OsWords, Pcg32,
+    AnsiCRand, DelphiRandom, DotnetRandom, GeneratorKind, GoRandom, JavaRandom, MinstdRand0,
+    MsvcRand, Mt19937, Mwc1616, OsWords, Pcg32, PhpMtRand, PhpMtRandLegacy, StdMt19937,
     V8LegacyMathRandom, V8MathRandom, WordSource, Xoshiro256PlusPlus,
 };
-use super::mapping::{Mapping, MappingError, View, Words};
+use super::mapping::{Mapping, MappingError, NativeDraw, View, Words};
 use super::random_source::{
     BLOCK_TRIALS, BlockRng, BlockSources, FastSources, RandomSource, RngKind,
 };
@@ -89,6 +90,22 @@ impl Generator {
         match self {
             Generator::ChaCha(_) => 320,
             Generator::Other(kind) => kind.state_bits(),
+        }
+    }
+
+    /// The bounded draw of the generator's own language (`--map native`), if it has one.
+    pub fn native_draw(self) -> Option<NativeDraw> {
+        match self {
+            Generator::ChaCha(_) => None,
+            Generator::Other(kind) => NativeDraw::of(kind),
+        }
+    }
+
+    /// The precision of the generator's native doubles.
+    pub fn double_bits(self) -> u32 {
+        match self {
+            Generator::ChaCha(_) => 32,
+            Generator::Other(kind) => kind.double_bits(),
         }
     }
 }
@@ -169,12 +186,17 @@ impl SourceSpec {
 
     /// One phrase for a report: `msvc · modulo of 15-bit words · re-seeded from 32 bits`.
     pub fn describe(&self) -> String {
-        let mut text = format!(
-            "{} · {} of {}-bit words",
-            self.generator.name(),
-            self.mapping.name(),
-            self.word_bits()
-        );
+        let mut text = match self.generator.native_draw() {
+            Some(native) if self.mapping == Mapping::Native => {
+                format!("{} · native draw, {}", self.generator.name(), native.call())
+            }
+            _ => format!(
+                "{} · {} of {}-bit words",
+                self.generator.name(),
+                self.mapping.name(),
+                self.word_bits()
+            ),
+        };
         if let Some(reseed) = self.reseed {
             text.push_str(&format!(
                 " · re-seeded from {} bits ({})",
@@ -258,6 +280,9 @@ macro_rules! any_words {
             fn next_unit(&mut self) -> f64 {
                 match self { $(AnyWords::$variant(view) => view.next_unit(),)* }
             }
+            fn native_draw(&self) -> Option<NativeDraw> {
+                match self { $(AnyWords::$variant(_) => $generator.native_draw(),)* }
+            }
         }
     };
 }
@@ -267,14 +292,21 @@ any_words! {
     ChaCha12(ChaChaWords<ChaCha12Rng>) = Generator::ChaCha(RngKind::Chacha12),
     ChaCha20(ChaChaWords<ChaCha20Rng>) = Generator::ChaCha(RngKind::Chacha20),
     Mt19937(Mt19937) = Generator::Other(GeneratorKind::Mt19937),
+    StdMt19937(StdMt19937) = Generator::Other(GeneratorKind::StdMt19937),
     XorShift128Plus(V8MathRandom) = Generator::Other(GeneratorKind::XorShift128Plus),
     XorShift128PlusLegacy(V8LegacyMathRandom) = Generator::Other(GeneratorKind::XorShift128PlusLegacy),
+    Mwc1616(Mwc1616) = Generator::Other(GeneratorKind::Mwc1616),
     Java(JavaRandom) = Generator::Other(GeneratorKind::Java),
     Msvc(MsvcRand) = Generator::Other(GeneratorKind::Msvc),
     AnsiC(AnsiCRand) = Generator::Other(GeneratorKind::AnsiC),
     Minstd(MinstdRand0) = Generator::Other(GeneratorKind::Minstd),
     Pcg32(Pcg32) = Generator::Other(GeneratorKind::Pcg32),
     Xoshiro256PlusPlus(Xoshiro256PlusPlus) = Generator::Other(GeneratorKind::Xoshiro256PlusPlus),
+    Delphi(DelphiRandom) = Generator::Other(GeneratorKind::Delphi),
+    Dotnet(DotnetRandom) = Generator::Other(GeneratorKind::Dotnet),
+    PhpMt(PhpMtRand) = Generator::Other(GeneratorKind::PhpMt),
+    PhpMtLegacy(PhpMtRandLegacy) = Generator::Other(GeneratorKind::PhpMtLegacy),
+    Go(GoRandom) = Generator::Other(GeneratorKind::Go),
     Os(OsWords) = Generator::Other(GeneratorKind::Os),
 }
 

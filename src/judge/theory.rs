@@ -9,7 +9,6 @@ use crate::analysis::sequential::SequentialFamily;
 use crate::config::choice_law;
 use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::engine::mapped_source::SourceSpec;
-use crate::engine::mapping::Mapping;
 use crate::engine::tally::TallyMode;
 use crate::report::run::{Against, DealTheory, MarginalTheory};
 use crate::theory::exact::MAX_EXACT_DECK;
@@ -101,11 +100,8 @@ pub fn run_theory(
     max_paths: (u64, bool),
     watch: &dyn Watch,
 ) -> Result<Theory, JudgeError> {
-    let run_law = matches!(
-        source.mapping,
-        Mapping::Modulo | Mapping::Multiply | Mapping::Float
-    )
-    .then(|| choice_law(source));
+    // `native` takes the law of its generator's draw, which choice_law resolves.
+    let run_law = Some(choice_law(source)).filter(|law| law.mapping.has_biased_law());
     Ok(match mode {
         TallyMode::Full => {
             let law = exact_law(shuffle, deck, max_paths, run_law, watch)?.map(Arc::new);

@@ -2,9 +2,10 @@
 //! behind one small trait, [`WordSource`].
 //!
 //! A shuffle is only as fair as the words it is fed. These generators let shuffle-bias run an
-//! algorithm on the very stream a C, C++, Python, Java or JavaScript program would have used, so
-//! a bias that comes from the generator (too little state, weak low bits) shows up beside the
-//! bias of the range mapping ([`crate::engine::mapping`]) and of the algorithm.
+//! algorithm on the very stream a C, C++, Python, Java, JavaScript, .NET, PHP, Go or Delphi
+//! program would have used, so a bias that comes from the generator (too little state, weak low
+//! bits) shows up beside the bias of the range mapping ([`crate::engine::mapping`]) and of the
+//! algorithm.
 //!
 //! Every generator documents three conventions:
 //! - its *native word*: what one call of the reference API returns (`rand()`, `genrand_int32()`,
@@ -22,6 +23,14 @@
 use rand_core::{Rng, SeedableRng};
 
 use crate::engine::random_source::splitmix64;
+
+mod go_cooked;
+mod legacy;
+
+pub use legacy::{
+    DOTNET_MBIG, DelphiRandom, DotnetRandom, GoRandom, Mwc1616, PhpMt, PhpMtRand, PhpMtRandLegacy,
+    StdMt19937, dotnet_sample,
+};
 
 /// A generator of native words, with the double its ecosystem makes and its seeding convention.
 pub trait WordSource {
@@ -80,12 +89,16 @@ const TWO_POW_MINUS_53: f64 = 1.0 / (1u64 << 53) as f64;
 /// The generators offered by `--rng` besides ChaCha, with the facts a report needs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum GeneratorKind {
-    /// [`Mt19937`]: 32-bit Mersenne Twister, Python's `random` and C++ `std::mt19937`.
+    /// [`Mt19937`]: 32-bit Mersenne Twister seeded as Python's `random` seeds it.
     Mt19937,
+    /// [`StdMt19937`]: the same Mersenne Twister seeded as C++'s `std::mt19937(seed)`.
+    StdMt19937,
     /// [`V8MathRandom`]: xorshift128+ as in V8's `Math.random()` since 2025 (53-bit doubles).
     XorShift128Plus,
     /// [`V8LegacyMathRandom`]: the same stream with V8's older 52-bit doubles (Node.js ≤ 23).
     XorShift128PlusLegacy,
+    /// [`Mwc1616`]: V8's `Math.random()` before Chrome 49.
+    Mwc1616,
     /// [`JavaRandom`]: `java.util.Random`.
     Java,
     /// [`MsvcRand`]: the Microsoft C runtime's `rand()`.
@@ -98,6 +111,16 @@ pub enum GeneratorKind {
     Pcg32,
     /// [`Xoshiro256PlusPlus`]: xoshiro256++.
     Xoshiro256PlusPlus,
+    /// [`DelphiRandom`]: Borland Delphi's `Random`.
+    Delphi,
+    /// [`DotnetRandom`]: .NET's seeded `System.Random`.
+    Dotnet,
+    /// [`PhpMtRand`]: PHP's `mt_rand` since 7.1.
+    PhpMt,
+    /// [`PhpMtRandLegacy`]: PHP's `mt_rand` before 7.1 (`MT_RAND_PHP`).
+    PhpMtLegacy,
+    /// [`GoRandom`]: Go's `math/rand` source.
+    Go,
     /// [`OsWords`]: the operating system's generator (not reproducible).
     Os,
 }
@@ -106,7 +129,7 @@ macro_rules! kind_facts {
     ($($kind:ident => $ty:ty),* $(,)?) => {
         impl GeneratorKind {
             /// Every kind, in the order of the help text.
-            pub const ALL: [GeneratorKind; 10] = [$(GeneratorKind::$kind),*];
+            pub const ALL: [GeneratorKind; 17] = [$(GeneratorKind::$kind),*];
 
             /// The name used on the command line and in reports.
             pub fn name(self) -> &'static str {
@@ -133,14 +156,21 @@ macro_rules! kind_facts {
 
 kind_facts! {
     Mt19937 => Mt19937,
+    StdMt19937 => StdMt19937,
     XorShift128Plus => V8MathRandom,
     XorShift128PlusLegacy => V8LegacyMathRandom,
+    Mwc1616 => Mwc1616,
     Java => JavaRandom,
     Msvc => MsvcRand,
     AnsiC => AnsiCRand,
     Minstd => MinstdRand0,
     Pcg32 => Pcg32,
     Xoshiro256PlusPlus => Xoshiro256PlusPlus,
+    Delphi => DelphiRandom,
+    Dotnet => DotnetRandom,
+    PhpMt => PhpMtRand,
+    PhpMtLegacy => PhpMtRandLegacy,
+    Go => GoRandom,
     Os => OsWords,
 }
 
@@ -1090,6 +1120,13 @@ mod tests {
         check::<MinstdRand>();
         check::<Pcg32>();
         check::<Xoshiro256PlusPlus>();
+        check::<StdMt19937>();
+        check::<Mwc1616>();
+        check::<DelphiRandom>();
+        check::<DotnetRandom>();
+        check::<PhpMtRand>();
+        check::<PhpMtRandLegacy>();
+        check::<GoRandom>();
     }
 
     #[test]
@@ -1123,14 +1160,21 @@ mod tests {
             facts,
             [
                 ("mt19937", 32, 19937),
+                ("std-mt19937", 32, 19937),
                 ("xorshift128+", 64, 128),
                 ("xorshift128+-legacy", 64, 128),
+                ("mwc1616", 32, 62),
                 ("java", 32, 48),
                 ("msvc", 15, 31),
                 ("ansi-c", 15, 31),
                 ("minstd", 31, 31),
                 ("pcg32", 32, 127),
                 ("xoshiro256++", 64, 256),
+                ("delphi", 32, 32),
+                ("dotnet", 31, 1705),
+                ("php-mt", 32, 19937),
+                ("php-mt-legacy", 32, 19937),
+                ("go", 63, 38241),
                 ("os", 32, u32::MAX),
             ]
         );

@@ -19,7 +19,11 @@
 
 use std::fmt;
 
-use crate::engine::generators::WordSource;
+use crate::engine::generators::{DOTNET_MBIG, WordSource};
+
+pub mod native;
+
+pub use native::NativeDraw;
 
 /// A stream of words of a known width, and of the doubles in `[0, 1)` built from them: what a
 /// mapping consumes.
@@ -32,6 +36,11 @@ pub trait Words {
     fn unit_bits(&self) -> u32;
     /// The next double in `[0, 1)`, `m / 2^P` for an integer `m`.
     fn next_unit(&mut self) -> f64;
+    /// The bounded draw of the generator's own language (`--map native`), if the words are a
+    /// generator's native words and its language has one.
+    fn native_draw(&self) -> Option<NativeDraw> {
+        None
+    }
 }
 
 /// A generator as `--bits` shows it to a mapping: its native words and its ecosystem's doubles,
@@ -183,6 +192,14 @@ pub enum Mapping {
     /// `int(random() * k)`, JavaScript's `Math.floor(Math.random() * k)`, Java's
     /// `(int) (nextDouble() * k)`, C's `rand() / (RAND_MAX + 1.0) * k`).
     Float,
+    /// The generator's own language's draw ([`NativeDraw`]): Java's `nextInt(bound)`,
+    /// Python's `randbelow`, …; drawn through [`Words::native_draw`], and its law is the
+    /// [`NativeDraw::law`] of that draw (never asked of this variant).
+    Native,
+    /// .NET's `(int) (Sample() * k)`, `Sample()` a word below `int.MaxValue` times
+    /// `1.0 / int.MaxValue` (the law of `--map native` on `dotnet`; not a `--map` of its own).
+    /// Its input is the 31-bit words below `2^31 - 1`.
+    DotnetSample,
 }
 
 /// A mapping asked for something it cannot do.
@@ -258,13 +275,14 @@ impl fmt::Display for MappingError {
 impl std::error::Error for MappingError {}
 
 impl Mapping {
-    /// Every mapping, in the order of the help text.
-    pub const ALL: [Mapping; 5] = [
+    /// Every mapping `--map` takes, in the order of the help text.
+    pub const ALL: [Mapping; 6] = [
         Mapping::Lemire,
         Mapping::Rejection,
         Mapping::Modulo,
         Mapping::Multiply,
         Mapping::Float,
+        Mapping::Native,
     ];
 
     /// The name used on the command line and in reports.
@@ -275,7 +293,19 @@ impl Mapping {
             Mapping::Modulo => "modulo",
             Mapping::Multiply => "multiply",
             Mapping::Float => "float",
+            Mapping::Native => "native",
+            Mapping::DotnetSample => "dotnet-sample",
         }
+    }
+
+    /// Whether the mapping's law on uniform words is its own (it may favour some outcomes), as
+    /// opposed to the rejection mappings' uniform law. `native` has no law until resolved
+    /// with its generator ([`NativeDraw::law`]).
+    pub fn has_biased_law(self) -> bool {
+        matches!(
+            self,
+            Mapping::Modulo | Mapping::Multiply | Mapping::Float | Mapping::DotnetSample
+        )
     }
 
     /// Whether the mapping rejects words (and so draws a variable number of them).
@@ -295,6 +325,7 @@ impl Mapping {
     fn max_bits(self) -> u32 {
         match self {
             Mapping::Float => 53,
+            Mapping::DotnetSample => 31,
             _ => 64,
         }
     }
@@ -321,6 +352,13 @@ impl Mapping {
         if self == Mapping::Float && k > 1 << 52 {
             return Err(MappingError::RangeTooLargeForFloat { k });
         }
+        if self == Mapping::DotnetSample && (bits != 31 || k > DOTNET_MBIG as u64) {
+            return Err(MappingError::RangeWiderThanWords {
+                mapping: self,
+                k,
+                bits,
+            });
+        }
         Ok(())
     }
 
@@ -333,6 +371,12 @@ impl Mapping {
     /// An integer in `[0, k)` drawn from `words`, consuming words exactly as the real code
     /// does.
     pub fn draw<W: Words + ?Sized>(self, words: &mut W, k: u64) -> u64 {
+        if self == Mapping::Native {
+            let native = words
+                .native_draw()
+                .expect("--map native is only offered for generators with a native draw");
+            return native.draw(words, k);
+        }
         let bits = self.input_bits(words);
         self.assert_valid(k, bits);
         let k_wide = u128::from(k);
@@ -367,6 +411,8 @@ impl Mapping {
                 debug_assert!(outcome < k, "floor(u * k) reached k");
                 outcome
             }
+            Mapping::DotnetSample => native::dotnet_next(words.next_word(), k),
+            Mapping::Native => unreachable!("drawn above"),
         }
     }
 
@@ -408,6 +454,9 @@ impl Mapping {
             }
             // Float: see float_inputs_below.
             Mapping::Float => float_inputs_below(j + 1, k, bits) - float_inputs_below(j, k, bits),
+            // .NET: see dotnet_words_below.
+            Mapping::DotnetSample => dotnet_words_below(j + 1, k) - dotnet_words_below(j, k),
+            Mapping::Native => panic!("{}", NATIVE_HAS_NO_LAW_OF_ITS_OWN),
         }
     }
 
@@ -416,12 +465,42 @@ impl Mapping {
     pub fn denominator(self, k: u64, bits: u32) -> u128 {
         self.assert_valid(k, bits);
         let words = 1u128 << bits;
-        if self.rejects() {
-            words - words % u128::from(k)
-        } else {
-            words
+        match self {
+            Mapping::DotnetSample => DOTNET_MBIG as u128,
+            Mapping::Native => panic!("{}", NATIVE_HAS_NO_LAW_OF_ITS_OWN),
+            _ if self.rejects() => words - words % u128::from(k),
+            _ => words,
         }
     }
+}
+
+const NATIVE_HAS_NO_LAW_OF_ITS_OWN: &str =
+    "--map native has the law of its generator's draw: resolve it with NativeDraw::law";
+
+/// How many of .NET's words `w < int.MaxValue` give `(int) (w * (1.0 / int.MaxValue) * k) < j`
+/// (for `1 <= k <= int.MaxValue`, `0 <= j <= k`).
+///
+/// Derivation. The outcome is `trunc(RN(RN(w · c) · k))` with `c = RN(1 / (2^31 − 1))`: every
+/// step is monotone in `w` (rounding to nearest is monotone, and so are the products by the
+/// positive `c` and `k` and the truncation), so the words giving less than `j` are exactly
+/// `0..t` for the smallest `t` whose outcome reaches `j`. That `t` is found by bisection over
+/// `[0, 2^31 − 1]` in the same `f64` arithmetic as the draw, 31 steps per threshold.
+fn dotnet_words_below(j: u64, k: u64) -> u128 {
+    let all = DOTNET_MBIG as u64;
+    if j == 0 {
+        return 0;
+    }
+    // The first word whose outcome reaches j; `all` if none does.
+    let (mut low, mut high) = (0u64, all);
+    while low < high {
+        let middle = low + (high - low) / 2;
+        if native::dotnet_next(middle, k) >= j {
+            high = middle;
+        } else {
+            low = middle + 1;
+        }
+    }
+    u128::from(low)
 }
 
 /// How many of the doubles `u = m / 2^p`, `0 <= m < 2^p`, give `floor(u * k) < j` when `u * k`
@@ -501,7 +580,7 @@ mod tests {
     #[test]
     fn every_closed_form_law_equals_a_brute_force_count_for_words_up_to_16_bits() {
         for bits in 8..=16 {
-            for mapping in Mapping::ALL {
+            for mapping in Mapping::ALL.into_iter().filter(|&m| m != Mapping::Native) {
                 for k in ranges(mapping, bits) {
                     let law = mapping.weights(k, bits);
                     assert_eq!(
@@ -709,6 +788,33 @@ mod tests {
         assert!(Mapping::Float.check(10, 54).is_err());
         assert!(Mapping::Float.check((1 << 52) + 1, 53).is_err());
         assert!(Mapping::Multiply.check(u64::MAX, 64).is_ok());
+    }
+
+    #[test]
+    fn dotnet_law_changes_outcome_exactly_at_its_thresholds() {
+        // The draw is monotone in the word (see dotnet_words_below), so the law is right exactly
+        // when, at every threshold c_j, the word c_j - 1 gives j - 1 and c_j gives j.
+        for k in [2u64, 3, 7, 10, 52, 1000, 65_537, 1 << 20, DOTNET_MBIG as u64] {
+            for j in (1..k.min(100)).chain(k.saturating_sub(2).max(1)..k) {
+                let c = dotnet_words_below(j, k) as u64;
+                assert_eq!(native::dotnet_next(c - 1, k), j - 1, "k={k} j={j}");
+                assert_eq!(native::dotnet_next(c, k), j, "k={k} j={j}");
+            }
+            assert_eq!(
+                native::dotnet_next(DOTNET_MBIG as u64 - 1, k),
+                k - 1,
+                "the largest word reaches the last outcome"
+            );
+            if k <= 1000 {
+                let law = Mapping::DotnetSample.weights(k, 31);
+                assert_eq!(law.iter().sum::<u128>(), DOTNET_MBIG as u128);
+            }
+        }
+        // 2^31 - 1 words over 52 outcomes: 41297762 or 41297763 each (2^31 - 1 = 52 ·
+        // 41297762 + 23), so 23 outcomes get one word more.
+        let law = Mapping::DotnetSample.weights(52, 31);
+        assert_eq!(law.iter().filter(|&&w| w == 41_297_763).count(), 23);
+        assert_eq!(law.iter().filter(|&&w| w == 41_297_762).count(), 29);
     }
 
     #[test]
