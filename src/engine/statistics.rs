@@ -509,15 +509,7 @@ fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
 pub fn inversions(deck: &[Card], scratch: &mut [usize]) -> usize {
     let n = deck.len();
     if n <= 64 {
-        let mut seen = 0u64;
-        let mut count = 0;
-        for &card in deck {
-            let card = u32::from(card);
-            // Cards above `card` seen earlier.
-            count += (seen & (!1u64 << card)).count_ones() as usize;
-            seen |= 1 << card;
-        }
-        return count;
+        return inversions_in_bit_set(deck);
     }
     let tree = &mut scratch[..=n];
     tree.fill(0);
@@ -536,6 +528,22 @@ pub fn inversions(deck: &[Card], scratch: &mut [usize]) -> usize {
             tree[at] += 1;
             at += at & at.wrapping_neg();
         }
+    }
+    count
+}
+
+/// [`inversions`] of a deck of at most 64 cards: one pass over a bit set of the cards seen
+/// (inlined, so that a caller compiled for POPCNT counts each word in one instruction).
+#[inline(always)]
+pub fn inversions_in_bit_set(deck: &[Card]) -> usize {
+    debug_assert!(deck.len() <= 64);
+    let mut seen = 0u64;
+    let mut count = 0;
+    for &card in deck {
+        let card = u32::from(card) & 63;
+        // Cards above `card` seen earlier.
+        count += (seen & (!1u64 << card)).count_ones() as usize;
+        seen |= 1 << card;
     }
     count
 }

@@ -18,7 +18,7 @@
 
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::MAX_FULL_DECK;
-use crate::engine::statistics::inversions;
+use crate::engine::statistics::{inversions, inversions_in_bit_set};
 
 /// The smallest deck whose kernel is counted: decks beyond full mode's ([`MAX_FULL_DECK`]
 /// cards). Up to 10 cards the serial compositions test already tests the whole law of
@@ -315,14 +315,7 @@ fn popcnt_available() -> bool {
 /// [`popcnt_available`].
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt"))]
 unsafe fn inversions_with_popcnt(deck: &[Card]) -> usize {
-    let mut seen = 0u64;
-    let mut count = 0;
-    for &card in deck {
-        let card = u32::from(card) & 63;
-        count += (seen & (!1u64 << card)).count_ones() as usize;
-        seen |= 1 << card;
-    }
-    count
+    inversions_in_bit_set(deck)
 }
 
 #[cfg(test)]
