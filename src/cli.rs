@@ -348,8 +348,9 @@ Exit codes (compare doubles as a self-test a CI job can run):
 pub struct CompareArgs {
     /// The algorithms to compare (see `shuffle-bias list`).
     ///
-    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
-    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    /// fisher-yates, fisher-yates-forward, inside-out, naive, naive-off-by-one, sattolo,
+    /// comparator-insertion, comparator-merge, comparator-quick, comparator-timsort, zend-sort,
+    /// zend-sort-coin, zend-sort-stable, riffle, overhand, shelf or unshuffled.
     #[arg(
         value_enum,
         hide_possible_values = true,
@@ -480,7 +481,8 @@ pub struct VerdictArgs {
 pub struct SourceArgs {
     /// How a word becomes an integer in [0, k) [default: lemire].
     ///
-    /// lemire (unbiased), rejection (threshold then modulo, unbiased), modulo (word % k),
+    /// lemire (unbiased), rejection (threshold then modulo, unbiased), bitmask (the top
+    /// ceil(log2 k) bits, drawn again while k or more: PokerStars', unbiased), modulo (word % k),
     /// multiply ((word·k) >> W), float (floor(u·k), u the generator's double in [0, 1)) or
     /// native (the draw of the generator's own language: Java's nextInt(bound), Python's
     /// randbelow, Math.floor(Math.random()·n), .NET's Next(n), PHP's mt_rand(min, max), Go's
@@ -885,8 +887,9 @@ pub enum ModeChoice {
 pub struct RunArgs {
     /// The algorithm (see `shuffle-bias list`).
     ///
-    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
-    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    /// fisher-yates, fisher-yates-forward, inside-out, naive, naive-off-by-one, sattolo,
+    /// comparator-insertion, comparator-merge, comparator-quick, comparator-timsort, zend-sort,
+    /// zend-sort-coin, zend-sort-stable, riffle, overhand, shelf or unshuffled.
     #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
     /// Cards: 2 to 11, or up to 1000 in marginal mode.
@@ -1038,8 +1041,9 @@ const THEORY_LONG: &str = concat!(
 pub struct TheoryArgs {
     /// The algorithm (see `shuffle-bias list`).
     ///
-    /// fisher-yates, fisher-yates-forward, naive, sattolo, comparator-insertion,
-    /// comparator-merge, comparator-quick, comparator-timsort, riffle, overhand or shelf.
+    /// fisher-yates, fisher-yates-forward, inside-out, naive, naive-off-by-one, sattolo,
+    /// comparator-insertion, comparator-merge, comparator-quick, comparator-timsort, zend-sort,
+    /// zend-sort-coin, zend-sort-stable, riffle, overhand, shelf or unshuffled.
     #[arg(value_enum, hide_possible_values = true)]
     pub algorithm: Algorithm,
     /// Cards: 2 to 10, or up to 1000 for riffle and shelf.

@@ -73,8 +73,12 @@ fn assert_same_law(exact: &ExactFractions, counts: &[u128], total: u128) {
 }
 
 #[test]
-fn fisher_yates_in_both_directions_hits_every_permutation_exactly_once() {
-    for algorithm in [Algorithm::FisherYates, Algorithm::FisherYatesForward] {
+fn fisher_yates_in_both_directions_and_inside_out_hits_every_permutation_exactly_once() {
+    for algorithm in [
+        Algorithm::FisherYates,
+        Algorithm::FisherYatesForward,
+        Algorithm::InsideOut,
+    ] {
         for n in 2..=6 {
             let exact = fractions(algorithm, n);
             assert_eq!(exact.denominator, u128::from(factorial(n)));
@@ -91,7 +95,11 @@ fn the_uniform_law_by_construction_is_the_walk_of_fisher_yates_code_up_to_eight_
     // `exact_law` takes Fisher–Yates's law from the bijection theorem; the walk runs the
     // algorithm's own code on all n! choice paths. They must agree fraction for fraction, and
     // in the number of paths, for one pass and for two.
-    for algorithm in [Algorithm::FisherYates, Algorithm::FisherYatesForward] {
+    for algorithm in [
+        Algorithm::FisherYates,
+        Algorithm::FisherYatesForward,
+        Algorithm::InsideOut,
+    ] {
         for n in 1..=8 {
             let walked = walk_paths(algorithm, n, 100_000_000, factorial(n) as f64).unwrap();
             let known = exact_law(algorithm, n, 100_000_000).unwrap();
@@ -144,17 +152,16 @@ fn only_fisher_yates_with_unbiased_draws_is_taken_as_uniform_without_a_walk() {
         .unwrap();
         assert_ne!(law.method, UNIFORM_BY_CONSTRUCTION, "{mapping:?}");
     }
-    let lemire = exact_law_under(
-        Algorithm::FisherYates,
-        4,
-        100_000_000,
-        Some(ChoiceLaw {
-            mapping: Mapping::Lemire,
-            bits: 3,
-        }),
-    )
-    .unwrap();
-    assert_eq!(lemire.method, UNIFORM_BY_CONSTRUCTION);
+    for mapping in [Mapping::Lemire, Mapping::Rejection, Mapping::Bitmask] {
+        let unbiased = exact_law_under(
+            Algorithm::FisherYates,
+            4,
+            100_000_000,
+            Some(ChoiceLaw { mapping, bits: 3 }),
+        )
+        .unwrap();
+        assert_eq!(unbiased.method, UNIFORM_BY_CONSTRUCTION, "{mapping:?}");
+    }
 }
 
 #[test]

@@ -475,3 +475,32 @@ fn native_draws_have_exact_laws_for_the_model_hypothesis() {
         assert!(report.contains("native draw"), "{rng}: {report}");
     }
 }
+
+#[test]
+fn inside_out_over_go_native_draws_is_go_rand_perm_word_for_word() {
+    // Go's regress_test.go, from rand.Seed(0): Perm(0), Perm(1), then Perm(5) = [0 4 1 3 2]
+    // and Perm(8) = [3 1 0 4 7 5 2 6]. Perm(1) calls Intn(1), which consumes a word: if the
+    // algorithm skipped that draw, Perm(5) would start one word early and differ.
+    use shuffle_bias::engine::algorithms::{Algorithm, Card};
+    let spec = SourceSpec {
+        generator: Generator::Other(GeneratorKind::Go),
+        mapping: Mapping::Native,
+        bits: None,
+        reseed: Some(Reseed {
+            bits: 32,
+            seeds: SeedSequence::Counter,
+        }),
+    };
+    let mut source = spec.for_block(0, 0);
+    source.start_shuffle();
+    let mut perm = |n: usize| {
+        let mut deck: Vec<Card> = (0..n as Card).collect();
+        let mut scratch = deck.clone();
+        Algorithm::InsideOut.shuffle(&mut deck, &mut scratch, &mut source);
+        deck
+    };
+    assert_eq!(perm(0), Vec::<Card>::new());
+    assert_eq!(perm(1), [0]);
+    assert_eq!(perm(5), [0, 4, 1, 3, 2]);
+    assert_eq!(perm(8), [3, 1, 0, 4, 7, 5, 2, 6]);
+}

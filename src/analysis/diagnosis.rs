@@ -85,18 +85,24 @@ impl Model {
     }
 }
 
-/// Every model the tally is fitted against: the uniform law (Fisher–Yates; its forward twin has
-/// the same law), each biased built-in algorithm, the families with a parameter on [`GRID`],
-/// and Fisher–Yates fed by `word mod k` on [`MODULO_BITS`]-bit words.
+/// Every model the tally is fitted against: the uniform law (Fisher–Yates; its forward and
+/// inside-out twins have the same law), each biased built-in algorithm (the unshuffled deck
+/// included), the families with a parameter on [`GRID`], and Fisher–Yates fed by `word mod k`
+/// on [`MODULO_BITS`]-bit words.
 pub fn model_grid() -> Vec<Model> {
     let mut models = vec![Model::of(Algorithm::FisherYates)];
     for algorithm in [
         Algorithm::Naive,
+        Algorithm::NaiveOffByOne,
         Algorithm::Sattolo,
         Algorithm::ComparatorInsertion,
         Algorithm::ComparatorMerge,
         Algorithm::ComparatorQuick,
         Algorithm::ComparatorTimsort,
+        Algorithm::ZendSort,
+        Algorithm::ZendSortCoin,
+        Algorithm::ZendSortStable,
+        Algorithm::Unshuffled,
     ] {
         models.push(Model::of(algorithm));
     }

@@ -199,15 +199,21 @@ fn simulate_with<B: BlockSources>(
     run_as!(
         FisherYates,
         FisherYatesForward,
+        InsideOut,
         Naive,
+        NaiveOffByOne,
         Sattolo,
         ComparatorInsertion,
         ComparatorMerge,
         ComparatorQuick,
         ComparatorTimsort,
+        ZendSort,
+        ZendSortCoin,
+        ZendSortStable,
         Riffle,
         Overhand,
-        Shelf
+        Shelf,
+        Unshuffled
     )
 }
 

@@ -25,9 +25,9 @@
 //! way is cheapest — walking the K-pass shuffle's paths, propagating its steps, or convolving
 //! P₁ with itself over P₁'s support — and refuses, never approximates, what exceeds the budget.
 //!
-//! One law needs no walk: Fisher–Yates (either direction) with exactly uniform draws is uniform
-//! by a theorem ([`uniform_by_construction`]); its code is walked by the tests instead, which
-//! check the theorem against every choice path up to eight cards.
+//! One law needs no walk: Fisher–Yates (either direction, or inside out) with exactly uniform
+//! draws is uniform by a theorem ([`uniform_by_construction`]); its code is walked by the tests
+//! instead, which check the theorem against every choice path up to eight cards.
 
 use rand_chacha::ChaCha8Rng;
 
@@ -437,21 +437,27 @@ pub fn exact_law_under(
 }
 
 /// The law of a shuffle that is uniform by construction, without walking its paths: Fisher–Yates
-/// in either direction (any number of passes) when every draw is exactly uniform (no mapping, or
-/// an unbiased one: Lemire's or the rejection threshold). None for anything else.
+/// in either direction or inside out (any number of passes) when every draw is exactly uniform
+/// (no mapping, or an unbiased one: Lemire's, the rejection threshold or the bitmask). None for
+/// anything else.
 ///
 /// The theorem: downwards, the draws j_{n−1} ∈ [0, n−1], …, j_1 ∈ [0, 1] are n! equally likely
 /// sequences, and step i fixes the card left at position i for good (later steps touch only
 /// positions below i), choosing it among the i + 1 cards still below, so distinct sequences give
 /// distinct decks: a bijection onto the n! orderings, each of probability 1/n! (upwards the same
-/// with the positions mirrored). A uniform deck shuffled again stays uniform, so K passes are too.
+/// with the positions mirrored). Inside out, j_0 ∈ [0, 0], …, j_{n−1} ∈ [0, n−1] are again n!
+/// sequences, and the last step's j_{n−1} is the final position of card n − 1 (no later step
+/// moves it); removing it leaves the deck of the first n − 1 steps, so by induction distinct
+/// sequences give distinct decks. A uniform deck shuffled again stays uniform, so K passes are too.
 /// The numerators are then all 1 over n!, exactly what a walk of one pass gives; the paths are
 /// (n!)^K. `tests/exact_laws.rs` walks both directions' code up to eight cards and checks this
 /// law against the walk, and that nothing else takes this way.
 pub fn uniform_by_construction(shuffle: Shuffle, n: usize, law: Option<ChoiceLaw>) -> Option<Law> {
     let unbiased = law.is_none_or(|law| {
-        matches!(law.mapping, Mapping::Lemire | Mapping::Rejection)
-            && (law.bits >= u64::BITS || n as u64 <= 1u64 << law.bits)
+        matches!(
+            law.mapping,
+            Mapping::Lemire | Mapping::Rejection | Mapping::Bitmask
+        ) && (law.bits >= u64::BITS || n as u64 <= 1u64 << law.bits)
     });
     if !shuffle.algorithm.meant_uniform() || !unbiased || n > MAX_EXACT_DECK {
         return None;

@@ -12,6 +12,8 @@ pub mod overhand;
 pub mod riffle;
 pub mod sattolo;
 pub mod shelf;
+pub mod unshuffled;
+pub mod zend_sort;
 
 pub use overhand::CutProbability;
 pub use shelf::{DEFAULT_SHELVES, MAX_SHELVES};
@@ -31,8 +33,12 @@ pub enum Algorithm {
     FisherYates,
     /// Fisher–Yates, upwards (exactly uniform).
     FisherYatesForward,
+    /// Inside-out Fisher–Yates, as Go's `rand.Perm` (exactly uniform).
+    InsideOut,
     /// Swap every card with any card (biased).
     Naive,
+    /// Swap every card with any card but the last (biased: the last card never ends last).
+    NaiveOffByOne,
     /// Sattolo's algorithm: only single-cycle orderings (biased).
     Sattolo,
     /// Insertion sort with a coin-flip comparator (biased).
@@ -43,6 +49,12 @@ pub enum Algorithm {
     ComparatorQuick,
     /// The short-array TimSort path of JavaScript engines with a coin-flip comparator (biased).
     ComparatorTimsort,
+    /// PHP 7's `usort` (zend_sort) with `rand(-1, 1)` as comparator (biased).
+    ZendSort,
+    /// PHP 7's `usort` (zend_sort) with `rand(0, 1)` as comparator (biased).
+    ZendSortCoin,
+    /// PHP 8's stable `usort` (zend_sort) with `rand(-1, 1)` as comparator (biased).
+    ZendSortStable,
     /// The Gilbert–Shannon–Reeds riffle: binomial cut, cards dropped in proportion to the
     /// packets (a physical shuffle; biased for one pass).
     Riffle,
@@ -52,22 +64,30 @@ pub enum Algorithm {
     /// The casino shelf shuffler of Diaconis, Fulman & Holmes: each card from the bottom to a
     /// random shelf, on top of or under its pile (a machine; biased for one pass).
     Shelf,
+    /// No shuffle at all: SQL Server's `ORDER BY RAND()` (the identity, always).
+    Unshuffled,
 }
 
 impl Algorithm {
     /// Every built-in algorithm, in the order `list` shows them.
-    pub const ALL: [Algorithm; 11] = [
+    pub const ALL: [Algorithm; 17] = [
         Algorithm::FisherYates,
         Algorithm::FisherYatesForward,
+        Algorithm::InsideOut,
         Algorithm::Naive,
+        Algorithm::NaiveOffByOne,
         Algorithm::Sattolo,
         Algorithm::ComparatorInsertion,
         Algorithm::ComparatorMerge,
         Algorithm::ComparatorQuick,
         Algorithm::ComparatorTimsort,
+        Algorithm::ZendSort,
+        Algorithm::ZendSortCoin,
+        Algorithm::ZendSortStable,
         Algorithm::Riffle,
         Algorithm::Overhand,
         Algorithm::Shelf,
+        Algorithm::Unshuffled,
     ];
 
     /// The name used on the command line and in every report.
@@ -75,15 +95,21 @@ impl Algorithm {
         match self {
             Algorithm::FisherYates => "fisher-yates",
             Algorithm::FisherYatesForward => "fisher-yates-forward",
+            Algorithm::InsideOut => "inside-out",
             Algorithm::Naive => "naive",
+            Algorithm::NaiveOffByOne => "naive-off-by-one",
             Algorithm::Sattolo => "sattolo",
             Algorithm::ComparatorInsertion => "comparator-insertion",
             Algorithm::ComparatorMerge => "comparator-merge",
             Algorithm::ComparatorQuick => "comparator-quick",
             Algorithm::ComparatorTimsort => "comparator-timsort",
+            Algorithm::ZendSort => "zend-sort",
+            Algorithm::ZendSortCoin => "zend-sort-coin",
+            Algorithm::ZendSortStable => "zend-sort-stable",
             Algorithm::Riffle => "riffle",
             Algorithm::Overhand => "overhand",
             Algorithm::Shelf => "shelf",
+            Algorithm::Unshuffled => "unshuffled",
         }
     }
 
@@ -94,7 +120,14 @@ impl Algorithm {
             Algorithm::FisherYatesForward => {
                 "for i from 0 to n-2: j uniform in [i, n-1]; swap i, j"
             }
+            Algorithm::InsideOut => {
+                "for i from 0 to n-1: j uniform in [0, i] (drawn for i = 0 too); m[i] = m[j], \
+                 m[j] = the card at i (Go's rand.Perm)"
+            }
             Algorithm::Naive => "for i from 0 to n-1: j uniform in [0, n-1]; swap i, j",
+            Algorithm::NaiveOffByOne => {
+                "for i from 0 to n-1: j uniform in [0, n-2]; swap i, j (Arkin et al. 1999)"
+            }
             Algorithm::Sattolo => "for i from n-1 down to 1: j uniform in [0, i-1]; swap i, j",
             Algorithm::ComparatorInsertion => {
                 "straight insertion sort; every comparison an independent fair coin"
@@ -108,6 +141,18 @@ impl Algorithm {
             Algorithm::ComparatorTimsort => {
                 "JS-engine TimSort short path: first run (descending reversed), then binary \
                  insertion; every comparison a fair coin"
+            }
+            Algorithm::ZendSort => {
+                "PHP 7 usort (zend_sort: insertion up to 16, else quicksort), comparator \
+                 rand(-1, 1); swaps on 1"
+            }
+            Algorithm::ZendSortCoin => {
+                "PHP 7 usort (zend_sort: insertion up to 16, else quicksort), comparator \
+                 rand(0, 1); swaps on 1"
+            }
+            Algorithm::ZendSortStable => {
+                "PHP 8 usort (zend_sort, stable), comparator rand(-1, 1); a 0 falls back on the \
+                 original order"
             }
             Algorithm::Riffle => {
                 "GSR riffle (Gilbert 1955, Reeds 1981, Bayer & Diaconis 1992): cut after k cards, \
@@ -125,12 +170,19 @@ impl Algorithm {
                  top of or under that shelf's pile with probability 1/2; the piles are stacked in \
                  shelf order"
             }
+            Algorithm::Unshuffled => {
+                "the deck unchanged, nothing drawn (SQL Server's ORDER BY RAND(): one key for \
+                 every row)"
+            }
         }
     }
 
     /// Whether the algorithm is meant to produce every ordering with probability 1/n!.
     pub fn meant_uniform(self) -> bool {
-        matches!(self, Algorithm::FisherYates | Algorithm::FisherYatesForward)
+        matches!(
+            self,
+            Algorithm::FisherYates | Algorithm::FisherYatesForward | Algorithm::InsideOut
+        )
     }
 
     /// Whether the algorithm makes the same sequence of choices (same bounds) on every run and
@@ -143,8 +195,11 @@ impl Algorithm {
             self,
             Algorithm::FisherYates
                 | Algorithm::FisherYatesForward
+                | Algorithm::InsideOut
                 | Algorithm::Naive
+                | Algorithm::NaiveOffByOne
                 | Algorithm::Sattolo
+                | Algorithm::Unshuffled
         )
     }
 
@@ -177,15 +232,21 @@ impl Algorithm {
         match self {
             Algorithm::FisherYates => fisher_yates::fisher_yates(deck, rng),
             Algorithm::FisherYatesForward => fisher_yates::fisher_yates_forward(deck, rng),
+            Algorithm::InsideOut => fisher_yates::inside_out(deck, rng),
             Algorithm::Naive => naive::naive(deck, rng),
+            Algorithm::NaiveOffByOne => naive::naive_off_by_one(deck, rng),
             Algorithm::Sattolo => sattolo::sattolo(deck, rng),
             Algorithm::ComparatorInsertion => comparator_sorts::insertion(deck, rng),
             Algorithm::ComparatorMerge => comparator_sorts::merge(deck, scratch, rng),
             Algorithm::ComparatorQuick => comparator_sorts::quick(deck, rng),
             Algorithm::ComparatorTimsort => comparator_sorts::timsort(deck, rng),
+            Algorithm::ZendSort => zend_sort::zend_sort(deck, rng),
+            Algorithm::ZendSortCoin => zend_sort::zend_sort_coin(deck, rng),
+            Algorithm::ZendSortStable => zend_sort::zend_sort_stable(deck, scratch, rng),
             Algorithm::Riffle => riffle::riffle(deck, scratch, rng),
             Algorithm::Overhand => overhand::overhand(deck, scratch, cut, rng),
             Algorithm::Shelf => shelf::shelf(deck, scratch, shelves, rng),
+            Algorithm::Unshuffled => unshuffled::unshuffled(deck, rng),
         }
     }
 }
@@ -555,6 +616,103 @@ mod tests {
             Shuffle::once(Algorithm::Shelf).with_shelves(1).label(),
             "shelf · 1 shelf"
         );
+    }
+
+    #[test]
+    fn inside_out_choosing_zero_every_time_rotates_the_deck_right() {
+        // i=0: below(1); i=1: m[1] = m[0], m[0] = 1 → 1 0 2 3; i=2 → 2 0 1 3; i=3 → 3 0 1 2.
+        assert_eq!(
+            run(Algorithm::InsideOut, 4, vec![0; 4]),
+            (vec![3, 0, 1, 2], 4)
+        );
+        // Choosing j = i every time keeps the deck.
+        assert_eq!(
+            run(Algorithm::InsideOut, 4, vec![0, 1, 2, 3]),
+            ((0..4).collect(), 4)
+        );
+    }
+
+    #[test]
+    fn naive_off_by_one_makes_n_choices_of_n_minus_one_positions() {
+        // swap(0,2) → 2 1 0 3; swap(1,2) → 2 0 1 3; swap(2,0) → 1 0 2 3; swap(3,1) → 1 3 2 0.
+        assert_eq!(
+            run(Algorithm::NaiveOffByOne, 4, vec![2, 2, 0, 1]),
+            (vec![1, 3, 2, 0], 4)
+        );
+    }
+
+    #[test]
+    fn unshuffled_keeps_the_deck_and_draws_nothing() {
+        assert_eq!(run(Algorithm::Unshuffled, 5, vec![]), ((0..5).collect(), 0));
+    }
+
+    #[test]
+    fn zend_sort_3_swaps_only_on_an_answer_of_one() {
+        // rand(-1, 1) = below(3) − 1. Always 1: cmp(a, b) > 0 → cmp(c, b) > 0 → swap(a, b),
+        // cmp(b, c) > 0 → swap(b, c): 1 2 0 after three comparisons.
+        assert_eq!(
+            run(Algorithm::ZendSort, 3, vec![2, 2, 2]),
+            (vec![1, 2, 0], 3)
+        );
+        // Always 0 (PHP 7: no swap): two comparisons, nothing moves.
+        assert_eq!(
+            run(Algorithm::ZendSort, 3, vec![1, 1]),
+            ((0..3).collect(), 2)
+        );
+        // rand(0, 1), always 1: the same path as rand(-1, 1) always 1.
+        assert_eq!(
+            run(Algorithm::ZendSortCoin, 3, vec![1, 1, 1]),
+            (vec![1, 2, 0], 3)
+        );
+    }
+
+    #[test]
+    fn zend_sort_stable_breaks_a_zero_by_the_original_order() {
+        // cmp(0, 1) = 1 > 0; cmp(2, 1) = 0 falls back: card 2 started after card 1, so > 0 (no
+        // early return); swap(a, b) → 1 0 2; cmp(0, 2) = 0: card 0 started before card 2, so
+        // not > 0: it stays 1 0 2.
+        assert_eq!(
+            run(Algorithm::ZendSortStable, 3, vec![2, 1, 1]),
+            (vec![1, 0, 2], 3)
+        );
+    }
+
+    #[test]
+    fn zend_sort_stable_with_every_answer_zero_is_a_true_sort_at_every_size() {
+        // Every rand(-1, 1) = 0 makes PHP 8's comparator the original order, a consistent one:
+        // a correct zend_sort (insertion up to 16, quicksort with a median of 3 beyond, of 5
+        // from 1024) must then return any deck unchanged.
+        for n in [2, 5, 6, 7, 16, 17, 52, 1023, 1024, 3000] {
+            let mut deck: Vec<Card> = (0..n as Card).rev().collect();
+            let before = deck.clone();
+            let mut scratch = vec![0; n];
+            let mut source = ScriptedSource::new(vec![1; 64 * n]);
+            Algorithm::ZendSortStable.shuffle(&mut deck, &mut scratch, &mut source);
+            assert_eq!(deck, before, "n={n}");
+        }
+    }
+
+    #[test]
+    fn zend_sort_shuffles_decks_past_the_insertion_sort_into_permutations() {
+        for algorithm in [
+            Algorithm::ZendSort,
+            Algorithm::ZendSortCoin,
+            Algorithm::ZendSortStable,
+        ] {
+            for n in [17, 52, 2000] {
+                let mut deck: Vec<Card> = (0..n as Card).collect();
+                let mut scratch = vec![0; n];
+                let mut source = crate::engine::random_source::FastSource::new(
+                    <rand_chacha::ChaCha8Rng as crate::engine::random_source::BlockRng>::for_block(
+                        1, 0,
+                    ),
+                );
+                algorithm.shuffle(&mut deck, &mut scratch, &mut source);
+                assert_ne!(deck, (0..n as Card).collect::<Vec<Card>>());
+                deck.sort_unstable();
+                assert_eq!(deck, (0..n as Card).collect::<Vec<Card>>());
+            }
+        }
     }
 
     #[test]

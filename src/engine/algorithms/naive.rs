@@ -15,3 +15,20 @@ pub fn naive<R: RandomSource>(deck: &mut [Card], rng: &mut R) {
         deck.swap(i, j);
     }
 }
+
+/// `naive-off-by-one`: the loop of the online poker site Arkin et al. found (Arkin, Hill, Marks,
+/// Schmid & Walzer, "How We Learned to Cheat at Online Poker", 1999), `for ctr := 1 to 52:
+/// swap(card[ctr], card[random(51) + 1])` with `random(51)` in [0, 50]: for i from 0 to n−1,
+/// swap card i with a card j uniform in [0, n−2]. The last position is only ever swapped out of
+/// (at i = n−1, with a position below it), never chosen as j, so the card that ends there came
+/// from below: the last card never ends in the last place.
+pub fn naive_off_by_one<R: RandomSource>(deck: &mut [Card], rng: &mut R) {
+    let n = deck.len();
+    if n < 2 {
+        return;
+    }
+    for i in 0..n {
+        let j = rng.below(n - 1);
+        deck.swap(i, j);
+    }
+}

@@ -184,6 +184,9 @@ pub enum Mapping {
     /// Threshold then modulo, as OpenBSD's `arc4random_uniform`: reject words below
     /// `2^W mod k`, return `word % k`. Unbiased.
     Rejection,
+    /// PokerStars' draw (its published shuffle description): the top `b = ⌈log₂ k⌉` bits of a
+    /// word, the word drawn again while they are `k` or more. Unbiased.
+    Bitmask,
     /// `word % k`, no rejection: the low outcomes get one extra word each.
     Modulo,
     /// `(word * k) >> W`, no rejection: the extra words are spread over the range.
@@ -276,9 +279,10 @@ impl std::error::Error for MappingError {}
 
 impl Mapping {
     /// Every mapping `--map` takes, in the order of the help text.
-    pub const ALL: [Mapping; 6] = [
+    pub const ALL: [Mapping; 7] = [
         Mapping::Lemire,
         Mapping::Rejection,
+        Mapping::Bitmask,
         Mapping::Modulo,
         Mapping::Multiply,
         Mapping::Float,
@@ -290,6 +294,7 @@ impl Mapping {
         match self {
             Mapping::Lemire => "lemire",
             Mapping::Rejection => "rejection",
+            Mapping::Bitmask => "bitmask",
             Mapping::Modulo => "modulo",
             Mapping::Multiply => "multiply",
             Mapping::Float => "float",
@@ -310,7 +315,7 @@ impl Mapping {
 
     /// Whether the mapping rejects words (and so draws a variable number of them).
     pub fn rejects(self) -> bool {
-        matches!(self, Mapping::Lemire | Mapping::Rejection)
+        matches!(self, Mapping::Lemire | Mapping::Rejection | Mapping::Bitmask)
     }
 
     /// The width of the uniform input that [`Mapping::weights`] is counted over for draws from
@@ -404,6 +409,16 @@ impl Mapping {
                     }
                 }
             }
+            Mapping::Bitmask => {
+                // The top b bits: word >> (W - b), in 128 bits so that b = 0 (k = 1) shifts by W.
+                let shift = bits - ceil_log2(k);
+                loop {
+                    let value = u128::from(words.next_word()) >> shift;
+                    if value < k_wide {
+                        return value as u64;
+                    }
+                }
+            }
             Mapping::Modulo => words.next_word() % k,
             Mapping::Multiply => ((u128::from(words.next_word()) * k_wide) >> bits) as u64,
             Mapping::Float => {
@@ -442,6 +457,9 @@ impl Mapping {
             // every residue class. Rejection: the accepted words are that same interval, and
             // their residues mod k are the outcomes, floor(2^W / k) each.
             Mapping::Lemire | Mapping::Rejection => words / k_wide,
+            // Bitmask: the value v = word >> (W - b) is j for the 2^(W - b) words j·2^(W - b) ..
+            // (j + 1)·2^(W - b); the values k..2^b are rejected (b ≤ W as k ≤ 2^W).
+            Mapping::Bitmask => words >> ceil_log2(k),
             // Modulo: 2^W = q·k + r with q = floor(2^W / k), r = 2^W mod k. The words 0..q·k
             // hold every residue q times; the r words q·k..2^W add one to residues 0..r.
             Mapping::Modulo => words / k_wide + u128::from(j_wide < words % k_wide),
@@ -468,10 +486,17 @@ impl Mapping {
         match self {
             Mapping::DotnetSample => DOTNET_MBIG as u128,
             Mapping::Native => panic!("{}", NATIVE_HAS_NO_LAW_OF_ITS_OWN),
+            // The accepted words: 2^(W - b) for each of the k values.
+            Mapping::Bitmask => u128::from(k) * (words >> ceil_log2(k)),
             _ if self.rejects() => words - words % u128::from(k),
             _ => words,
         }
     }
+}
+
+/// `⌈log₂ k⌉` for `k ≥ 1`: the bits `bitmask` takes to draw below `k` (0 for `k = 1`).
+fn ceil_log2(k: u64) -> u32 {
+    64 - (k - 1).leading_zeros()
 }
 
 const NATIVE_HAS_NO_LAW_OF_ITS_OWN: &str =
@@ -545,10 +570,15 @@ mod tests {
 
     /// Counts, for every `bits`-bit word, which outcome the mapping gives when that word is the
     /// first one drawn; a word a rejection mapping rejects counts for nothing (the draw is then
-    /// completed with a word that every mapping accepts, `2^W - 1`).
+    /// completed with a word that the mapping always accepts: `2^W - 1`, or 0 for `bitmask`,
+    /// whose top bits are then 0).
     fn brute_force(mapping: Mapping, k: u64, bits: u32) -> Vec<u128> {
         let mut counts = vec![0u128; k as usize];
-        let always_accepted = (1u64 << bits) - 1;
+        let always_accepted = if mapping == Mapping::Bitmask {
+            0
+        } else {
+            (1u64 << bits) - 1
+        };
         for word in 0..1u64 << bits {
             let mut words = ScriptedWords::new(bits, vec![word, always_accepted]);
             let outcome = mapping.draw(&mut words, k);
@@ -593,6 +623,52 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn bitmask_gives_every_outcome_two_to_the_w_minus_b_words_and_the_rejected_ones_none() {
+        // Exhaustive over every word of 1 to 12 bits: the top b = ceil(log2 k) bits are the
+        // value; a word is accepted (drawn alone) exactly when that value is below k.
+        for bits in 1..=12u32 {
+            for k in 1..=(1u64 << bits) {
+                let b = 64 - (k - 1).leading_zeros();
+                let counts = brute_force(Mapping::Bitmask, k, bits);
+                assert!(
+                    counts.iter().all(|&c| c == 1u128 << (bits - b)),
+                    "k={k} W={bits}"
+                );
+                assert_eq!(Mapping::Bitmask.weights(k, bits), counts, "k={k} W={bits}");
+                assert_eq!(
+                    Mapping::Bitmask.denominator(k, bits),
+                    u128::from(k) << (bits - b)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn bitmask_draws_again_while_the_top_bits_reach_k() {
+        // k = 5 on 8-bit words: b = 3, the value is word >> 5; 7 and 5 are rejected, 4 taken.
+        let mut words = ScriptedWords::new(8, vec![7 << 5, (5 << 5) | 31, 4 << 5]);
+        assert_eq!(Mapping::Bitmask.draw(&mut words, 5), 4);
+        assert_eq!(words.used(), 3);
+        // k = 4 takes two bits (a power of two is never rejected); k = 1 takes none, one word.
+        let mut words = ScriptedWords::new(8, vec![0b1100_0000, 0xFF]);
+        assert_eq!(Mapping::Bitmask.draw(&mut words, 4), 3);
+        assert_eq!(Mapping::Bitmask.draw(&mut words, 1), 0);
+        assert_eq!(words.used(), 2);
+        // 64-bit words: the top bits of the full width.
+        let mut words = ScriptedWords::new(64, vec![u64::MAX, 1 << 62]);
+        assert_eq!(Mapping::Bitmask.draw(&mut words, 3), 1);
+        assert_eq!(words.used(), 2);
+        assert_eq!(
+            Mapping::Bitmask.check(257, 8),
+            Err(MappingError::RangeWiderThanWords {
+                mapping: Mapping::Bitmask,
+                k: 257,
+                bits: 8
+            })
+        );
     }
 
     #[test]
