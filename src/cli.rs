@@ -129,6 +129,19 @@ pub enum Command {
     /// (inputs of one source) and judge them as one: the same report, verdict and exit code.
     #[command(after_help = MERGE_EXAMPLES, after_long_help = MERGE_LONG)]
     Merge(MergeArgs),
+    /// Re-run a famous deployed shuffle bit for bit (Planet Poker, the browser ballot, …) and
+    /// set its published figures beside the tool's.
+    #[command(
+        after_help = CASE_EXAMPLES,
+        mut_arg("table", |arg| csv_tables(arg, &[
+            CsvTable::Summary,
+            CsvTable::Tests,
+            CsvTable::Permutations,
+            CsvTable::Positions,
+            CsvTable::Statistics,
+        ]))
+    )]
+    Case(CaseArgs),
 }
 
 /// The examples of `run`, ending its `-h` and `--help`.
@@ -162,6 +175,63 @@ const LIST_EXAMPLES: &str = "\
 Examples:
   shuffle-bias list
   shuffle-bias list --format json";
+
+/// The examples of `case`, ending its `-h` and `--help`.
+const CASE_EXAMPLES: &str = "\
+Examples:
+  shuffle-bias case --list
+  shuffle-bias case planet-poker
+  shuffle-bias case laravel-shuffle --format json
+  shuffle-bias case browser-ballot --explain
+  shuffle-bias case java-counter-seed --emit-permutations decks.txt -o /dev/null
+  shuffle-bias check decks.txt --deck 8";
+
+/// `case`.
+#[derive(Debug, Args)]
+pub struct CaseArgs {
+    /// The case to run (see `case --list`).
+    #[arg(required_unless_present = "list", value_name = "NAME",
+        value_parser = clap::builder::PossibleValuesParser::new(crate::cases::names()),
+        hide_possible_values = true)]
+    pub name: Option<String>,
+    /// List the cases: name, year, the shuffle, its deck, what the emulation finds.
+    #[arg(long, conflicts_with = "name")]
+    pub list: bool,
+    /// Cards [default: the deck of the case's published figures].
+    ///
+    /// At another deck the emulation runs the same code (e.g. --deck 5 for every ordering and
+    /// --explain), and the published figures are listed, not compared.
+    #[arg(short = 'n', long, value_parser = parse_deck, help_heading = TEST)]
+    pub deck: Option<usize>,
+    /// Shuffles [default: 1M, or max(1M, 20·n!) at another deck].
+    #[arg(short = 't', long, value_parser = parse_count, help_heading = TEST)]
+    pub trials: Option<u64>,
+    #[command(flatten)]
+    pub alpha: AlphaArgs,
+    /// Also say which bug the tally looks like (as `run --explain`).
+    #[arg(long, help_heading = TEST)]
+    pub explain: bool,
+    #[command(flatten)]
+    pub seed: SeedArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub verdict: VerdictArgs,
+    /// No progress bar.
+    #[arg(short, long, help_heading = OUTPUT)]
+    pub quiet: bool,
+    #[command(flatten)]
+    pub threads: ThreadsArgs,
+    /// Budget of choice paths for the exact law [default: 1e8].
+    #[arg(long, value_parser = parse_count, value_name = "PATHS", help_heading = PERFORMANCE)]
+    pub max_paths: Option<u64>,
+    /// Leave out the tests of the stream of deals, and their memory.
+    #[arg(long, help_heading = PERFORMANCE)]
+    pub no_deal_tests: bool,
+    /// Also write every emulated shuffle's permutation to FILE (`-` is stdout), for `check`.
+    #[arg(long, value_name = "FILE", help_heading = ADVANCED)]
+    pub emit_permutations: Option<PathBuf>,
+}
 
 /// `completions`.
 #[derive(Debug, Args)]

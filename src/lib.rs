@@ -115,6 +115,8 @@
 //! - `analysis` — the analysis of a tally as pure functions: the tests of the family, Holm's
 //!   decision and the verdict, the power figures and the descriptive figures;
 //! - `report` — the report models, plain serialisable data built from a tally and a law;
+//! - `cases` — famous deployed shuffles (`case NAME`): each a built-in algorithm on an emulated
+//!   generator and seeding, with its published figures set beside the tool's;
 //! - `judge` — one judging path: a tally and its theory become the report, for every command
 //!   and for the library;
 //! - `tally_file` — saved tallies (`--save-tally`): their documented binary format and the
@@ -146,8 +148,8 @@ macro_rules! internal_modules {
 }
 
 internal_modules!(
-    analysis, cli, commands, config, engine, input, judge, library, output, report, stats, system,
-    tally_file, theory,
+    analysis, cases, cli, commands, config, engine, input, judge, library, output, report, stats,
+    system, tally_file, theory,
 );
 
 pub use commands::command_line;

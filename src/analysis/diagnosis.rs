@@ -25,8 +25,8 @@ use crate::stats::chi_square::chi_square_sf;
 use crate::stats::normal::normal_cdf;
 use crate::theory::exact::ChoiceLaw;
 
-use super::MIN_EXPECTED_COUNT;
-use super::decision::format_p;
+use super::decision::{TestResult, format_p};
+use super::{MIN_EXPECTED_COUNT, Question};
 
 /// How many kinds of signature are tested; each is tested at α / this (Bonferroni).
 const SIGNATURE_KINDS: f64 = 6.0;
@@ -609,6 +609,54 @@ pub struct Diagnosis {
     pub signatures: Vec<Signature>,
     /// What this diagnosis could not do (model fitting in marginal mode).
     pub limitation: Option<String>,
+    /// The bug between deals, when a test of the stream of deals rejected: repeated decks (a
+    /// seed space too small, or the same seed reused) or consecutive deals alike (seeds from a
+    /// counter or a clock). Null when the stream was not tested or showed neither.
+    pub between_deals: Option<String>,
+}
+
+impl Diagnosis {
+    /// Add what the tests of the stream of deals found (see [`Diagnosis::between_deals`]) to
+    /// the diagnosis of the law of one deal, and say it in the finding.
+    pub fn add_stream_findings(&mut self, tests: &[TestResult]) {
+        let failed = |question: Question| -> Vec<&str> {
+            tests
+                .iter()
+                .filter(|test| test.question == question && test.rejected && !test.descriptive)
+                .map(|test| test.name.as_str())
+                .collect()
+        };
+        // The repeated decks of a whole-deck tally ask the law of one deal; counted by
+        // fingerprints they ask the source's reach. Either way, repeats are a seeding bug.
+        let repeats: Vec<&str> = [Question::Reach, Question::OneDeal]
+            .into_iter()
+            .flat_map(&failed)
+            .filter(|name| name.starts_with("repeated"))
+            .collect();
+        let dependent = failed(Question::Dependence);
+        let mut found = Vec::new();
+        if !repeats.is_empty() {
+            found.push(format!(
+                "the same decks come back far more often than chance allows ({}): a seed space \
+                 too small, or one seed used again (a constant seed, a clock that ticks slower \
+                 than the deals)",
+                repeats.join(", ")
+            ));
+        }
+        if !dependent.is_empty() {
+            found.push(format!(
+                "consecutive deals depend on each other ({}): seeds that follow each other (a \
+                 counter, a clock) into a generator whose first outputs barely differ",
+                dependent.join(", ")
+            ));
+        }
+        if found.is_empty() {
+            return;
+        }
+        let sentence = found.join("; and ");
+        self.finding = format!("{}. Between deals: {sentence}", self.finding);
+        self.between_deals = Some(sentence);
+    }
 }
 
 /// The method sentence of a full-mode diagnosis.
@@ -709,6 +757,7 @@ pub fn diagnose_full(
         unfitted,
         signatures,
         limitation,
+        between_deals: None,
     }
 }
 
@@ -729,6 +778,7 @@ pub fn diagnose_signatures_only(signatures: Vec<Signature>, limitation: String) 
         unfitted: Vec::new(),
         signatures,
         limitation: Some(limitation),
+        between_deals: None,
     }
 }
 

@@ -15,6 +15,7 @@ pub mod identity;
 pub mod mallows;
 pub mod poker;
 pub mod power;
+pub mod predictability;
 pub mod ruled_out;
 pub mod sequential;
 pub mod single_permutation;

@@ -3,6 +3,7 @@
 //! This is the only place that touches the terminal: progress and warnings go to stderr, the
 //! report to stdout (or the file). A closed stdout (`| head`) ends the command quietly.
 
+mod case;
 mod check;
 mod compare;
 mod completions;
@@ -22,7 +23,7 @@ use std::io::{self, IsTerminal, Write};
 use crate::analysis::ruled_out::GateOutcome;
 use crate::cli::{Cli, Command};
 use crate::config::{
-    CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
+    CaseConfig, CheckConfig, CompareConfig, MergeConfig, OutputConfig, RunConfig, TheoryConfig,
 };
 use crate::commands::exit_code::ExitCode;
 use crate::system::interrupt;
@@ -50,6 +51,7 @@ pub fn execute(cli: Cli) -> Result<ExitCode, Failure> {
         Command::Completions(args) => completions::completions(&args),
         Command::Man(args) => completions::man(&args),
         Command::Merge(args) => merge::merge(MergeConfig::from_args(&args)?),
+        Command::Case(args) => case::case(CaseConfig::from_args(args)?),
     }
 }
 

@@ -9,7 +9,9 @@ use super::sequential::simulate_until_decided;
 use super::{Failure, OnTerminal, Sink, finish_run, open_output};
 use crate::analysis::ruled_out::{BiasSize, SizePlan};
 use crate::config::RunConfig;
-use crate::engine::emit::emit_permutations_from;
+use crate::analysis::predictability::{Predictability, predictability, seed_space};
+use crate::cases::{Case, FigureContext, figures};
+use crate::engine::emit::emit_permutations_headed;
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
 use crate::commands::exit_code::ExitCode;
@@ -17,6 +19,7 @@ use crate::system::interrupt;
 use crate::judge::{Tallied, diagnose, family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
+use crate::report::case::CaseReport;
 use crate::report::run::{Origin, RunFacts};
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
@@ -118,8 +121,15 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         // a file whose counts would not match the report.
         let mut complete = tallied == spec.trials;
         if complete {
+            let header = config.case.map(|case| case_header(case, &spec));
             sink.write_polling_with(|writer| {
-                complete = emit_permutations_from(&spec, &config.source, writer, stop)?;
+                complete = emit_permutations_headed(
+                    &spec,
+                    &config.source,
+                    header.as_deref(),
+                    writer,
+                    stop,
+                )?;
                 Ok(())
             })?;
         }
@@ -158,6 +168,20 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     };
     let mut report = judge(&facts, tally, theory, deals, sequential, config.max_bias)?;
     report.diagnosis = diagnosis;
+    if let Some(diagnosis) = &mut report.diagnosis {
+        diagnosis.add_stream_findings(&report.tests);
+    }
+    report.predictability = seed_predictability(&config, stop);
+    if let Some(case) = config.case {
+        let context = FigureContext {
+            case,
+            report: &report,
+            max_paths: config.max_paths,
+            threads: config.settings.threads,
+            stop,
+        };
+        report.case = Some(case_report(case, figures(&context)));
+    }
     let code = finish_run(&config.output, &report, out)?;
     Ok(if emit_interrupted || code == ExitCode::Interrupted {
         ExitCode::Interrupted
@@ -197,4 +221,51 @@ fn plan_size(size: BiasSize, config: &RunConfig) {
             plan.max_bias
         );
     }
+}
+
+/// A source re-seeded from at most 2^32 seeds: how many visible cards identify the deck, the
+/// seeds enumerated (with a progress bar) when that takes seconds, else estimated. None for
+/// other sources, and after Ctrl-C.
+fn seed_predictability(
+    config: &RunConfig,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Option<Predictability> {
+    let seeds = seed_space(&config.source)?;
+    if interrupt::requested() {
+        return None;
+    }
+    let progress = Progress::new(seeds, "seeds", config.quiet);
+    let found = predictability(
+        config.shuffle,
+        config.settings.deck,
+        &config.source,
+        config.settings.threads,
+        stop,
+        &mut |done| progress.set(done),
+    );
+    progress.finish();
+    found
+}
+
+/// The `case` section of the report.
+fn case_report(case: &'static Case, figures: Vec<crate::report::case::Figure>) -> CaseReport {
+    CaseReport {
+        name: case.name,
+        title: case.title,
+        year: case.year,
+        story: case.story,
+        emulates: case.emulates,
+        reference: case.reference,
+        published_deck: case.deck,
+        figures,
+    }
+}
+
+/// The first line of `case NAME --emit-permutations`: the command that writes the same file.
+fn case_header(case: &Case, spec: &SimulationSpec) -> String {
+    format!(
+        "# shuffle-bias case {} --deck {} --trials {} --seed {}: one shuffle per line, the \
+         card at each position (cards 0-based)",
+        case.name, spec.deck, spec.trials, spec.seed
+    )
 }

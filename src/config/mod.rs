@@ -6,6 +6,7 @@
 //! lives beside them: the output flags (`output`), the simulation settings and their memory
 //! (`simulation`), and here the checks of the level, the path budget and the shuffle.
 
+mod case;
 mod check;
 mod compare;
 mod error;
@@ -16,6 +17,7 @@ mod simulation;
 mod source;
 mod theory;
 
+pub use case::CaseConfig;
 pub use check::CheckConfig;
 pub use compare::CompareConfig;
 pub use error::UsageError;

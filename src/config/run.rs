@@ -8,6 +8,7 @@ use super::{
     check_shuffle, output_config, run_source_spec,
 };
 use crate::analysis::ruled_out::BiasSize;
+use crate::cases::Case;
 use crate::cli::{Hypothesis, RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::generators::GeneratorKind;
@@ -54,6 +55,8 @@ pub struct RunConfig {
     pub shard: Option<ShardArg>,
     /// `--save-tally FILE`: where to save the tally.
     pub save_tally: Option<PathBuf>,
+    /// `case NAME`: the famous shuffle this run emulates (its figures join the report).
+    pub case: Option<&'static Case>,
 }
 
 impl RunConfig {
@@ -163,6 +166,7 @@ impl RunConfig {
             output,
             shard: args.shard,
             save_tally: args.save_tally.clone(),
+            case: None,
         })
     }
 }

@@ -34,6 +34,18 @@ pub fn emit_permutations_from(
     out: &mut dyn Write,
     stop: &AtomicBool,
 ) -> io::Result<bool> {
+    emit_permutations_headed(spec, source, None, out, stop)
+}
+
+/// [`emit_permutations_from`] with `header` as the first line instead of the `run` command
+/// that makes the same file (a `case` names itself: its seeding has no `run` flags).
+pub fn emit_permutations_headed(
+    spec: &SimulationSpec,
+    source: &SourceSpec,
+    header: Option<&str>,
+    out: &mut dyn Write,
+    stop: &AtomicBool,
+) -> io::Result<bool> {
     let shuffle = spec.shuffle;
     let mut flags = String::new();
     if let Some(p) = shuffle.cut_probability_used() {
@@ -60,15 +72,18 @@ pub fn emit_permutations_from(
             reseed.seeds.name()
         ));
     }
-    writeln!(
-        out,
-        "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} {generator}: one shuffle \
-         per line, the card at each position (cards 0-based)",
-        shuffle.algorithm.name(),
-        spec.deck,
-        spec.trials,
-        spec.seed,
-    )?;
+    match header {
+        Some(header) => writeln!(out, "{header}")?,
+        None => writeln!(
+            out,
+            "# shuffle-bias run {}{flags} --deck {} --trials {} --seed {} {generator}: one \
+             shuffle per line, the card at each position (cards 0-based)",
+            shuffle.algorithm.name(),
+            spec.deck,
+            spec.trials,
+            spec.seed,
+        )?,
+    }
     struct Emit<'a, 'w> {
         spec: &'a SimulationSpec,
         out: &'a mut io::BufWriter<&'w mut dyn Write>,

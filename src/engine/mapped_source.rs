@@ -119,6 +119,24 @@ pub enum SeedSequence {
     /// The run's seed plus the shuffle's number, modulo 2^bits: a clock ticking once per deal,
     /// the classic `srand(time(NULL))` before every shuffle.
     Counter,
+    /// Each shuffle's seed drawn at random below `space` (the [`SeedSequence::Random`] value
+    /// modulo `space`, whose bias is below space/2^64): a clock read at unpredictable times,
+    /// such as the milliseconds since midnight (86,400,000 values) of a deal. Used by the
+    /// `case` command's emulations; no `--seeds` value names it.
+    RandomBelow(u64),
+    /// A clock in milliseconds read once a shuffle, one shuffle a millisecond, that advances in
+    /// steps of `tick` milliseconds: shuffle t gets the run's seed plus `t - t mod tick`, so
+    /// `tick` shuffles in a row share a seed (`new Random()` seeded from
+    /// `Environment.TickCount`, whose clock ticks every 15.6 ms). Used by the `case` command's
+    /// emulations; no `--seeds` value names it.
+    Clock {
+        /// The clock's resolution in shuffles (milliseconds); at least 1.
+        tick: u64,
+    },
+    /// Every shuffle seeded with this same value, whatever the run's seed: a program that
+    /// seeds its generator with a constant at start-up and deals one deck a run (Go before
+    /// 1.20 seeded `math/rand` with 1). Used by the `case` command's emulations.
+    Fixed(u64),
 }
 
 /// `--reseed every-shuffle`: a fresh generator before every shuffle, seeded (by the
@@ -137,17 +155,40 @@ impl SeedSequence {
         match self {
             SeedSequence::Random => "random",
             SeedSequence::Counter => "counter",
+            SeedSequence::RandomBelow(_) => "random below a bound",
+            SeedSequence::Clock { .. } => "a millisecond clock",
+            SeedSequence::Fixed(_) => "one fixed seed",
         }
     }
 }
 
 impl Reseed {
+    /// How many different seeds the sequence can give: 2^bits, fewer for a bound below it, one
+    /// for a fixed seed (at most 2^64 - 1 is said for 64 bits).
+    pub fn seed_space(self) -> u64 {
+        let all = if self.bits >= 64 {
+            u64::MAX
+        } else {
+            1u64 << self.bits
+        };
+        match self.seeds {
+            SeedSequence::RandomBelow(space) => space.clamp(1, all),
+            SeedSequence::Fixed(_) => 1,
+            _ => all,
+        }
+    }
+
     /// The seed of shuffle number `trial` (0-based, counted over the whole run) of a run seeded
     /// with `seed`.
     pub fn seed_of(self, seed: u64, trial: u64) -> u64 {
         let value = match self.seeds {
             SeedSequence::Counter => seed.wrapping_add(trial),
             SeedSequence::Random => super::generators::block_seed(seed, trial),
+            SeedSequence::RandomBelow(space) => {
+                super::generators::block_seed(seed, trial) % space.max(1)
+            }
+            SeedSequence::Clock { tick } => seed.wrapping_add(trial - trial % tick.max(1)),
+            SeedSequence::Fixed(value) => value,
         };
         if self.bits >= 64 {
             value
@@ -284,7 +325,72 @@ macro_rules! any_words {
                 match self { $(AnyWords::$variant(_) => $generator.native_draw(),)* }
             }
         }
+
+        /// Call `visitor` with the type of `generator`'s words, so that a loop over many seeds
+        /// is compiled for that generator ([`TypedSource`]).
+        pub fn dispatch_typed<V: TypedVisitor>(generator: Generator, visitor: V) -> V::Output {
+            $(
+                if generator == $generator {
+                    return visitor.visit::<$ty>();
+                }
+            )*
+            unreachable!("every generator has a view")
+        }
     };
+}
+
+/// Work to do with a generator's type known: see [`dispatch_typed`].
+pub trait TypedVisitor {
+    /// What the work gives.
+    type Output;
+    /// Do the work with the generator `S`.
+    fn visit<S: WordSource + Send>(self) -> Self::Output;
+}
+
+/// [`MappedSource`] with its generator's type known and no re-seeding: one generator seeded
+/// by its own convention, its words mapped as `spec` says. It draws exactly what a
+/// `MappedSource` re-seeded with the same value draws (tested), with every word inlined — the
+/// enumeration of a seed space shuffles once per seed, millions of times.
+#[derive(Debug, Clone)]
+pub struct TypedSource<S> {
+    words: View<S>,
+    mapping: Mapping,
+    /// The language's own draw, with `--map native`.
+    native: Option<NativeDraw>,
+}
+
+impl<S: WordSource> TypedSource<S> {
+    /// `S` seeded with `value`, narrowed to `spec.bits`, mapped by `spec.mapping`.
+    pub fn seeded(spec: &SourceSpec, value: u64) -> Result<Self, MappingError> {
+        let source = S::from_u64(value);
+        Ok(TypedSource {
+            words: match spec.bits {
+                None => View::native(source),
+                Some(bits) => View::narrowed(source, bits)?,
+            },
+            mapping: spec.mapping,
+            native: if spec.mapping == Mapping::Native {
+                spec.generator.native_draw()
+            } else {
+                None
+            },
+        })
+    }
+}
+
+impl<S: WordSource> RandomSource for TypedSource<S> {
+    #[inline]
+    fn below(&mut self, bound: usize) -> usize {
+        match self.native {
+            Some(native) => native.draw(&mut self.words, bound as u64) as usize,
+            None => self.mapping.draw(&mut self.words, bound as u64) as usize,
+        }
+    }
+
+    #[inline]
+    fn coin(&mut self) -> bool {
+        self.below(2) == 1
+    }
 }
 
 any_words! {

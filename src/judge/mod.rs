@@ -233,6 +233,9 @@ pub fn judge_input(
     };
     let mut report = judge(&facts, tally, theory, input.deals, sequential, None)?;
     report.diagnosis = diagnosis;
+    if let Some(diagnosis) = &mut report.diagnosis {
+        diagnosis.add_stream_findings(&report.tests);
+    }
     if dealt && input.numbering_assumed > 0 {
         report.notes.push(Note::NumberingAssumed {
             deals: input.numbering_assumed,

@@ -21,7 +21,7 @@ impl Exporter for BriefExporter {
             Report::Compare(compare) => compare_line(compare),
             Report::Single(single) => single_line(single),
             // The commands without a verdict have no --brief.
-            Report::Theory(_) | Report::Mixing(_) | Report::List(_) => {
+            Report::Theory(_) | Report::Mixing(_) | Report::List(_) | Report::Cases(_) => {
                 return Err(io::Error::new(
                     io::ErrorKind::InvalidInput,
                     "--brief: this report has no verdict to say in one line",

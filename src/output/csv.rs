@@ -116,6 +116,18 @@ impl CsvExporter {
                     ])?;
                 }
             }
+            Report::Cases(cases) => {
+                writer.write_record(["name", "year", "title", "deck", "expect"])?;
+                for case in *cases {
+                    writer.write_record([
+                        case.name.to_string(),
+                        case.year.to_string(),
+                        case.title.to_string(),
+                        case.deck.to_string(),
+                        case.expect.to_string(),
+                    ])?;
+                }
+            }
         }
         writer.flush()?;
         Ok(())

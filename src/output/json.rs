@@ -22,6 +22,7 @@ impl Exporter for JsonExporter {
             Report::List(algorithms) => {
                 serde_json::to_writer_pretty(&mut writer, &entries(algorithms))
             }
+            Report::Cases(cases) => serde_json::to_writer_pretty(&mut writer, cases),
         }
         .map_err(io::Error::from)?;
         writeln!(writer)?;

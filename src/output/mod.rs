@@ -17,7 +17,8 @@ pub mod plot;
 pub mod progress;
 pub mod svg;
 pub mod table;
-pub use crate::report::text;
+pub use crate::report::case::CaseEntry;
+use crate::report::text;
 
 use std::io::{self, Write};
 
@@ -42,6 +43,8 @@ pub enum Report<'a> {
     List(&'a [Algorithm]),
     /// One permutation judged on its own (`check --single`).
     Single(&'a SingleReport),
+    /// The famous shuffles of `case --list`.
+    Cases(&'a [CaseEntry]),
 }
 
 /// Which table a CSV export writes (CSV holds one table per file).

@@ -191,7 +191,7 @@ fn picture(report: &Report) -> Result<String, PlotError> {
                 statistics: None,
             })
         }
-        Report::List(_) => Err(PlotError::InvalidInput(
+        Report::List(_) | Report::Cases(_) => Err(PlotError::InvalidInput(
             "the algorithm list has nothing to draw".to_string(),
         )),
     }

@@ -6,6 +6,7 @@
 //! The models are built by calling [`crate::analysis`]; the exporters in [`crate::output`] only
 //! read them.
 
+pub mod case;
 pub mod comparison;
 pub mod mixing;
 pub mod notes;

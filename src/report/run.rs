@@ -40,6 +40,8 @@ pub use sequential::format_e_value;
 
 use super::notes::{Note, TrialUnit, Warning};
 use crate::analysis::diagnosis::Diagnosis;
+use crate::analysis::predictability::Predictability;
+use crate::report::case::CaseReport;
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::figures::{frequencies, largest_deviation};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
@@ -262,6 +264,10 @@ pub struct RunReport {
     /// `--explain`: which bug the tally looks like — the models that fit and the signatures
     /// (JSON `diagnosis`, left out without the flag).
     pub diagnosis: Option<Diagnosis>,
+    /// A source re-seeded from at most 2^32 seeds: how many visible cards identify the deck.
+    pub predictability: Option<Predictability>,
+    /// `case NAME` only: the deployed shuffle emulated and its published figures.
+    pub case: Option<CaseReport>,
 }
 
 /// What was run or checked, and how: the fields every run report starts with.
@@ -602,7 +608,9 @@ impl Serialize for RunReport {
                 + usize::from(deal.is_some())
                 - usize::from(self.sequential.is_none())
                 - usize::from(self.gate.is_none())
-                - usize::from(self.diagnosis.is_none());
+                - usize::from(self.diagnosis.is_none())
+                - usize::from(self.predictability.is_none())
+                - usize::from(self.case.is_none());
         let mut s = serializer.serialize_struct("RunReport", fields)?;
         s.serialize_field("tool", h.tool)?;
         s.serialize_field("version", h.version)?;
@@ -704,6 +712,14 @@ impl Serialize for RunReport {
         match &self.diagnosis {
             Some(diagnosis) => s.serialize_field("diagnosis", diagnosis)?,
             None => s.skip_field("diagnosis")?,
+        }
+        match &self.predictability {
+            Some(predictability) => s.serialize_field("predictability", predictability)?,
+            None => s.skip_field("predictability")?,
+        }
+        match &self.case {
+            Some(case) => s.serialize_field("case", case)?,
+            None => s.skip_field("case")?,
         }
         s.end()
     }
@@ -840,6 +856,13 @@ struct RunReportJson {
     /// `--explain` only: which bug the tally looks like.
     #[serde(skip_serializing_if = "Option::is_none")]
     diagnosis: Option<Diagnosis>,
+    /// A source re-seeded from at most 2^32 seeds (`run --reseed`, `case`): how many visible
+    /// cards identify the whole deck.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    predictability: Option<Predictability>,
+    /// `case NAME` only: the deployed shuffle emulated and its published figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    case: Option<CaseReport>,
 }
 
 /// In the JSON schema as the object its `Serialize` impl writes (`RunReportJson`, beside it).
@@ -1111,6 +1134,8 @@ impl Common {
             ruled_out: None,
             gate: None,
             diagnosis: None,
+            predictability: None,
+            case: None,
         }
         .ruling_out(false)
     }

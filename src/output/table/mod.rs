@@ -54,6 +54,21 @@ impl TableExporter {
                 doc.table(table);
                 doc
             }
+            Report::Cases(cases) => {
+                let mut table = new_table(&["case", "year", "the shuffle", "deck", "finds"]);
+                for case in *cases {
+                    table.add_row(vec![
+                        case.name.to_string(),
+                        case.year.to_string(),
+                        case.title.to_string(),
+                        case.deck.to_string(),
+                        case.expect.to_string(),
+                    ]);
+                }
+                let mut doc = Document::default();
+                doc.table(table);
+                doc
+            }
         }
     }
 

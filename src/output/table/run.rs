@@ -9,6 +9,8 @@ use super::figures::{
 };
 use crate::analysis::decision::format_p;
 use crate::analysis::diagnosis::Diagnosis;
+use crate::analysis::predictability::Predictability;
+use crate::report::case::{Agreement, CaseReport};
 use crate::analysis::{Question, TestMethod};
 use crate::input::permutation_reader::Numbering;
 use crate::output::document::Document;
@@ -43,6 +45,14 @@ impl TableExporter {
                 doc.text(format!("- {sentence}"), "    ");
             }
         }
+        if let Some(case) = &run.case {
+            doc.blank();
+            case_section(case, &mut doc);
+        }
+        if let Some(predictability) = &run.predictability {
+            doc.blank();
+            predictability_section(predictability, &mut doc);
+        }
         if let Some(sequential) = &run.sequential {
             doc.blank();
             let unit = if run.header.input.is_some() {
@@ -75,6 +85,56 @@ impl TableExporter {
             }
         }
         doc
+    }
+}
+
+/// `case NAME`: the story, what is emulated, and each published figure beside the tool's.
+fn case_section(case: &CaseReport, doc: &mut Document) {
+    doc.heading(format!("The case: {} ({}, {})", case.name, case.title, case.year));
+    doc.text(case.story, "  ");
+    doc.text(format!("emulates: {}", case.emulates), "  ");
+    doc.text(format!("published: {}", case.reference), "  ");
+    let mut table = new_table(&["claim", "published", "shuffle-bias", "how", "agrees"]);
+    for figure in &case.figures {
+        table.add_row(vec![
+            figure.claim.clone(),
+            figure.published.clone(),
+            figure.tool.clone(),
+            figure.how.clone(),
+            match figure.agreement {
+                Agreement::Reproduced => "reproduced",
+                Agreement::NotReproduced => "NOT reproduced",
+                Agreement::Beside => "shown beside",
+                Agreement::NotCompared => "not compared",
+            }
+            .to_string(),
+        ]);
+    }
+    table.droppable(&[3]);
+    doc.table(table);
+}
+
+/// A source re-seeded from a small seed space: what the visible cards give away.
+fn predictability_section(predictability: &Predictability, doc: &mut Document) {
+    doc.heading("Predictability: how many visible cards identify the deck?");
+    doc.text(&predictability.sentence, "  ");
+    if let Some(why) = &predictability.why_estimated {
+        doc.text(format!("note: estimated: {why}"), "  ");
+    }
+    if predictability.seeds > 1 {
+        let mut table = new_table(&["visible cards", "decks identified"]);
+        let last = predictability
+            .cards_to_identify_nearly_all
+            .unwrap_or(predictability.visible.len())
+            .min(predictability.visible.len());
+        for row in &predictability.visible[..last] {
+            table.add_row(vec![
+                row.cards.to_string(),
+                format!("{:.2}%", 100.0 * row.identified),
+            ]);
+        }
+        table.align_right_from(0);
+        doc.table(table);
     }
 }
 
