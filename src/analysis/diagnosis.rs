@@ -615,10 +615,23 @@ pub struct Diagnosis {
     pub between_deals: Option<String>,
 }
 
+/// What the stream of deals shows, for [`Diagnosis::add_stream_findings`].
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct StreamFacts {
+    /// Deals in the stream.
+    pub deals: u64,
+    /// Distinct decks among them, when counted.
+    pub distinct_decks: Option<u64>,
+    /// Consecutive pairs whose decks are equal, and their expectation for independent uniform
+    /// deals (whole decks only).
+    pub repeated_in_a_row: Option<(u64, f64)>,
+}
+
 impl Diagnosis {
     /// Add what the tests of the stream of deals found (see [`Diagnosis::between_deals`]) to
-    /// the diagnosis of the law of one deal, and say it in the finding.
-    pub fn add_stream_findings(&mut self, tests: &[TestResult]) {
+    /// the diagnosis of the law of one deal, and say it in the finding; `stream` gives the
+    /// counts the sentences quote.
+    pub fn add_stream_findings(&mut self, tests: &[TestResult], stream: &StreamFacts) {
         let failed = |question: Question| -> Vec<&str> {
             tests
                 .iter()
@@ -635,6 +648,14 @@ impl Diagnosis {
             .collect();
         let dependent = failed(Question::Dependence);
         let mut found = Vec::new();
+        // One deck for every deal, and no model explains it: a seed used for every deal.
+        if stream.distinct_decks == Some(1) && stream.deals > 1 && self.suspect.is_none() {
+            found.push(format!(
+                "every one of the {} deals is the same deck: one seed used for every deal (a \
+                 generator seeded with a constant at start-up)",
+                stream.deals
+            ));
+        }
         if !repeats.is_empty() {
             found.push(format!(
                 "the same decks come back far more often than chance allows ({}): a seed space \
@@ -644,9 +665,18 @@ impl Diagnosis {
             ));
         }
         if !dependent.is_empty() {
+            let again = match stream.repeated_in_a_row {
+                Some((observed, expected)) if observed as f64 > 2.0 * expected + 10.0 => {
+                    format!(
+                        "; {observed} deals repeat the deck before them ({expected:.0} expected): \
+                         a clock that ticks slower than the deals"
+                    )
+                }
+                _ => String::new(),
+            };
             found.push(format!(
                 "consecutive deals depend on each other ({}): seeds that follow each other (a \
-                 counter, a clock) into a generator whose first outputs barely differ",
+                 counter, a clock) into a generator whose first outputs barely differ{again}",
                 dependent.join(", ")
             ));
         }
@@ -654,7 +684,11 @@ impl Diagnosis {
             return;
         }
         let sentence = found.join("; and ");
-        self.finding = format!("{}. Between deals: {sentence}", self.finding);
+        let one_deal = match self.finding.strip_prefix("No bug seen: ") {
+            Some(rest) => format!("No bug in the law of one deal: {rest}"),
+            None => self.finding.clone(),
+        };
+        self.finding = format!("{one_deal}. Between deals: {sentence}");
         self.between_deals = Some(sentence);
     }
 }

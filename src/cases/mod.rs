@@ -244,7 +244,7 @@ pub const CASES: [Case; 10] = [
         reference: "Go 1.20 release notes (math/rand: \"the generator was seeded with \
                     Seed(1) at program startup\"); golang/go src/math/rand/regress_test.go",
         deck: 52,
-        trials: 1_000_000,
+        trials: 100_000,
         algorithm: Algorithm::InsideOut,
         generator: other(GeneratorKind::Go),
         mapping: Mapping::Native,

@@ -16,7 +16,7 @@ use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
 use crate::commands::exit_code::ExitCode;
 use crate::system::interrupt;
-use crate::judge::{Tallied, diagnose, family_for, judge, run_theory};
+use crate::judge::{Tallied, diagnose, explain_stream, family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
 use crate::report::case::CaseReport;
@@ -168,9 +168,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     };
     let mut report = judge(&facts, tally, theory, deals, sequential, config.max_bias)?;
     report.diagnosis = diagnosis;
-    if let Some(diagnosis) = &mut report.diagnosis {
-        diagnosis.add_stream_findings(&report.tests);
-    }
+    explain_stream(&mut report);
     report.predictability = seed_predictability(&config, stop);
     if let Some(case) = config.case {
         let context = FigureContext {

@@ -3,6 +3,8 @@
 //! signatures from [`crate::analysis::diagnosis`].
 
 use super::{JudgeError, Tallied, Watch};
+use crate::analysis::diagnosis::StreamFacts;
+use crate::report::run::RunReport;
 use crate::analysis::diagnosis::{
     Diagnosis, Marginals, Unfitted, diagnose_full, diagnose_signatures_only, fit_model,
     marginals_of_full, model_grid, signatures, sparse_limitation,
@@ -103,4 +105,25 @@ pub fn diagnose(
             )))
         }
     }
+}
+
+/// Add the findings between deals to `report`'s diagnosis, if it has one: the failed tests of
+/// the stream, and the counts of repeats the sentences quote.
+pub fn explain_stream(report: &mut RunReport) {
+    let Some(diagnosis) = report.diagnosis.as_mut() else {
+        return;
+    };
+    let stream = report.deal_stream.as_ref();
+    let facts = StreamFacts {
+        deals: stream.map_or(report.header.trials, |stream| stream.deals),
+        distinct_decks: stream.and_then(|stream| stream.repeats.distinct),
+        repeated_in_a_row: stream
+            .filter(|stream| stream.dealt == stream.deck)
+            .and_then(|stream| {
+                let observed = *stream.matches.observed.get(stream.deck)?;
+                let share = *stream.matches.expected.get(stream.deck)?;
+                Some((observed, share * stream.pairs as f64))
+            }),
+    };
+    diagnosis.add_stream_findings(&report.tests, &facts);
 }

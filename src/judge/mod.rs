@@ -13,7 +13,7 @@ mod explain;
 mod theory;
 
 pub use error::{JudgeError, NoLaw};
-pub use explain::diagnose;
+pub use explain::{diagnose, explain_stream};
 pub use theory::{Theory, check_theory, exact_law, family_for, marginal_theory, run_theory};
 
 use crate::analysis::dealt_hand::model_deal_identity;
@@ -233,9 +233,7 @@ pub fn judge_input(
     };
     let mut report = judge(&facts, tally, theory, input.deals, sequential, None)?;
     report.diagnosis = diagnosis;
-    if let Some(diagnosis) = &mut report.diagnosis {
-        diagnosis.add_stream_findings(&report.tests);
-    }
+    explain_stream(&mut report);
     if dealt && input.numbering_assumed > 0 {
         report.notes.push(Note::NumberingAssumed {
             deals: input.numbering_assumed,
