@@ -180,6 +180,12 @@ fn list_names_every_algorithm_with_its_definition() {
         "comparator-merge",
         "comparator-quick",
         "comparator-timsort",
+        "naive-off-by-one",
+        "inside-out",
+        "zend-sort",
+        "zend-sort-coin",
+        "zend-sort-stable",
+        "unshuffled",
     ] {
         assert!(stdout.contains(name), "{name}");
     }
@@ -637,7 +643,7 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
         assert!(text.contains(name), "{name} missing from {text}");
     }
     assert!(
-        text.contains("mappings (--map): lemire, rejection, modulo"),
+        text.contains("mappings (--map): lemire, rejection, bitmask, modulo"),
         "{text}"
     );
     let flags = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();

@@ -151,7 +151,7 @@ fn the_bash_script_offers_the_values_of_rng_map_and_against() {
     std::fs::write(&path, &script).unwrap();
     assert_eq!(
         bash_completes(&path, &["shuffle-bias", "run", "--map", ""]),
-        "lemire rejection modulo multiply float native"
+        "lemire rejection bitmask modulo multiply float native"
     );
     assert_eq!(
         bash_completes(&path, &["shuffle-bias", "run", "--rng", "xo"]),

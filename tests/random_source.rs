@@ -104,7 +104,7 @@ fn bad_source_flags_exit_2_naming_the_flag_and_the_fix() {
         ),
         (
             &["--map", "round"],
-            "[possible values: lemire, rejection, modulo, multiply, float, native]",
+            "[possible values: lemire, rejection, bitmask, modulo, multiply, float, native]",
         ),
         (&["--bits", "4"], "--bits 4: words of 8 to 64 bits"),
         (

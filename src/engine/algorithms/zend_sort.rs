@@ -92,7 +92,13 @@ pub fn zend_sort_stable<R: RandomSource>(deck: &mut [Card], scratch: &mut [Card]
 
 /// `cmp(deck[x], deck[y]) > 0` for the positions `x` and `y`.
 #[inline(always)]
-fn gt<C: Comparator, R: RandomSource>(deck: &[Card], x: usize, y: usize, cmp: &C, rng: &mut R) -> bool {
+fn gt<C: Comparator, R: RandomSource>(
+    deck: &[Card],
+    x: usize,
+    y: usize,
+    cmp: &C,
+    rng: &mut R,
+) -> bool {
     cmp.greater(deck[x], deck[y], rng)
 }
 
@@ -110,7 +116,12 @@ fn sort<C: Comparator, R: RandomSource>(deck: &mut [Card], cmp: &C, rng: &mut R)
         let pivot = start + offset;
         if nmemb >> 10 != 0 {
             let delta = offset >> 1;
-            sort_5(deck, [start, start + delta, pivot, pivot + delta, end - 1], cmp, rng);
+            sort_5(
+                deck,
+                [start, start + delta, pivot, pivot + delta, end - 1],
+                cmp,
+                rng,
+            );
         } else {
             sort_3(deck, [start, pivot, end - 1], cmp, rng);
         }
@@ -155,14 +166,24 @@ fn sort<C: Comparator, R: RandomSource>(deck: &mut [Card], cmp: &C, rng: &mut R)
 
 /// `zend_sort_2`.
 #[inline(always)]
-fn sort_2<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b]: [usize; 2], cmp: &C, rng: &mut R) {
+fn sort_2<C: Comparator, R: RandomSource>(
+    deck: &mut [Card],
+    [a, b]: [usize; 2],
+    cmp: &C,
+    rng: &mut R,
+) {
     if gt(deck, a, b, cmp, rng) {
         deck.swap(a, b);
     }
 }
 
 /// `zend_sort_3`: a decision tree of two or three comparisons.
-fn sort_3<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b, c]: [usize; 3], cmp: &C, rng: &mut R) {
+fn sort_3<C: Comparator, R: RandomSource>(
+    deck: &mut [Card],
+    [a, b, c]: [usize; 3],
+    cmp: &C,
+    rng: &mut R,
+) {
     if !gt(deck, a, b, cmp, rng) {
         if !gt(deck, b, c, cmp, rng) {
             return;
@@ -184,13 +205,23 @@ fn sort_3<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b, c]: [usize; 
 }
 
 /// `zend_sort_4`: `zend_sort_3`, then the fourth element sinks while `cmp > 0`.
-fn sort_4<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b, c, d]: [usize; 4], cmp: &C, rng: &mut R) {
+fn sort_4<C: Comparator, R: RandomSource>(
+    deck: &mut [Card],
+    [a, b, c, d]: [usize; 4],
+    cmp: &C,
+    rng: &mut R,
+) {
     sort_3(deck, [a, b, c], cmp, rng);
     sink(deck, &[a, b, c, d], cmp, rng);
 }
 
 /// `zend_sort_5`: `zend_sort_4`, then the fifth element sinks while `cmp > 0`.
-fn sort_5<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b, c, d, e]: [usize; 5], cmp: &C, rng: &mut R) {
+fn sort_5<C: Comparator, R: RandomSource>(
+    deck: &mut [Card],
+    [a, b, c, d, e]: [usize; 5],
+    cmp: &C,
+    rng: &mut R,
+) {
     sort_4(deck, [a, b, c, d], cmp, rng);
     sink(deck, &[a, b, c, d, e], cmp, rng);
 }
@@ -198,7 +229,12 @@ fn sort_5<C: Comparator, R: RandomSource>(deck: &mut [Card], [a, b, c, d, e]: [u
 /// The tail of `zend_sort_4` and `zend_sort_5`: for the last two positions, then the two before,
 /// and so on, `if (cmp(x, y) > 0) { swp(x, y); …` nested until a comparison says no.
 #[inline(always)]
-fn sink<C: Comparator, R: RandomSource>(deck: &mut [Card], positions: &[usize], cmp: &C, rng: &mut R) {
+fn sink<C: Comparator, R: RandomSource>(
+    deck: &mut [Card],
+    positions: &[usize],
+    cmp: &C,
+    rng: &mut R,
+) {
     for pair in positions.windows(2).rev() {
         if !gt(deck, pair[0], pair[1], cmp, rng) {
             return;

@@ -13,11 +13,12 @@
 //!
 //! The loop around the draw is the algorithm's, not the draw's: Java's `Collections.shuffle`,
 //! Python's `random.shuffle`, PHP's `shuffle()` and V8 code's usual loop are `fisher-yates`
-//! (from the last card down); Go's `rand.Perm` is an inside-out loop (`m[i] = m[j]; m[j] = i`
-//! with `j = Intn(i + 1)`), and libstdc++'s `std::shuffle` (`bits/stl_algo.h`, GCC 10 and
-//! later) goes upward and, while `2^32 / n >= n`, draws two positions from one
-//! `uniform_int_distribution` call below `(i + 1)(i + 2)`, split as `x / (i + 2)` and
-//! `x % (i + 2)`. Those loops are the `case` command's to build from these draws.
+//! (from the last card down); Go's `rand.Perm` is the built-in `inside-out` (`m[i] = m[j];
+//! m[j] = i` with `j = Intn(i + 1)`, `Intn(1)` drawn too), and libstdc++'s `std::shuffle`
+//! (`bits/stl_algo.h`, GCC 10 and later) goes upward and, while `2^32 / n >= n`, draws two
+//! positions from one `uniform_int_distribution` call below `(i + 1)(i + 2)`, split as
+//! `x / (i + 2)` and `x % (i + 2)`. The loops that are not built-ins are the `case` command's
+//! to build from these draws.
 
 use super::{Mapping, Words};
 use crate::engine::generators::{GeneratorKind, dotnet_sample};
