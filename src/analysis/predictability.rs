@@ -27,7 +27,6 @@ use crate::engine::generators::WordSource;
 use crate::engine::mapped_source::{SourceSpec, TypedSource, TypedVisitor, dispatch_typed};
 use crate::engine::random_source::BLOCK_TRIALS;
 
-
 /// The most seeds enumerated (their packed prefixes take 8 bytes each: 1 GiB).
 pub const MAX_ENUMERATED_SEEDS: u64 = 1 << 27;
 
@@ -164,7 +163,17 @@ pub fn enumerate(
     let probe = seeds.min(BLOCK_TRIALS / 4);
     let started = Instant::now();
     let mut sink = vec![0u64; probe as usize];
-    fill(shuffle, n, &counter, 0, &mut sink, bits, kept, stop, &AtomicU64::new(0));
+    fill(
+        shuffle,
+        n,
+        &counter,
+        0,
+        &mut sink,
+        bits,
+        kept,
+        stop,
+        &AtomicU64::new(0),
+    );
     let per_seed = started.elapsed().as_secs_f64() / probe.max(1) as f64;
     let threads = threads.max(1);
     let projected = per_seed * seeds as f64 / threads as f64;
@@ -346,9 +355,9 @@ pub fn predictability(
             Ok(None) => return None,
             Err(skip) => {
                 let why = match skip {
-                    Skip::TooMany => format!(
-                        "{seeds} seeds are more than the {MAX_ENUMERATED_SEEDS} enumerated"
-                    ),
+                    Skip::TooMany => {
+                        format!("{seeds} seeds are more than the {MAX_ENUMERATED_SEEDS} enumerated")
+                    }
                     Skip::TooSlow(seconds) => format!(
                         "enumerating {seeds} seeds would take about {seconds:.0} s on this \
                          machine"

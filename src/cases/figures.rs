@@ -133,7 +133,11 @@ fn fraction((a, b): (u128, u128)) -> String {
 
 /// The exact law of which card ends up first, as reduced fractions (None when the exact
 /// engine cannot give exact fractions within `max_paths`).
-pub fn first_place_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Option<Vec<(u128, u128)>> {
+pub fn first_place_law(
+    algorithm: Algorithm,
+    n: usize,
+    max_paths: u64,
+) -> Option<Vec<(u128, u128)>> {
     let law = exact_law(Shuffle::once(algorithm), n, max_paths).ok()?;
     let exact = law.exact?;
     let mut numerators = vec![0u128; n];
@@ -159,7 +163,13 @@ fn fractions(law: &[(u128, u128)]) -> String {
 }
 
 /// The exact probability that `card` ends at `position`.
-fn exact_at(algorithm: Algorithm, n: usize, card: usize, position: usize, max_paths: u64) -> Option<(u128, u128)> {
+fn exact_at(
+    algorithm: Algorithm,
+    n: usize,
+    card: usize,
+    position: usize,
+    max_paths: u64,
+) -> Option<(u128, u128)> {
     let law = exact_law(Shuffle::once(algorithm), n, max_paths).ok()?;
     let exact = law.exact?;
     let mut numerator = 0u128;
@@ -245,7 +255,14 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
         },
         None => Figure {
             agreement: Agreement::NotCompared,
-            ..compared(decks, ARKIN, "86,400,000", "not enumerated", "interrupted", false)
+            ..compared(
+                decks,
+                ARKIN,
+                "86,400,000",
+                "not enumerated",
+                "interrupted",
+                false,
+            )
         },
     });
     // The attack: the server's clock, synchronised, leaves about 200,000 seeds; the player's
@@ -282,7 +299,14 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
             }
             _ => Figure {
                 agreement: Agreement::NotCompared,
-                ..compared(claim, ARKIN, "5 cards", "not enumerated", "interrupted", false)
+                ..compared(
+                    claim,
+                    ARKIN,
+                    "5 cards",
+                    "not enumerated",
+                    "interrupted",
+                    false,
+                )
             },
         },
     );
@@ -333,9 +357,16 @@ fn browser_ballot(cx: &FigureContext) -> Vec<Figure> {
 }
 
 /// Laravel's published first-place law and counts.
-const LARAVEL_LAW: [(u128, u128); 5] = [(33280, 59049), (2080, 19683), (16640, 59049), (80, 2187), (1, 81)];
+const LARAVEL_LAW: [(u128, u128); 5] = [
+    (33280, 59049),
+    (2080, 19683),
+    (16640, 59049),
+    (80, 2187),
+    (1, 81),
+];
 const LARAVEL_COUNTS: [u64; 5] = [564_137, 105_554, 281_362, 36_514, 12_433];
-const LARAVEL_COIN_LAW: [(u128, u128); 5] = [(315, 1024), (105, 512), (315, 1024), (15, 128), (1, 16)];
+const LARAVEL_COIN_LAW: [(u128, u128); 5] =
+    [(315, 1024), (105, 512), (315, 1024), (15, 128), (1, 16)];
 
 /// Pearson's χ² p-value of `counts` against the law `law`.
 fn fit(counts: &[u64], law: &[(u128, u128)]) -> f64 {
@@ -360,12 +391,18 @@ fn laravel_shuffle(cx: &FigureContext) -> Vec<Figure> {
         "which element ends up first, PHP 7, rand(-1, 1): the exact law",
         PR,
         published,
-        php7.as_deref().map_or("not computed".to_string(), fractions),
+        php7.as_deref()
+            .map_or("not computed".to_string(), fractions),
         "the exact law of zend-sort (every comparison path walked)",
         php7.as_deref() == Some(&LARAVEL_LAW[..]),
     )];
-    let firsts: Vec<u64> = (0..n).map(|card| cx.report.positions.counts[card][0]).collect();
-    let (p_published, p_run) = (fit(&LARAVEL_COUNTS, &LARAVEL_LAW), fit(&firsts, &LARAVEL_LAW));
+    let firsts: Vec<u64> = (0..n)
+        .map(|card| cx.report.positions.counts[card][0])
+        .collect();
+    let (p_published, p_run) = (
+        fit(&LARAVEL_COUNTS, &LARAVEL_LAW),
+        fit(&firsts, &LARAVEL_LAW),
+    );
     figures.push(compared(
         "which element ends up first in 1,000,000 runs, PHP 7, rand(-1, 1)",
         PR,
@@ -395,7 +432,8 @@ fn laravel_shuffle(cx: &FigureContext) -> Vec<Figure> {
         "which element ends up first, PHP 7, rand(0, 1): the exact law",
         PR,
         fractions(&LARAVEL_COIN_LAW),
-        coin.as_deref().map_or("not computed".to_string(), fractions),
+        coin.as_deref()
+            .map_or("not computed".to_string(), fractions),
         "the exact law of zend-sort-coin",
         coin.as_deref() == Some(&LARAVEL_COIN_LAW[..]),
     ));
@@ -403,7 +441,8 @@ fn laravel_shuffle(cx: &FigureContext) -> Vec<Figure> {
     figures.push(beside(
         "which element ends up first, PHP 8 (stable sort: a 0 keeps the original order), \
          rand(-1, 1)",
-        php8.as_deref().map_or("not computed".to_string(), fractions),
+        php8.as_deref()
+            .map_or("not computed".to_string(), fractions),
         "the exact law of zend-sort-stable",
     ));
     figures
@@ -435,7 +474,9 @@ fn dotnet_random(cx: &FigureContext) -> Vec<Figure> {
                     distinct.map_or("?".to_string(), grouped),
                     grouped(cx.trials()),
                     grouped(expected),
-                    if rejected(cx.report, Question::Reach) || rejected(cx.report, Question::OneDeal) {
+                    if rejected(cx.report, Question::Reach)
+                        || rejected(cx.report, Question::OneDeal)
+                    {
                         "rejects"
                     } else {
                         "does not reject"
@@ -447,12 +488,25 @@ fn dotnet_random(cx: &FigureContext) -> Vec<Figure> {
         }
         None => Figure {
             agreement: Agreement::NotCompared,
-            ..compared(claim, MICROSOFT, "identical sequences", "not tested", "--no-deal-tests", false)
+            ..compared(
+                claim,
+                MICROSOFT,
+                "identical sequences",
+                "not tested",
+                "--no-deal-tests",
+                false,
+            )
         },
     });
     let mut dotnet = DotnetRandom::new(0);
     let words: Vec<u64> = (0..3).map(|_| dotnet.next_word()).collect();
-    let show = |values: &[u64]| values.iter().map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let show = |values: &[u64]| {
+        values
+            .iter()
+            .map(u64::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     figures.push(compared(
         "new Random(0).Next(), three times",
         "dotnet/runtime, RandomTests.ExpectedValues",
@@ -470,7 +524,13 @@ const PHP_LEGACY_12345678: [u32; 3] = [1_614_640_687, 1_711_027_313, 857_485_497
 fn php_mt_rand(cx: &FigureContext) -> Vec<Figure> {
     let mut php = PhpMtRandLegacy::new(12_345_678);
     let values: Vec<u32> = (0..3).map(|_| php.php_mt_rand() >> 1).collect();
-    let show = |values: &[u32]| values.iter().map(u32::to_string).collect::<Vec<_>>().join(", ");
+    let show = |values: &[u32]| {
+        values
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut figures = vec![compared(
         "mt_srand(12345678, MT_RAND_PHP); mt_rand(), three times: the legacy twist",
         "php-src, ext/standard/tests/math/mt_rand_value.phpt",
@@ -505,7 +565,9 @@ fn php_mt_rand(cx: &FigureContext) -> Vec<Figure> {
     // ceil((j+1)·2^31/k) − ceil(j·2^31/k) of them: ⌊2^31/k⌋ or one more.
     let k = cx.deck() as u64;
     let words = |j: u64| ((j + 1) << 31).div_ceil(k) - (j << 31).div_ceil(k);
-    let (fewest, most) = (0..k).map(words).fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
+    let (fewest, most) = (0..k)
+        .map(words)
+        .fold((u64::MAX, 0), |(lo, hi), w| (lo.min(w), hi.max(w)));
     figures.push(beside(
         "PHP 7.0's float scaling (RAND_RANGE) of mt_rand(0, 51), against 7.2's rejection",
         format!(
@@ -583,7 +645,14 @@ fn go_seed_1(cx: &FigureContext) -> Vec<Figure> {
         }
         None => Figure {
             agreement: Agreement::NotCompared,
-            ..compared(claim, GO, "the same deck every run", "not tested", "--no-deal-tests", false)
+            ..compared(
+                claim,
+                GO,
+                "the same deck every run",
+                "not tested",
+                "--no-deal-tests",
+                false,
+            )
         },
     });
     // rand.Perm is the inside-out loop on Intn: the published Perm(5) from Seed(0), after
@@ -599,9 +668,13 @@ fn go_seed_1(cx: &FigureContext) -> Vec<Figure> {
     source.start_shuffle();
     let mut scratch = [0 as Card; 5];
     let mut one = [0 as Card];
-    cx.case.algorithm.shuffle(&mut one, &mut scratch[..1], &mut source);
+    cx.case
+        .algorithm
+        .shuffle(&mut one, &mut scratch[..1], &mut source);
     let mut five: [Card; 5] = [0, 1, 2, 3, 4];
-    cx.case.algorithm.shuffle(&mut five, &mut scratch, &mut source);
+    cx.case
+        .algorithm
+        .shuffle(&mut five, &mut scratch, &mut source);
     figures.push(compared(
         "rand.New(rand.NewSource(0)): Perm(0), Perm(1), then Perm(5)",
         "golang/go, src/math/rand/regress_test.go",
@@ -673,7 +746,11 @@ fn sql_order_by_rand(cx: &FigureContext) -> Vec<Figure> {
             "ORDER BY RAND() returns the rows in the same order every time",
             "Microsoft, RAND (Transact-SQL)",
             "every time",
-            format!("the identity in {} of {} runs", grouped(identity), grouped(cx.trials())),
+            format!(
+                "the identity in {} of {} runs",
+                grouped(identity),
+                grouped(cx.trials())
+            ),
             "this run",
             identity == cx.trials(),
         ),
@@ -706,7 +783,9 @@ fn pokerstars(cx: &FigureContext) -> Vec<Figure> {
             "249 random bits per shuffle",
             STARS,
             "249",
-            format!("{bits} (Σ ceil(log2 k) over the draws); {expected:.1} expected with the rejections"),
+            format!(
+                "{bits} (Σ ceil(log2 k) over the draws); {expected:.1} expected with the rejections"
+            ),
             "the Fisher-Yates's draws at 52 cards",
             bits == 249,
         ),

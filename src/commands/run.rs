@@ -7,20 +7,20 @@ use super::saved_tally::{
 };
 use super::sequential::simulate_until_decided;
 use super::{Failure, OnTerminal, Sink, finish_run, open_output};
-use crate::analysis::ruled_out::{BiasSize, SizePlan};
-use crate::config::RunConfig;
 use crate::analysis::predictability::{Predictability, predictability, seed_space};
+use crate::analysis::ruled_out::{BiasSize, SizePlan};
 use crate::cases::{Case, FigureContext, figures};
+use crate::commands::exit_code::ExitCode;
+use crate::config::RunConfig;
 use crate::engine::emit::emit_permutations_headed;
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
-use crate::commands::exit_code::ExitCode;
-use crate::system::interrupt;
 use crate::judge::{Tallied, diagnose, explain_stream, family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
 use crate::report::case::CaseReport;
 use crate::report::run::{Origin, RunFacts};
+use crate::system::interrupt;
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     if config.shard.is_some() {

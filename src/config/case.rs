@@ -37,9 +37,7 @@ impl CaseConfig {
             )
         })?;
         let deck = args.deck.unwrap_or(case.deck);
-        let trials = args
-            .trials
-            .or((deck == case.deck).then_some(case.trials));
+        let trials = args.trials.or((deck == case.deck).then_some(case.trials));
         let run = RunArgs {
             algorithm: case.algorithm,
             deck,

@@ -4,11 +4,11 @@
 
 use super::{JudgeError, Tallied, Watch};
 use crate::analysis::diagnosis::StreamFacts;
-use crate::report::run::RunReport;
 use crate::analysis::diagnosis::{
     Diagnosis, Marginals, Unfitted, diagnose_full, diagnose_signatures_only, fit_model,
     marginals_of_full, model_grid, signatures, sparse_limitation,
 };
+use crate::report::run::RunReport;
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, exact_law_under, uniform_law};
 
 /// The diagnosis of `tally` at family level `alpha`, the exact laws within `max_paths` choice

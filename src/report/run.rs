@@ -39,24 +39,24 @@ mod sequential;
 pub use sequential::format_e_value;
 
 use super::notes::{Note, TrialUnit, Warning};
-use crate::analysis::diagnosis::Diagnosis;
-use crate::analysis::predictability::Predictability;
-use crate::report::case::CaseReport;
 use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
+use crate::analysis::diagnosis::Diagnosis;
+use crate::analysis::figures::mean;
 use crate::analysis::figures::{frequencies, largest_deviation};
 use crate::analysis::goodness_of_fit::goodness_of_fit;
+use crate::analysis::predictability::Predictability;
 use crate::analysis::ruled_out::{Gate, RuledOut};
-use crate::analysis::figures::mean;
 use crate::analysis::{Draft, ratio};
 use crate::engine::algorithms::{Algorithm, Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, for_each_in_rank_order, unrank};
 use crate::input::line_format::LineFormat;
 use crate::input::permutation_reader::{InvalidLine, Numbering};
+use crate::report::case::CaseReport;
 use crate::stats::probability::Probability;
 use crate::theory::exact::Law;
 use crate::theory::permutation_statistics::{
-    Statistic, StatisticValues, ValueLaw, ratio_to_f64, ratio_to_ln,
-    riffle_descent_law, riffle_rising_value_law, riffle_valley_law,
+    Statistic, StatisticValues, ValueLaw, ratio_to_f64, ratio_to_ln, riffle_descent_law,
+    riffle_rising_value_law, riffle_valley_law,
 };
 use crate::theory::shelf::{shelf_law, shelf_valley_law};
 

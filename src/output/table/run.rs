@@ -10,11 +10,11 @@ use super::figures::{
 use crate::analysis::decision::format_p;
 use crate::analysis::diagnosis::Diagnosis;
 use crate::analysis::predictability::Predictability;
-use crate::report::case::{Agreement, CaseReport};
 use crate::analysis::{Question, TestMethod};
 use crate::input::permutation_reader::Numbering;
 use crate::output::document::Document;
 use crate::output::text::{group, plural};
+use crate::report::case::{Agreement, CaseReport};
 use crate::report::run::{Against, ModePart, RunReport};
 use crate::report::run::{MergedFrom, SequentialOutcome, TestResult, format_e_value};
 
@@ -90,7 +90,10 @@ impl TableExporter {
 
 /// `case NAME`: the story, what is emulated, and each published figure beside the tool's.
 fn case_section(case: &CaseReport, doc: &mut Document) {
-    doc.heading(format!("The case: {} ({}, {})", case.name, case.title, case.year));
+    doc.heading(format!(
+        "The case: {} ({}, {})",
+        case.name, case.title, case.year
+    ));
     doc.text(case.story, "  ");
     doc.text(format!("emulates: {}", case.emulates), "  ");
     doc.text(format!("published: {}", case.reference), "  ");
