@@ -26,6 +26,7 @@ use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::generators::WordSource;
 use crate::engine::mapped_source::{SourceSpec, TypedSource, TypedVisitor, dispatch_typed};
 use crate::engine::random_source::BLOCK_TRIALS;
+use crate::theory::reachable::log2_factorial;
 
 /// The most seeds enumerated (their packed prefixes take 8 bytes each: 1 GiB).
 pub const MAX_ENUMERATED_SEEDS: u64 = 1 << 27;
@@ -85,11 +86,25 @@ pub struct Predictability {
     pub sentence: String,
 }
 
-/// The seed space of a source re-seeded before every shuffle, if it has at most 2^32 seeds
-/// (the sizes this report is for).
-pub fn seed_space(source: &SourceSpec) -> Option<u64> {
+/// The seed space of a source re-seeded before every shuffle of `n` cards, if it has at most
+/// 2^32 seeds (the sizes this report is for) and fewer than the n! orderings (with more seeds
+/// than orderings, seeing the cards cannot single out a seed).
+pub fn seed_space(source: &SourceSpec, n: usize) -> Option<u64> {
     let space = source.reseed?.seed_space();
-    (space <= 1 << 32).then_some(space)
+    ((space <= 1 << 32) && (space as f64).log2() < log2_factorial(n)).then_some(space)
+}
+
+/// Thousands separated by commas.
+fn grouped(value: u64) -> String {
+    let digits = value.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// log2 of P(n, k) = n!/(n−k)!, the ordered choices of k cards of n.
@@ -341,7 +356,7 @@ pub fn predictability(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Option<Predictability> {
-    let seeds = seed_space(source)?;
+    let seeds = seed_space(source, n)?;
     let (method, visible, distinct, exact, compared, why) =
         match enumerate(shuffle, n, source, seeds, threads, stop, progress) {
             Ok(Some(found)) => (
@@ -391,7 +406,7 @@ pub fn predictability(
 }
 
 fn sentence(
-    seeds: u64,
+    seed_count: u64,
     n: usize,
     visible: &[Visible],
     typical: Option<usize>,
@@ -402,9 +417,10 @@ fn sentence(
         PredictabilityMethod::Enumerated => "every seed shuffled",
         PredictabilityMethod::Estimated => "estimated from the number of seeds",
     };
-    if seeds == 1 {
+    if seed_count == 1 {
         return "one seed: every deal is the same deck, known before a card is seen".to_string();
     }
+    let seeds = grouped(seed_count);
     let share = |k: usize| visible.get(k - 1).map_or(0.0, |row| row.identified);
     match (typical, nearly_all) {
         (Some(k), Some(all)) if all == k => format!(

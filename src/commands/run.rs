@@ -228,7 +228,7 @@ fn seed_predictability(
     config: &RunConfig,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Option<Predictability> {
-    let seeds = seed_space(&config.source)?;
+    let seeds = seed_space(&config.source, config.settings.deck)?;
     if interrupt::requested() {
         return None;
     }
