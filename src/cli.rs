@@ -194,7 +194,9 @@ pub struct CaseArgs {
         value_parser = clap::builder::PossibleValuesParser::new(crate::cases::names()),
         hide_possible_values = true)]
     pub name: Option<String>,
-    /// List the cases: name, year, the shuffle, its deck, what the emulation finds.
+    /// List the cases.
+    ///
+    /// Name, year, the shuffle, the deck of its published figures, what the emulation finds.
     #[arg(long, conflicts_with = "name")]
     pub list: bool,
     /// Cards [default: the deck of the case's published figures].
@@ -228,7 +230,10 @@ pub struct CaseArgs {
     /// Leave out the tests of the stream of deals, and their memory.
     #[arg(long, help_heading = PERFORMANCE)]
     pub no_deal_tests: bool,
-    /// Also write every emulated shuffle's permutation to FILE (`-` is stdout), for `check`.
+    /// Also write every shuffle's permutation to FILE (`-` is stdout).
+    ///
+    /// One per line (cards 0-based), in the format `check` reads: the emulation as a test
+    /// input.
     #[arg(long, value_name = "FILE", help_heading = ADVANCED)]
     pub emit_permutations: Option<PathBuf>,
 }

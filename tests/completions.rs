@@ -94,7 +94,7 @@ fn bash_completes_subcommands_their_flags_and_the_choices_of_a_flag() {
     std::fs::write(&path, stdout_of(&["completions", "bash"])).unwrap();
     assert_eq!(
         bash_completes(&path, &["shuffle-bias", "c"]),
-        "compare check completions"
+        "compare check completions case"
     );
     // After a subcommand (broken by clap_complete for hyphenated names, fixed by the binary).
     assert_eq!(
