@@ -221,7 +221,11 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
                 None => String::new(),
             }
         ),
-        "this run's position counts, and the exact position law",
+        if theory.is_some() {
+            "this run's position counts, and the exact position law"
+        } else {
+            "this run's position counts (the exact law, tested up to 8 cards, gives 0)"
+        },
         never == 0 && theory.is_none_or(|p| p == 0.0),
     )];
     let decks = "86,400,000 possible decks (one per millisecond of a day)";
