@@ -15,7 +15,7 @@
 //!
 //! The enumeration runs when the seeds fit in memory (8 bytes a seed, at most 2^27 seeds) and a
 //! timed probe says it finishes within [`ENUMERATION_SECONDS`]; otherwise the estimate is
-//! reported, and says so.
+//! reported, and says why.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
@@ -31,8 +31,11 @@ use crate::theory::reachable::log2_factorial;
 /// The most seeds enumerated (their packed prefixes take 8 bytes each: 1 GiB).
 pub const MAX_ENUMERATED_SEEDS: u64 = 1 << 27;
 
-/// The longest an enumeration may be projected to take before the estimate is used instead.
-pub const ENUMERATION_SECONDS: f64 = 60.0;
+/// The longest an enumeration may be projected to take before the estimate is used instead:
+/// five minutes, so that a space a game could really be attacked through (Planet Poker's
+/// 86,400,000 seeds, about 35 s on two idle cores) is enumerated on a busy machine too; the
+/// enumeration shows a progress bar and stops at Ctrl-C.
+pub const ENUMERATION_SECONDS: f64 = 300.0;
 
 /// The share of decks that "identify the deck" asks for in [`Predictability::cards_to_identify`]:
 /// more than half of the decks (the typical deck).
