@@ -17,6 +17,7 @@ use crate::engine::permutation::unrank;
 use crate::engine::random_source::RandomSource;
 use crate::report::case::{Agreement, Figure};
 use crate::report::run::RunReport;
+use crate::report::text::group;
 use crate::stats::chi_square::chi_square_sf;
 use crate::theory::exact::{exact_law, first_path};
 use crate::theory::reachable::log2_factorial;
@@ -189,19 +190,6 @@ fn rejected(report: &RunReport, question: Question) -> bool {
         .any(|test| test.question == question && test.rejected && !test.descriptive)
 }
 
-/// Thousands separated by commas.
-fn grouped(value: u64) -> String {
-    let digits = value.to_string();
-    let mut out = String::new();
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
-}
-
 fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
     const ARKIN: &str = "Arkin et al. 1999";
     let n = cx.deck();
@@ -214,8 +202,8 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
         "never",
         format!(
             "{} of {} deals{}",
-            grouped(never),
-            grouped(cx.trials()),
+            group(never),
+            group(cx.trials()),
             match theory {
                 Some(p) => format!("; exact law {p}"),
                 None => String::new(),
@@ -236,12 +224,12 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
             "86,400,000",
             format!(
                 "{} distinct decks{}",
-                grouped(p.distinct_decks.unwrap_or(0)),
+                group(p.distinct_decks.unwrap_or(0)),
                 if p.distinct_exact { "" } else { " at least" }
             ),
             format!(
                 "every one of the {} seeds shuffled, the first {} cards compared",
-                grouped(p.seeds),
+                group(p.seeds),
                 p.compared_cards
             ),
             p.distinct_exact && p.distinct_decks == Some(super::MILLISECONDS_A_DAY),
@@ -297,7 +285,7 @@ fn planet_poker(cx: &FigureContext) -> Vec<Figure> {
                         100.0 * share(5),
                         100.0 * share(4)
                     ),
-                    format!("{} consecutive seeds shuffled", grouped(window)),
+                    format!("{} consecutive seeds shuffled", group(window)),
                     share(5) >= 0.99,
                 )
             }
@@ -413,7 +401,7 @@ fn laravel_shuffle(cx: &FigureContext) -> Vec<Figure> {
         LARAVEL_COUNTS
             .iter()
             .zip('a'..)
-            .map(|(&count, name)| format!("{name} {}", grouped(count)))
+            .map(|(&count, name)| format!("{name} {}", group(count)))
             .collect::<Vec<_>>()
             .join(", "),
         format!(
@@ -421,7 +409,7 @@ fn laravel_shuffle(cx: &FigureContext) -> Vec<Figure> {
             firsts
                 .iter()
                 .zip('a'..)
-                .map(|(&count, name)| format!("{name} {}", grouped(count)))
+                .map(|(&count, name)| format!("{name} {}", group(count)))
                 .collect::<Vec<_>>()
                 .join(", ")
         ),
@@ -475,9 +463,9 @@ fn dotnet_random(cx: &FigureContext) -> Vec<Figure> {
                 format!(
                     "{} distinct decks in {} deals ({} expected: one per clock tick); the \
                      repeated-decks test {}",
-                    distinct.map_or("?".to_string(), grouped),
-                    grouped(cx.trials()),
-                    grouped(expected),
+                    distinct.map_or("?".to_string(), group),
+                    group(cx.trials()),
+                    group(expected),
                     if rejected(cx.report, Question::Reach)
                         || rejected(cx.report, Question::OneDeal)
                     {
@@ -548,8 +536,8 @@ fn php_mt_rand(cx: &FigureContext) -> Vec<Figure> {
         Some(p) => compared(
             "mt_srand takes a 32-bit seed: at most 2^32 decks of the 52! ≈ 2^225.6",
             "PHP manual, mt_srand",
-            grouped(seeds),
-            format!("{} seeds; {}", grouped(p.seeds), p.sentence),
+            group(seeds),
+            format!("{} seeds; {}", group(p.seeds), p.sentence),
             "the seed space of the emulation",
             p.seeds == seeds,
         ),
@@ -558,7 +546,7 @@ fn php_mt_rand(cx: &FigureContext) -> Vec<Figure> {
             ..compared(
                 "mt_srand takes a 32-bit seed",
                 "PHP manual, mt_srand",
-                grouped(seeds),
+                group(seeds),
                 "not computed",
                 "interrupted",
                 false,
@@ -577,8 +565,8 @@ fn php_mt_rand(cx: &FigureContext) -> Vec<Figure> {
         format!(
             "each of the 52 outcomes gets {} or {} of the 2^31 words: a bias of {:.1e}, \
              invisible in any run; 7.2+ rejects to make them equal",
-            grouped(fewest),
-            grouped(most),
+            group(fewest),
+            group(most),
             (most - fewest) as f64 / fewest as f64
         ),
         "the mapping's word counts",
@@ -602,7 +590,7 @@ fn v8_mwc1616(cx: &FigureContext) -> Vec<Figure> {
             format!(
                 "{} of {} consecutive values are a whole number of 2^-32",
                 if whole { "all" } else { "not all" },
-                grouped(draws)
+                group(draws)
             ),
             "the emulated generator",
             whole,
@@ -612,7 +600,7 @@ fn v8_mwc1616(cx: &FigureContext) -> Vec<Figure> {
             if cx.report.bias_detected {
                 "bias detected in this run".to_string()
             } else {
-                format!("no bias detected in {} deals", grouped(cx.trials()))
+                format!("no bias detected in {} deals", group(cx.trials()))
             },
             "this run: the floor(u·k) draw on 32-bit doubles favours no card by more than \
              k/2^32",
@@ -639,8 +627,8 @@ fn go_seed_1(cx: &FigureContext) -> Vec<Figure> {
                 format!(
                     "{} distinct deck in {} deals; two equal decks have probability \
                      10^{log10_p:.1} if fair, below α = {} at the second deck",
-                    stream.repeats.distinct.map_or("?".to_string(), grouped),
-                    grouped(cx.trials()),
+                    stream.repeats.distinct.map_or("?".to_string(), group),
+                    group(cx.trials()),
                     cx.report.header.alpha
                 ),
                 "this run's stream of deals",
@@ -752,8 +740,8 @@ fn sql_order_by_rand(cx: &FigureContext) -> Vec<Figure> {
             "every time",
             format!(
                 "the identity in {} of {} runs",
-                grouped(identity),
-                grouped(cx.trials())
+                group(identity),
+                group(cx.trials())
             ),
             "this run",
             identity == cx.trials(),
@@ -808,7 +796,7 @@ fn pokerstars(cx: &FigureContext) -> Vec<Figure> {
             if cx.report.bias_detected {
                 "bias detected".to_string()
             } else {
-                format!("no bias detected in {} deals", grouped(cx.trials()))
+                format!("no bias detected in {} deals", group(cx.trials()))
             },
             "this run",
             !cx.report.bias_detected,
@@ -821,12 +809,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reduce_and_grouped_write_what_reports_show() {
+    fn reduce_and_fraction_write_what_reports_show() {
         assert_eq!(reduce(6, 8), (3, 4));
         assert_eq!(reduce(0, 8), (0, 1));
         assert_eq!(fraction((1, 1)), "1");
-        assert_eq!(grouped(86_400_000), "86,400,000");
-        assert_eq!(grouped(999), "999");
     }
 
     #[test]
