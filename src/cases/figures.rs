@@ -132,27 +132,35 @@ fn fraction((a, b): (u128, u128)) -> String {
     }
 }
 
-/// The exact law of which card ends up first, as reduced fractions (None when the exact
-/// engine cannot give exact fractions within `max_paths`).
-pub fn first_place_law(
-    algorithm: Algorithm,
-    n: usize,
-    max_paths: u64,
-) -> Option<Vec<(u128, u128)>> {
+/// The exact position law, `[card][position]` as reduced fractions: each ordering's exact
+/// weight added to the cells it fills, the engine's law walked once (None when the exact engine
+/// cannot give exact fractions within `max_paths`).
+fn position_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Option<Vec<Vec<(u128, u128)>>> {
     let law = exact_law(Shuffle::once(algorithm), n, max_paths).ok()?;
     let exact = law.exact?;
-    let mut numerators = vec![0u128; n];
-    for (rank, &numerator) in exact.numerators.iter().enumerate() {
-        if numerator > 0 {
-            numerators[usize::from(unrank(rank, n)[0])] += numerator;
+    let mut numerators = vec![vec![0u128; n]; n];
+    for (rank, &weight) in exact.numerators.iter().enumerate() {
+        if weight > 0 {
+            for (position, &card) in unrank(rank, n).iter().enumerate() {
+                numerators[usize::from(card)][position] += weight;
+            }
         }
     }
     Some(
         numerators
             .into_iter()
-            .map(|numerator| reduce(numerator, exact.denominator))
+            .map(|row| {
+                row.into_iter()
+                    .map(|numerator| reduce(numerator, exact.denominator))
+                    .collect()
+            })
             .collect(),
     )
+}
+
+/// The exact law of which card ends up first, as reduced fractions.
+fn first_place_law(algorithm: Algorithm, n: usize, max_paths: u64) -> Option<Vec<(u128, u128)>> {
+    position_law(algorithm, n, max_paths).map(|law| law.iter().map(|row| row[0]).collect())
 }
 
 fn fractions(law: &[(u128, u128)]) -> String {
@@ -161,25 +169,6 @@ fn fractions(law: &[(u128, u128)]) -> String {
         .map(|(&p, name)| format!("{name} {}", fraction(p)))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// The exact probability that `card` ends at `position`.
-fn exact_at(
-    algorithm: Algorithm,
-    n: usize,
-    card: usize,
-    position: usize,
-    max_paths: u64,
-) -> Option<(u128, u128)> {
-    let law = exact_law(Shuffle::once(algorithm), n, max_paths).ok()?;
-    let exact = law.exact?;
-    let mut numerator = 0u128;
-    for (rank, &weight) in exact.numerators.iter().enumerate() {
-        if weight > 0 && usize::from(unrank(rank, n)[position]) == card {
-            numerator += weight;
-        }
-    }
-    Some(reduce(numerator, exact.denominator))
 }
 
 /// Whether a test asking `question` rejected.
@@ -310,7 +299,12 @@ fn browser_ballot(cx: &FigureContext) -> Vec<Figure> {
     let n = cx.deck();
     let last = n - 1;
     let observed = cx.report.positions.counts[last][last] as f64 / cx.trials().max(1) as f64;
-    let exact = exact_at(Algorithm::ComparatorInsertion, n, last, last, cx.max_paths);
+    let insertion = position_law(Algorithm::ComparatorInsertion, n, cx.max_paths);
+    let merge = position_law(Algorithm::ComparatorMerge, n, cx.max_paths);
+    let at = |law: &Option<Vec<Vec<(u128, u128)>>>, card: usize, position: usize| {
+        law.as_ref().map(|law| law[card][position])
+    };
+    let exact = at(&insertion, last, last);
     // Within 4 standard errors of 1/2 (a false alarm once in 16,000 runs).
     let within = (observed - 0.5).abs() <= 4.0 * (0.25 / cx.trials().max(1) as f64).sqrt();
     let mut figures = vec![compared(
@@ -326,9 +320,9 @@ fn browser_ballot(cx: &FigureContext) -> Vec<Figure> {
         "the exact law of V8's insertion sort with a coin, and this run",
         exact == Some((1, 2)) && within,
     )];
-    let merge_last = exact_at(Algorithm::ComparatorMerge, n, last, last, cx.max_paths);
-    let merge_first = exact_at(Algorithm::ComparatorMerge, n, 0, 0, cx.max_paths);
-    let insertion_first = exact_at(Algorithm::ComparatorInsertion, n, 0, 0, cx.max_paths);
+    let merge_last = at(&merge, last, last);
+    let merge_first = at(&merge, 0, 0);
+    let insertion_first = at(&insertion, 0, 0);
     let uniform = (1, n as u128);
     figures.push(compared(
         "under Firefox's merge sort the ballot was non-uniform too, with another law",
