@@ -33,7 +33,7 @@ use super::goodness_of_fit::goodness_of_fit;
 use super::test_note::TestNote;
 use super::{Draft, MIN_EXPECTED_COUNT, Question, TestMethod};
 use crate::engine::algorithms::Card;
-use crate::engine::permutation::{composition_into, rank, unrank};
+use crate::engine::permutation::{composition_into, for_each_in_rank_order, rank, unrank};
 use crate::stats::chi_square::chi_square_sf;
 use crate::stats::poisson::{poisson_mean_interval, poisson_two_sided};
 use crate::stats::pvalue::PValue;
@@ -683,16 +683,88 @@ pub struct CompositionWorkTooLarge {
     pub distinct: u64,
 }
 
+/// q̂ over the n! orderings, in rank order.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CompositionLaw {
+    /// Every cell, indexed by rank.
+    Dense(Vec<f64>),
+    /// Only the compositions some ordered pair of seen decks forms, as (rank, q̂, fixed points
+    /// of the composition) sorted by rank; every other cell is 0. Used when those pairs are few
+    /// beside n! (a short run on 9 or 10 cards), where a dense table would be mostly zeros
+    /// written at random.
+    Sparse(Vec<(usize, f64, u8)>),
+}
+
+impl CompositionLaw {
+    /// q̂ of the identity (rank 0): the share of pairs of independent decks that are equal.
+    pub fn identity(&self) -> f64 {
+        match self {
+            CompositionLaw::Dense(q) => q[0],
+            CompositionLaw::Sparse(cells) => cells
+                .first()
+                .filter(|&&(rank, ..)| rank == 0)
+                .map_or(0.0, |&(_, q, _)| q),
+        }
+    }
+
+    /// The law of the fixed points of the composition (the matching slots of two independent
+    /// decks of `deck` cards): `histogram[m]` = Σ q̂(τ) over the τ with m fixed points, summed in
+    /// rank order either way (a sparse law's missing cells would add 0).
+    pub fn fixed_points(&self, deck: usize) -> Vec<f64> {
+        let mut histogram = vec![0.0; deck + 1];
+        match self {
+            CompositionLaw::Dense(q) => {
+                for_each_in_rank_order(deck, |rank, tau| {
+                    let fixed = tau
+                        .iter()
+                        .enumerate()
+                        .filter(|&(c, &t)| usize::from(t) == c)
+                        .count();
+                    histogram[fixed] += q[rank];
+                });
+            }
+            CompositionLaw::Sparse(cells) => {
+                for &(_, q, fixed) in cells {
+                    histogram[usize::from(fixed)] += q;
+                }
+            }
+        }
+        histogram
+    }
+
+    /// Call `cell(observed[rank], q̂(rank))` for every rank in order, the same cells whichever
+    /// form the law takes (a sparse law's missing cells are 0).
+    pub fn for_each_cell(&self, observed: &[u64], mut cell: impl FnMut(u64, f64)) {
+        match self {
+            CompositionLaw::Dense(q) => {
+                for (&o, &q) in observed.iter().zip(q) {
+                    cell(o, q);
+                }
+            }
+            CompositionLaw::Sparse(cells) => {
+                let mut next = cells.iter().peekable();
+                for (rank, &o) in observed.iter().enumerate() {
+                    let q = next
+                        .next_if(|&&(r, ..)| r == rank)
+                        .map_or(0.0, |&(_, q, _)| q);
+                    cell(o, q);
+                }
+            }
+        }
+    }
+}
+
 /// q̂, the law of the composition σ'∘σ⁻¹ of two *independent* decks drawn from the law of one
 /// deck, estimated without bias from the full tally `counts` (indexed by rank) over all ordered
 /// pairs of distinct deals: q̂(τ) = [Σ_σ c_σ·c_{τ∘σ} − N·1{τ = id}]/(N(N − 1)) (the review
 /// `shared/notes/dependence-tests.md`, proposal (a)). The compositions are formed by
 /// [`composition_into`], as the deal stream counts them. D² pairs of the D decks seen; refused
-/// above [`MAX_COMPOSITION_WORK`].
+/// above [`MAX_COMPOSITION_WORK`]. While D² is at most half of n! the sums are formed sparsely
+/// (the pairs' keys sorted, then summed rank by rank): the same integers, so the same shares.
 pub fn compositions_if_independent(
     deck: usize,
     counts: &[u64],
-) -> Result<Vec<f64>, CompositionWorkTooLarge> {
+) -> Result<CompositionLaw, CompositionWorkTooLarge> {
     let seen: Vec<(Vec<Card>, u64)> = counts
         .iter()
         .enumerate()
@@ -712,6 +784,14 @@ pub fn compositions_if_independent(
             0.0
         }
     };
+    if distinct * distinct * 2 <= counts.len() as u64 {
+        return Ok(CompositionLaw::Sparse(
+            sparse_products(deck, &seen, deals)
+                .into_iter()
+                .map(|(rank, s, fixed)| (rank, share(s as f64), fixed))
+                .collect(),
+        ));
+    }
     // Σ_τ products = N², so below 2^32 deals every count fits 64 bits: half the memory of
     // 128-bit counts (n! of them, 29 MB at 10 cards), turned into the shares in place. The
     // integers, and so the shares, are the same either way.
@@ -720,23 +800,65 @@ pub fn compositions_if_independent(
         each_composition(deck, &seen, |cell, c, c_next| products[cell] += c * c_next);
         // The identity's pairs include each deal with itself: N of them.
         products[0] -= deals;
-        return Ok(products.into_iter().map(|s| share(s as f64)).collect());
+        return Ok(CompositionLaw::Dense(
+            products.into_iter().map(|s| share(s as f64)).collect(),
+        ));
     }
     let mut products = vec![0u128; counts.len()];
     each_composition(deck, &seen, |cell, c, c_next| {
         products[cell] += u128::from(c) * u128::from(c_next);
     });
     products[0] -= u128::from(deals);
-    Ok(products.into_iter().map(|s| share(s as f64)).collect())
+    Ok(CompositionLaw::Dense(
+        products.into_iter().map(|s| share(s as f64)).collect(),
+    ))
+}
+
+/// Σ_σ c_σ·c_{τ∘σ} for every composition τ that some ordered pair of `seen` forms (the
+/// identity's less the N pairs of a deal with itself), sorted by rank, with τ's fixed points
+/// (the slots at which the pair's decks agree). Each pair leaves one key,
+/// its composition's rank above the two decks' indices (ranks of at most
+/// [`crate::engine::deal_stream::MAX_COMPOSITION_DECK`] cards take 22 bits, indices below
+/// √[`MAX_COMPOSITION_WORK`] 16 bits each); the keys are sorted and the products summed key
+/// group by key group, in 128 bits.
+fn sparse_products(deck: usize, seen: &[(Vec<Card>, u64)], deals: u64) -> Vec<(usize, u128, u8)> {
+    debug_assert!(seen.len() < 1 << 16);
+    let mut keys: Vec<u64> = Vec::with_capacity(seen.len() * seen.len());
+    let mut slot_of = vec![0usize; deck];
+    let mut composition: Vec<Card> = vec![0; deck];
+    for (i, (previous, _)) in seen.iter().enumerate() {
+        for (slot, &card) in previous.iter().enumerate() {
+            slot_of[usize::from(card)] = slot;
+        }
+        for (j, (next, _)) in seen.iter().enumerate() {
+            composition_into(&slot_of, next, &mut composition);
+            keys.push(((rank(&composition) as u64) << 32) | ((i as u64) << 16) | j as u64);
+        }
+    }
+    keys.sort_unstable();
+    let mut sums: Vec<(usize, u128, u8)> = Vec::new();
+    for key in keys {
+        let cell = (key >> 32) as usize;
+        let (i, j) = ((key >> 16) as u16 as usize, key as u16 as usize);
+        let product = u128::from(seen[i].1) * u128::from(seen[j].1);
+        match sums.last_mut() {
+            Some((last, sum, _)) if *last == cell => *sum += product,
+            _ => {
+                let matching = seen[i].0.iter().zip(&seen[j].0).filter(|(a, b)| a == b);
+                sums.push((cell, product, matching.count() as u8));
+            }
+        }
+    }
+    // The pairs (σ, σ) put the identity first; it includes each deal with itself.
+    if let Some((0, sum, _)) = sums.first_mut() {
+        *sum -= u128::from(deals);
+    }
+    sums
 }
 
 /// Call `add(rank of σ'∘σ⁻¹, c_σ, c_σ')` for every ordered pair (σ, σ') of the decks `seen`
 /// (with their counts).
-fn each_composition(
-    deck: usize,
-    seen: &[(Vec<Card>, u64)],
-    mut add: impl FnMut(usize, u64, u64),
-) {
+fn each_composition(deck: usize, seen: &[(Vec<Card>, u64)], mut add: impl FnMut(usize, u64, u64)) {
     let mut slot_of = vec![0usize; deck];
     let mut composition: Vec<Card> = vec![0; deck];
     for (previous, c_previous) in seen {
@@ -763,14 +885,18 @@ fn each_composition(
 /// stochastically, exactly it when the law is uniform. Using the *model's* law instead of q̂
 /// would not hold the level (consecutive compositions share a deal), which is why the test is
 /// always conditional.
-pub fn serial_compositions_test(observed: &[u64], law_if_independent: &[f64], pairs: u64) -> Draft {
+pub fn serial_compositions_test(
+    observed: &[u64],
+    law_if_independent: &CompositionLaw,
+    pairs: u64,
+) -> Draft {
     let p = pairs as f64;
     let mut cells: Vec<(u64, f64)> = Vec::new();
     let (mut pooled_observed, mut pooled_expected) = (0u64, 0.0f64);
-    for (&o, &q) in observed.iter().zip(law_if_independent) {
+    law_if_independent.for_each_cell(observed, |o, q| {
         let expected = q * p;
         if expected <= 0.0 && o == 0 {
-            continue;
+            return;
         }
         if expected >= MIN_EXPECTED_COUNT {
             cells.push((o, expected));
@@ -782,7 +908,7 @@ pub fn serial_compositions_test(observed: &[u64], law_if_independent: &[f64], pa
                 (pooled_observed, pooled_expected) = (0, 0.0);
             }
         }
-    }
+    });
     if pooled_expected > 0.0 || pooled_observed > 0 {
         match cells.last_mut() {
             Some(last) => {
@@ -812,7 +938,6 @@ pub fn serial_compositions_test(observed: &[u64], law_if_independent: &[f64], pa
 mod tests {
     use super::*;
     use crate::engine::algorithms::Card;
-    use crate::engine::permutation::for_each_in_rank_order;
     use crate::theory::permutation_statistics::Statistic;
     use approx::assert_relative_eq;
 
@@ -845,7 +970,10 @@ mod tests {
             vec![5u64, 0, 3, 9, 1, 2],
             vec![3_000_000_000, 1, 2_500_000_000, 0, 7, 4_000_000_000],
         ] {
-            let law = compositions_if_independent(3, &counts).unwrap();
+            let CompositionLaw::Dense(law) = compositions_if_independent(3, &counts).unwrap()
+            else {
+                panic!("five decks seen of six orderings take the dense form");
+            };
             let expected = compositions_by_search(3, &counts);
             assert_eq!(law.len(), 6);
             for (got, want) in law.iter().zip(&expected) {
@@ -853,6 +981,53 @@ mod tests {
             }
             assert_relative_eq!(law.iter().sum::<f64>(), 1.0, max_relative = 1e-12);
         }
+    }
+
+    #[test]
+    fn the_sparse_law_of_compositions_is_the_pairwise_sum_cell_by_cell() {
+        // 6 of 720 orderings seen (36 pairs, at most half of 720): the sparse form, checked
+        // against the pair-by-pair sum at every rank, zero where no pair composes, and the
+        // serial test's cells the same as from the dense table of the same shares.
+        let mut counts = vec![0u64; 720];
+        for (rank, count) in [
+            (0, 4u64),
+            (17, 1),
+            (203, 9),
+            (204, 2),
+            (555, 3_000_000_000),
+            (719, 6),
+        ] {
+            counts[rank] = count;
+        }
+        let law = compositions_if_independent(6, &counts).unwrap();
+        let CompositionLaw::Sparse(cells) = &law else {
+            panic!("six decks seen of 720 orderings take the sparse form");
+        };
+        assert!(cells.windows(2).all(|w| w[0].0 < w[1].0), "sorted by rank");
+        let expected = compositions_by_search(6, &counts);
+        let mut dense = vec![0.0; 720];
+        for &(rank, q, fixed) in cells {
+            dense[rank] = q;
+            let tau = unrank(rank, 6);
+            let by_map = tau
+                .iter()
+                .enumerate()
+                .filter(|&(c, &t)| usize::from(t) == c);
+            assert_eq!(usize::from(fixed), by_map.count(), "rank {rank}");
+        }
+        for (rank, (got, want)) in dense.iter().zip(&expected).enumerate() {
+            assert_relative_eq!(*got, *want, max_relative = 1e-15, epsilon = 0.0);
+            assert_eq!(*got == 0.0, *want == 0.0, "rank {rank}");
+        }
+        assert_eq!(law.identity(), expected[0]);
+        let dense_law = CompositionLaw::Dense(dense.clone());
+        assert_eq!(law.fixed_points(6), dense_law.fixed_points(6));
+        let observed: Vec<u64> = (0..720).map(|r| (r % 7) as u64).collect();
+        let pairs = observed.iter().sum();
+        assert_eq!(
+            serial_compositions_test(&observed, &law, pairs),
+            serial_compositions_test(&observed, &CompositionLaw::Dense(dense), pairs)
+        );
     }
 
     /// Every arrangement of `k` cards out of `n`.

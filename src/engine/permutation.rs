@@ -201,8 +201,32 @@ pub fn rank_array<const N: usize>(deck: &[Card; N]) -> usize {
         + usize::from(TAIL_RANKS[N - KEY_CARDS][table_key(tail)])
 }
 
+/// Write into `deck` the permutation of `deck.len()` ≤ 16 cards with lexicographic rank
+/// `rank`: [`unrank`] without an allocation. The cards not yet placed sit in a 64-bit word, four
+/// bits each in increasing order; each Lehmer digit picks one out and closes the gap.
+pub fn unrank_into(mut rank: usize, deck: &mut [Card]) {
+    let n = deck.len();
+    assert!(n <= 16, "unrank_into takes at most 16 cards");
+    let mut remaining: u64 = (0..n as u64).fold(0, |word, card| word | (card << (4 * card)));
+    for (i, slot) in deck.iter_mut().enumerate() {
+        let weight = FACTORIALS[n - 1 - i] as usize;
+        let digit = rank / weight;
+        rank %= weight;
+        let shift = 4 * digit as u32;
+        *slot = ((remaining >> shift) & 0xf) as Card;
+        let below = remaining & ((1u64 << shift) - 1);
+        // Two shifts of at most 60 bits: the sixteenth card's would be 64.
+        remaining = below | (((remaining >> shift) >> 4) << shift);
+    }
+}
+
 /// The permutation of n cards with lexicographic rank `rank` (the inverse of [`rank`]).
 pub fn unrank(mut rank: usize, n: usize) -> Vec<Card> {
+    if n <= 16 {
+        let mut deck = vec![0; n];
+        unrank_into(rank, &mut deck);
+        return deck;
+    }
     let mut remaining: Vec<Card> = (0..n as Card).collect();
     let mut deck = Vec::with_capacity(n);
     for i in 0..n {
@@ -361,6 +385,40 @@ mod tests {
             });
             assert_eq!(visited, factorial(n) as usize);
         }
+    }
+
+    #[test]
+    fn the_packed_unrank_picks_the_same_cards_as_removing_from_a_list_up_to_sixteen_cards() {
+        // The definition: each Lehmer digit removes that card from the list of those left.
+        fn by_removal(mut rank: usize, n: usize) -> Vec<Card> {
+            let mut remaining: Vec<Card> = (0..n as Card).collect();
+            (0..n)
+                .map(|i| {
+                    let weight = FACTORIALS[n - 1 - i] as usize;
+                    let digit = rank / weight;
+                    rank %= weight;
+                    remaining.remove(digit)
+                })
+                .collect()
+        }
+        for n in [9, 10, 15, 16] {
+            let last = factorial(n) as usize - 1;
+            // The ends and a spread of ranks between them (a multiplicative walk mod n!).
+            let ranks = [0, 1, last - 1, last].into_iter().chain(
+                (1..2000u64).map(|k| (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) % (last as u64 + 1)) as usize),
+            );
+            for r in ranks {
+                let mut deck = vec![0; n];
+                unrank_into(r, &mut deck);
+                assert_eq!(deck, by_removal(r, n), "rank {r} of {n} cards");
+                assert_eq!(rank(&deck), r);
+            }
+        }
+        assert_eq!(
+            unrank(7, 18),
+            by_removal(7, 18),
+            "beyond 16 cards, the list"
+        );
     }
 
     fn check_rank_array<const N: usize>() {

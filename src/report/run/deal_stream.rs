@@ -11,11 +11,11 @@ use super::{Against, RunFacts};
 use crate::analysis::Draft;
 use crate::analysis::Question;
 use crate::analysis::deal_stream::{
-    CollisionLaw, CollisionNotRun, CollisionNull, CompositionWorkTooLarge, DealShape,
-    MAX_COMPOSITION_WORK, ReachableEstimate, RepeatCounts, SlotIndependence, collision_test,
-    compositions_if_independent, matches_if_independent, matches_law, pooled_groups,
-    reachable_estimate, serial_compositions_test, serial_matches_test, serial_slots_test,
-    slot_independence,
+    CollisionLaw, CollisionNotRun, CollisionNull, CompositionLaw, CompositionWorkTooLarge,
+    DealShape, MAX_COMPOSITION_WORK, ReachableEstimate, RepeatCounts, SlotIndependence,
+    collision_test, compositions_if_independent, matches_if_independent, matches_law,
+    pooled_groups, reachable_estimate, serial_compositions_test, serial_matches_test,
+    serial_slots_test, slot_independence,
 };
 use crate::analysis::figures::observed_mean;
 use crate::analysis::mallows::{MallowsFigures, NAME as MALLOWS_NAME, serial_mallows_test};
@@ -283,7 +283,7 @@ pub(super) fn deal_stream_part(
 
     // Serial (c)'s law under independence, when the full tally is small enough: it also gives
     // serial (a)'s histogram under independence.
-    let composition_law: Option<Result<Vec<f64>, CompositionWorkTooLarge>> = tally
+    let composition_law: Option<Result<CompositionLaw, CompositionWorkTooLarge>> = tally
         .compositions
         .as_ref()
         .and(counts)
@@ -298,18 +298,7 @@ pub(super) fn deal_stream_part(
         tally.pairs,
         mean_if_independent,
     ));
-    let expected_if_independent = law_if_independent.map(|q| {
-        let mut histogram = vec![0.0; shape.dealt + 1];
-        crate::engine::permutation::for_each_in_rank_order(shape.deck, |rank, tau| {
-            let fixed = tau
-                .iter()
-                .enumerate()
-                .filter(|&(c, &t)| usize::from(t) == c)
-                .count();
-            histogram[fixed] += q[rank];
-        });
-        histogram
-    });
+    let expected_if_independent = law_if_independent.map(|q| q.fixed_points(shape.deck));
 
     // Serial (b).
     let groups = pooled_groups(tally.groups, tally.pairs);
@@ -355,7 +344,7 @@ pub(super) fn deal_stream_part(
             never_seen: counts.iter().filter(|&&c| c == 0).count() as u64,
             expected_per_ordering: tally.pairs as f64 / counts.len() as f64,
             identity_observed: counts[0],
-            identity_if_independent: law_if_independent.map(|q| q[0] * tally.pairs as f64),
+            identity_if_independent: law_if_independent.map(|q| q.identity() * tally.pairs as f64),
         });
     if let Some(observed) = &tally.compositions {
         match &composition_law {
