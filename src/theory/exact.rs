@@ -35,8 +35,8 @@ use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::mapping::Mapping;
 use crate::engine::permutation::{factorial, for_each_in_rank_order, for_each_in_rank_range, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
-use crate::system::interrupt;
 use crate::stats::summation::CompensatedSum;
+use crate::system::interrupt;
 use crate::theory::permutation_statistics::ratio_to_f64;
 use num_bigint::BigUint;
 
@@ -52,6 +52,9 @@ pub const STEP_PROPAGATION: &str = "step-propagation";
 
 /// The [`Law::method`] of a law known without a walk: Fisher–Yates with exactly uniform draws.
 pub const UNIFORM_BY_CONSTRUCTION: &str = "uniform-by-construction";
+
+/// The method of [`uniform_law`]: the uniform law itself, for reports with no model.
+pub const UNIFORM: &str = "uniform";
 
 /// The path walk looks for Ctrl-C once per this many paths (a few microseconds of work).
 const INTERRUPT_CHECK_PATHS: u64 = 1024;
@@ -1108,7 +1111,7 @@ pub fn uniform_law(n: usize) -> Law {
             denominator: u128::from(cells),
         }),
         paths: 0,
-        method: "uniform",
+        method: UNIFORM,
     }
 }
 
@@ -1118,9 +1121,22 @@ impl Law {
         self.probabilities.iter().filter(|&&p| p > 0.0).count()
     }
 
+    /// Whether this is the uniform law, every ordering 1/n! ([`uniform_law`], or
+    /// [`uniform_by_construction`]'s theorem).
+    pub fn is_uniform(&self) -> bool {
+        matches!(self.method, UNIFORM | UNIFORM_BY_CONSTRUCTION)
+    }
+
     /// The position matrix: `[card][position]` = P(card ends at position).
+    ///
+    /// Under the uniform law each card sits at each position in (n − 1)! of the n! orderings:
+    /// every cell is (n − 1)!/n!, the correctly rounded 1/n, without a walk of the n! orderings
+    /// (which would sum (n − 1)! roundings of 1/n!).
     pub fn position_matrix(&self) -> Vec<Vec<f64>> {
         let n = self.deck;
+        if self.is_uniform() && n > 0 {
+            return vec![vec![factorial(n - 1) as f64 / factorial(n) as f64; n]; n];
+        }
         let mut matrix = vec![vec![0.0; n]; n];
         for_each_in_rank_order(n, |cell, deck| {
             let p = self.probabilities[cell];
@@ -1201,6 +1217,30 @@ impl Law {
 mod tests {
     use super::*;
     use crate::engine::algorithms::Algorithm;
+
+    #[test]
+    fn the_uniform_position_matrix_is_one_over_n_as_the_exact_fractions_sum_it() {
+        // The closed form against the numerators walked ordering by ordering (integers, so
+        // exact): (n − 1)! of the n! orderings put each card at each position.
+        for n in 1..=8 {
+            let law = uniform_law(n);
+            assert!(law.is_uniform());
+            let fractions = law.exact.as_ref().unwrap();
+            let mut sums = vec![vec![0u128; n]; n];
+            for_each_in_rank_order(n, |cell, deck| {
+                for (position, &card) in deck.iter().enumerate() {
+                    sums[usize::from(card)][position] += fractions.numerators[cell];
+                }
+            });
+            let matrix = law.position_matrix();
+            for (card, row) in sums.iter().enumerate() {
+                for (position, &sum) in row.iter().enumerate() {
+                    assert_eq!(sum * n as u128, fractions.denominator, "{n} cards");
+                    assert_eq!(matrix[card][position], 1.0 / n as f64, "{n} cards");
+                }
+            }
+        }
+    }
 
     #[test]
     fn an_exact_stage_carried_by_several_threads_gives_the_law_one_thread_gives() {
