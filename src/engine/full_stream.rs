@@ -243,9 +243,7 @@ impl<const N: usize> FullStream<N> {
         self.widen();
         let n = N;
         let mut matches = vec![0u64; n + 1];
-        let mut compositions = self
-            .compositions_on
-            .then(|| vec![0u64; FACTORIALS[n] as usize]);
+        let mut compositions = self.compositions_on.then(Vec::new);
         let slots = if N <= PAIR_TALLY_MAX_DECK {
             let cells = FACTORIALS[n] as usize;
             let decks: Vec<Vec<Card>> = (0..cells).map(|r| unrank(r, n)).collect();
@@ -266,6 +264,9 @@ impl<const N: usize> FullStream<N> {
                 }
                 matches[same] += pairs;
                 if let Some(counts) = &mut compositions {
+                    if counts.is_empty() {
+                        counts.resize(cells, 0);
+                    }
                     for (card, target) in composition.iter_mut().enumerate() {
                         *target = next[slot_of[card]];
                     }
@@ -276,13 +277,13 @@ impl<const N: usize> FullStream<N> {
         } else {
             matches.copy_from_slice(&self.matches[..=n]);
             if let (Some(counts), Some(tally)) = (&mut compositions, self.compositions.take()) {
-                counts.copy_from_slice(&tally.into_counts());
+                *counts = tally.into_counts();
             }
             std::mem::take(&mut self.slots_wide)
         };
         let pairs = matches.iter().sum();
         self.stream
-            .add_counted_pairs(pairs, &matches, &slots, compositions.as_deref());
+            .add_counted_pairs(pairs, &matches, &slots, compositions);
         for ends in &self.blocks {
             self.stream.add_counted_block(
                 ends.block,

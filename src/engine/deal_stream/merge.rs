@@ -7,8 +7,10 @@
 
 use super::{
     DealStream, DealStreamOptions, DealStreamTally, RepeatSource, Repeats, RepeatsSkipped, Seam,
+    add_composition_counts,
 };
 use crate::engine::algorithms::Card;
+use crate::engine::permutation::factorial;
 
 /// The ends of a run of consecutive blocks of a stream whose inner seams are paired: the first
 /// deal of its first block and the last deal of its last block.
@@ -84,7 +86,7 @@ impl DealStreamMerger {
     }
 
     /// Add one part; an error says how its shape differs from the stream's.
-    pub fn add(&mut self, part: DealStreamTally) -> Result<(), String> {
+    pub fn add(&mut self, mut part: DealStreamTally) -> Result<(), String> {
         let stream = &mut self.stream;
         let options = stream.options;
         if part.deck != options.deck
@@ -93,7 +95,10 @@ impl DealStreamMerger {
             || part.matches.len() != stream.matches.len()
             || part.slots.len() != stream.slots.len()
             || part.compositions.as_ref().map(Vec::len)
-                != stream.compositions.as_ref().map(Vec::len)
+                != stream
+                    .compositions
+                    .as_ref()
+                    .map(|_| factorial(options.deck) as usize)
             || part.kernel.is_some() != stream.kernel.is_some()
             || part
                 .ends
@@ -127,10 +132,9 @@ impl DealStreamMerger {
         for (total, count) in stream.slots.iter_mut().zip(&part.slots) {
             *total += count;
         }
-        if let (Some(totals), Some(counts)) = (&mut stream.compositions, &part.compositions) {
-            for (total, count) in totals.iter_mut().zip(counts) {
-                *total += count;
-            }
+        if let (Some(totals), Some(counts)) = (&mut stream.compositions, part.compositions.take())
+        {
+            add_composition_counts(totals, counts);
         }
         if let (Some(total), Some(sums)) = (&mut stream.kernel, &part.kernel) {
             total.sums.add(sums);

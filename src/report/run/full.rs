@@ -50,30 +50,43 @@ pub fn build_run_report_with_deals(
     let position_counts = position_counts(n, &counts);
     let theory_matrix = model.map(|law| law.position_matrix());
 
-    let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
-    let uniform_p = 1.0 / counts.len() as f64;
-    let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
-    drafts.push(identity_test(
-        counts[0],
-        trials,
-        Probability::from_p(identity_p0),
-    ));
-    let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
-    drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
-    let deal_stream = deals.map(|deals| {
-        let (part, deal_drafts) = deal_stream_part(
-            facts,
-            deals,
-            Some(&counts),
-            &position_counts,
-            hypothesis.map(|law| &**law),
-        );
-        drafts.extend(deal_drafts);
-        part
+    // The tests of the stream of deals read the tally but nothing else here computes: on a
+    // second thread, beside the ordering tests and figures (each a pass over n! counts).
+    let (drafts, part, deal_stream) = std::thread::scope(|scope| {
+        let deal_stream = deals.map(|deals| {
+            let (counts, position_counts) = (&counts, &position_counts);
+            scope.spawn(move || {
+                deal_stream_part(
+                    facts,
+                    deals,
+                    Some(counts),
+                    position_counts,
+                    hypothesis.map(|law| &**law),
+                )
+            })
+        });
+        let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
+        let uniform_p = 1.0 / counts.len() as f64;
+        let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
+        drafts.push(identity_test(
+            counts[0],
+            trials,
+            Probability::from_p(identity_p0),
+        ));
+        let tested_matrix = theory_matrix.as_ref().filter(|_| hypothesis.is_some());
+        drafts.extend(position_drafts(&position_counts, tested_matrix, trials));
+        let part = full_part(facts, n, &counts, model, trials);
+        let deal_stream = deal_stream.map(|worker| {
+            let (part, deal_drafts) = worker.join().unwrap_or_else(|panic| {
+                std::panic::resume_unwind(panic);
+            });
+            drafts.extend(deal_drafts);
+            part
+        });
+        (drafts, part, deal_stream)
     });
     let family_size = drafts.len();
-
-    let part = full_part(facts, n, &counts, model, trials);
+    let uniform_p = 1.0 / counts.len() as f64;
     let listed = part.permutations.listed();
     let common = Common {
         header: facts.header(n, Some(factorial(n)), trials),
