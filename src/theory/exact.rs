@@ -997,9 +997,23 @@ fn push_through_split(
                 ..
             },
         ) => {
-            // The orderings x of one range of ranks carried into their own counters: the
-            // numerators are integers, so the ranges' sums add up to the same law whatever
-            // the split (the float branch below keeps one order, and one thread).
+            // A dense law is pulled: each ordering y sums the orderings that the stage takes
+            // to it, y ∘ m⁻¹ for each move m, written once, threads over disjoint ranges.
+            let support = numerators.iter().filter(|&&count| count != 0).count();
+            if support >= cells / PULL_FROM_SUPPORT_SHARE {
+                let next = pull_exact(numerators, &stage.moves, stage_numerators, n, threads);
+                if interrupt::requested() {
+                    return Err(ExactError::Interrupted);
+                }
+                return Ok(Weights::Exact {
+                    numerators: next,
+                    denominator,
+                });
+            }
+            // A sparse one is pushed: the orderings x of one range of ranks carried into their
+            // own counters. The numerators are integers, so the ranges' sums (and the pull's)
+            // add up to the same law whatever the split or the way (the float branch below
+            // keeps one order, and one thread).
             let carry = |ranks: std::ops::Range<usize>| {
                 let mut next = vec![0u128; cells];
                 let mut composed = [0 as Card; MAX_EXACT_DECK];
@@ -1067,6 +1081,104 @@ fn push_through_split(
             Ok(Weights::Float(next))
         }
     }
+}
+
+/// The exact stage from a law whose support is at least 1/this of the orderings is pulled
+/// ([`pull_exact`]) rather than pushed: pushing costs a random update per ordering of the
+/// support and move, on one n! table per thread summed at the end; pulling a random read per
+/// ordering and move, each ordering's sum written once.
+const PULL_FROM_SUPPORT_SHARE: usize = 4;
+
+/// The numerators of x ∘ m (x from `numerators`, m from `moves` with `weights`) by ordering:
+/// next(y) = Σ_m weight(m)·numerators(y ∘ m⁻¹), where (y ∘ m⁻¹)[p] = y[m⁻¹(p)] is the one deck
+/// that the move takes to y (a push writes `composed[slot] = x[m[slot]]`). The orderings y
+/// are walked in rank order, split in `threads` ranges written by their own thread; the sums
+/// are integers, so they are a push's exactly. Ctrl-C is polled at every ordering; the caller
+/// reads it after.
+fn pull_exact(
+    numerators: &[u128],
+    moves: &[Vec<Card>],
+    weights: &[u128],
+    n: usize,
+    threads: usize,
+) -> Vec<u128> {
+    let inverses: Vec<Vec<usize>> = moves
+        .iter()
+        .map(|m| {
+            let mut inverse = vec![0; m.len()];
+            for (slot, &position) in m.iter().enumerate() {
+                inverse[usize::from(position)] = slot;
+            }
+            inverse
+        })
+        .collect();
+    let cells = numerators.len();
+    let mut next = vec![0u128; cells];
+    let share = cells.div_ceil(threads.max(1));
+    #[cfg(target_arch = "x86_64")]
+    let popcnt = std::arch::is_x86_feature_detected!("popcnt");
+    std::thread::scope(|scope| {
+        for (part, chunk) in next.chunks_mut(share).enumerate() {
+            let inverses = &inverses;
+            scope.spawn(move || {
+                let start = part * share;
+                #[cfg(target_arch = "x86_64")]
+                if popcnt {
+                    // SAFETY: the CPU has popcnt (checked above).
+                    unsafe {
+                        pull_range_with_popcnt(numerators, inverses, weights, n, start, chunk)
+                    };
+                    return;
+                }
+                pull_range(numerators, inverses, weights, n, start, chunk);
+            });
+        }
+    });
+    next
+}
+
+/// [`pull_range`] compiled with the POPCNT instruction, which [`rank`] counts with.
+///
+/// # Safety
+/// The CPU must support `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn pull_range_with_popcnt(
+    numerators: &[u128],
+    inverses: &[Vec<usize>],
+    weights: &[u128],
+    n: usize,
+    start: usize,
+    chunk: &mut [u128],
+) {
+    pull_range(numerators, inverses, weights, n, start, chunk);
+}
+
+/// [`pull_exact`]'s sums for the orderings of ranks `start..start + chunk.len()`, into `chunk`.
+#[inline(always)]
+fn pull_range(
+    numerators: &[u128],
+    inverses: &[Vec<usize>],
+    weights: &[u128],
+    n: usize,
+    start: usize,
+    chunk: &mut [u128],
+) {
+    let mut source = [0 as Card; MAX_EXACT_DECK];
+    let source = &mut source[..n];
+    for_each_in_rank_range(n, start..start + chunk.len(), |cell, deck| {
+        if interrupt::requested() {
+            return;
+        }
+        let mut sum = 0u128;
+        for (inverse, &weight) in inverses.iter().zip(weights) {
+            for (slot, &from) in source.iter_mut().zip(inverse) {
+                *slot = deck[from];
+            }
+            sum += numerators[rank(source)] * weight;
+        }
+        chunk[cell - start] = sum;
+    });
 }
 
 /// Add weight/path to `numerators[cell]` over the common denominator `common`, enlarging the
@@ -1268,6 +1380,38 @@ mod tests {
         assert_eq!(one.0.iter().sum::<u128>(), one.1);
         for threads in [2, 3, 7] {
             assert_eq!(law(threads), one, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn a_pulled_stage_gives_the_numerators_a_pushed_one_gives() {
+        // Six cards, every ordering weighted, three moves that are not their own inverses (a
+        // 6-cycle, a 3-cycle and a 2-cycle, and the identity): each x carried to x ∘ m by hand.
+        let n = 6;
+        let cells = factorial(n) as usize;
+        let numerators: Vec<u128> = (0..cells as u128).map(|r| (r * 7919 + 3) % 1009).collect();
+        let moves: Vec<Vec<Card>> = vec![
+            vec![1, 2, 3, 4, 5, 0],
+            vec![2, 0, 1, 4, 3, 5],
+            vec![0, 1, 2, 3, 4, 5],
+        ];
+        let weights = [5u128, 11, 2];
+        let mut pushed = vec![0u128; cells];
+        let mut composed = vec![0 as Card; n];
+        for_each_in_rank_order(n, |cell, deck| {
+            for (m, &w) in moves.iter().zip(&weights) {
+                for (slot, &position) in composed.iter_mut().zip(m) {
+                    *slot = deck[usize::from(position)];
+                }
+                pushed[rank(&composed)] += numerators[cell] * w;
+            }
+        });
+        for threads in [1, 3] {
+            assert_eq!(
+                pull_exact(&numerators, &moves, &weights, n, threads),
+                pushed,
+                "{threads} threads"
+            );
         }
     }
 
