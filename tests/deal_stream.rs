@@ -607,3 +607,53 @@ fn past_the_fingerprint_limit_a_sampled_run_of_a_fair_shuffle_passes_the_same_wa
     assert!(exact["deal_stream"]["repeats"].get("sample").is_none());
     assert_eq!(exact["deal_stream"]["repeats"]["distinct"], 20_000);
 }
+
+#[test]
+fn check_past_the_fingerprint_limit_samples_the_decks_as_the_run_that_made_them() {
+    // 3,000 decks from 2^12 seeds (a 12-bit seed before every shuffle), read back by `check`
+    // with room for 260 fingerprints. About 2,130 distinct decks and 1,100 repeated pairs:
+    // 1 in 2^s deck values keeps 3,000/2^s decks, variance (3,000 + 2·1,100)/2^s (the copies
+    // of a deck are kept together). 1 in 16 keeps about 190 ± 18, 4σ below 260; 1 in 8 would
+    // keep about 375 ± 25, 4.5σ above: both sample
+    // 1 in 16 and, reading the same decks under the same limit, reach the same sample (a
+    // one-thread run keeps the whole limit). The sample repeats about C(3000,2)/(2^12·16) ≈ 69
+    // times against 10^−63 for a fair shuffle: rejected.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("decks.txt");
+    let file = file.to_str().unwrap();
+    let limited = |args: &[&str]| -> Value {
+        let output = shuffle_bias()
+            .args(args)
+            .args(["-q", "--format", "json"])
+            .env("SHUFFLE_BIAS_FINGERPRINT_LIMIT", "260")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let run = limited(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "3000",
+        "--threads",
+        "1",
+        "--seed",
+        "2",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "12",
+        "--seeds",
+        "random",
+        "--emit-permutations",
+        file,
+    ]);
+    let check = limited(&["check", file]);
+    let repeats = &check["deal_stream"]["repeats"];
+    assert_eq!(repeats["sample"]["level"], 4, "{repeats}");
+    assert!(rejected(&check, "repeated decks"));
+    assert_eq!(run["deal_stream"]["repeats"], *repeats);
+}
