@@ -464,8 +464,9 @@ fn the_serial_mallows_mmd_shows_in_the_text_and_the_csv_and_not_against_the_mode
 #[test]
 fn a_run_too_long_for_the_repeated_decks_fingerprints_says_so_before_it_starts() {
     // 20G shuffles would keep 320 GB of fingerprints: past the memory of any machine this runs
-    // on, so the test is skipped, and the run must say so at once (not only in the report at
-    // the end). The run is interrupted once the warning has had time to be printed.
+    // on, so the test samples the decks by value (it was skipped before issue #32), and the
+    // run must say so at once (not only in the report at the end). The run is interrupted
+    // once the warning has had time to be printed.
     let output = common::interrupted_after(
         &[
             "run",
@@ -481,8 +482,178 @@ fn a_run_too_long_for_the_repeated_decks_fingerprints_says_so_before_it_starts()
     );
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("warning: the repeated-decks test is skipped: it keeps 16 bytes a shuffle, 320,000 MB for these 20,000,000,000 shuffles"),
+        stderr.contains("warning: the repeated-decks test keeps at most"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("beyond that it samples the decks by value: about 1 in"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("deck values for these 20,000,000,000 shuffles"),
         "{stderr}"
     );
     assert_eq!(output.status.code(), Some(130), "{stderr}");
+}
+
+/// The JSON report and stderr of `run fisher-yates -n 52 -t 300000 --threads 2` with `extra`
+/// arguments, the repeated-decks test limited to 20,000 fingerprints.
+fn sampled_run(extra: &[&str]) -> (Value, String) {
+    let output = shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "300000",
+            "--threads",
+            "2",
+            "--seed",
+            "1",
+            "-q",
+            "--format",
+            "json",
+        ])
+        .args(extra)
+        .env("SHUFFLE_BIAS_FINGERPRINT_LIMIT", "20000")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(
+        output.status.code().is_some_and(|code| code <= 1),
+        "{stderr}"
+    );
+    (serde_json::from_slice(&output.stdout).unwrap(), stderr)
+}
+
+#[test]
+fn past_the_fingerprint_limit_a_sampled_run_still_catches_a_24_bit_seed() {
+    // Regression (issue #32): past its memory the repeated-decks test was skipped. Now, with
+    // room for 20,000 fingerprints (10,000 a thread), 300,000 decks are sampled by value: the
+    // level is the smallest s with 300,000·2^−s ≤ 10,000 kept, s = 5 (at s = 4 about 18,750
+    // ± 140 decks would be kept, at s = 5 about 9,375 ± 100: each side 6σ from the cap).
+    // 2^24 equally likely seeds repeat about C(300000,2)/2^24 ≈ 2,682 times in the stream and
+    // 2,682/32 ≈ 84 times in the sample (Poisson: R_s = 0 has probability e^−84). Under a fair
+    // shuffle the sample's mean is C(9375,2)·32/52! ≈ 10^−59, so one repeat gives p ≈ 10^−30
+    // at most (the floor of 128-bit hash collisions), far below Holm's 0.001/68.
+    let (report, stderr) = sampled_run(&[
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "24",
+        "--seeds",
+        "random",
+    ]);
+    assert!(
+        stderr.contains("beyond that it samples the decks by value: about 1 in 32 deck values"),
+        "{stderr}"
+    );
+    assert_eq!(report["bias_detected"], true);
+    assert!(rejected(&report, "repeated decks"));
+    let repeats = &report["deal_stream"]["repeats"];
+    let sample = &repeats["sample"];
+    assert_eq!(sample["level"], 5);
+    assert_eq!(sample["one_in"], 32);
+    let kept = sample["deals_sampled"].as_u64().unwrap();
+    assert!((8_800..=10_000).contains(&kept), "{sample}");
+    // R_s within a factor 2 of its mean 84 (42..168: Poisson tails beyond 4.5σ), so the
+    // estimate C(N,2)/(32·R_s) is within a factor 2 of 2^24.
+    let pairs = repeats["repeated_pairs"].as_u64().unwrap();
+    assert!((42..=168).contains(&pairs), "{repeats}");
+    let estimate = repeats["reachable"]["estimate"].as_f64().unwrap();
+    let two_24 = 2f64.powi(24);
+    assert!(
+        estimate > two_24 / 2.0 && estimate < two_24 * 2.0,
+        "{estimate}"
+    );
+    // The power left: C(300000,2)/(32·ln 10) ≈ 6.1·10^8 decks, 32 times less than unsampled.
+    let seen = sample["sees_repeats_up_to"].as_f64().unwrap();
+    assert!((seen - 300_000.0 * 299_999.0 / 2.0 / 32.0 / 10f64.ln()).abs() < 1.0);
+}
+
+#[test]
+fn past_the_fingerprint_limit_a_sampled_run_of_a_fair_shuffle_passes_the_same_way_every_time() {
+    // A fair shuffle's sample of about 9,375 decks repeats with mean C(9375,2)·32/52! ≈
+    // 10^−59: no repeat, and the run passes (its other tests are those of the unsampled run,
+    // fixed by the seed). The level a run reaches does not depend on which worker ran which
+    // blocks, so two runs give the same counts.
+    let (report, stderr) = sampled_run(&[]);
+    assert!(stderr.contains("about 1 in 32 deck values"), "{stderr}");
+    assert_eq!(report["bias_detected"], false, "{}", report["deal_stream"]);
+    let repeats = &report["deal_stream"]["repeats"];
+    assert_eq!(repeats["repeated_pairs"], 0);
+    assert_eq!(repeats["sample"]["level"], 5);
+    assert!(!rejected(&report, "repeated decks"));
+    let (again, _) = sampled_run(&[]);
+    assert_eq!(again["deal_stream"]["repeats"], *repeats);
+    // Within the limit nothing is sampled: no `sample` in the report.
+    let output = shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "52",
+            "-t",
+            "20000",
+            "--seed",
+            "1",
+        ])
+        .args(["--threads", "2", "-q", "--format", "json"])
+        .env("SHUFFLE_BIAS_FINGERPRINT_LIMIT", "20000")
+        .output()
+        .unwrap();
+    let exact: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert!(exact["deal_stream"]["repeats"].get("sample").is_none());
+    assert_eq!(exact["deal_stream"]["repeats"]["distinct"], 20_000);
+}
+
+#[test]
+fn check_past_the_fingerprint_limit_samples_the_decks_as_the_run_that_made_them() {
+    // 3,000 decks from 2^12 seeds (a 12-bit seed before every shuffle), read back by `check`
+    // with room for 260 fingerprints. About 2,130 distinct decks and 1,100 repeated pairs:
+    // 1 in 2^s deck values keeps 3,000/2^s decks, variance (3,000 + 2·1,100)/2^s (the copies
+    // of a deck are kept together). 1 in 16 keeps about 190 ± 18, 4σ below 260; 1 in 8 would
+    // keep about 375 ± 25, 4.5σ above: both sample
+    // 1 in 16 and, reading the same decks under the same limit, reach the same sample (a
+    // one-thread run keeps the whole limit). The sample repeats about C(3000,2)/(2^12·16) ≈ 69
+    // times against 10^−63 for a fair shuffle: rejected.
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("decks.txt");
+    let file = file.to_str().unwrap();
+    let limited = |args: &[&str]| -> Value {
+        let output = shuffle_bias()
+            .args(args)
+            .args(["-q", "--format", "json"])
+            .env("SHUFFLE_BIAS_FINGERPRINT_LIMIT", "260")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(1), "{output:?}");
+        serde_json::from_slice(&output.stdout).unwrap()
+    };
+    let run = limited(&[
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "3000",
+        "--threads",
+        "1",
+        "--seed",
+        "2",
+        "--reseed",
+        "every-shuffle",
+        "--seed-bits",
+        "12",
+        "--seeds",
+        "random",
+        "--emit-permutations",
+        file,
+    ]);
+    let check = limited(&["check", file]);
+    let repeats = &check["deal_stream"]["repeats"];
+    assert_eq!(repeats["sample"]["level"], 4, "{repeats}");
+    assert!(rejected(&check, "repeated decks"));
+    assert_eq!(run["deal_stream"]["repeats"], *repeats);
 }

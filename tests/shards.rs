@@ -402,3 +402,64 @@ fn the_readme_recipes_for_one_host_merge_into_the_single_run() {
         assert_same_report(&single, &merged, &recipe);
     }
 }
+
+#[test]
+fn shards_past_the_fingerprint_limit_merge_into_the_sample_of_the_single_run() {
+    // Issue #32: past the fingerprint limit the repeated-decks test samples the decks by value,
+    // and the level it reaches depends on the deals and the limit alone, not on how they were
+    // split. 600,000 52-card shuffles with room for 50,000 fingerprints: the single run (one
+    // thread, which may keep the whole limit) keeps 1 in 16 deck values (600,000/16 ≈ 37,500
+    // ± 190 ≤ 50,000 < 75,000 ≈ 600,000/8); three one-thread shards, each sampled under the
+    // same limit, merged under it, give the same sample and the same counts.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "fisher-yates",
+        "-n",
+        "52",
+        "-t",
+        "600000",
+        "--seed",
+        "3",
+    ];
+    let limit = ("SHUFFLE_BIAS_FINGERPRINT_LIMIT", "50000");
+    let single = Command::new(binary())
+        .args(args)
+        .args(["--threads", "1", "--quiet", "--format", "json"])
+        .env(limit.0, limit.1)
+        .output()
+        .unwrap();
+    let single: Value = serde_json::from_slice(&single.stdout).unwrap();
+    let files: Vec<String> = (0..3)
+        .map(|i| dir.path().join(format!("s{i}.tally")).display().to_string())
+        .collect();
+    for (i, file) in files.iter().enumerate() {
+        let shard = format!("{i}/3");
+        let output = Command::new(binary())
+            .args(args)
+            .args([
+                "--shard",
+                &shard,
+                "--save-tally",
+                file,
+                "--threads",
+                "1",
+                "--quiet",
+            ])
+            .env(limit.0, limit.1)
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(0), "{output:?}");
+    }
+    let merged = Command::new(binary())
+        .args(["merge", "--format", "json", "--quiet"])
+        .args(&files)
+        .env(limit.0, limit.1)
+        .output()
+        .unwrap();
+    let merged: Value = serde_json::from_slice(&merged.stdout).unwrap();
+    let repeats = &single["deal_stream"]["repeats"];
+    assert_eq!(repeats["sample"]["level"], 4, "{repeats}");
+    assert_eq!(merged["deal_stream"]["repeats"], *repeats);
+    assert_eq!(merged["bias_detected"], single["bias_detected"]);
+}

@@ -163,6 +163,12 @@ pub enum CollisionNotRun {
         /// The Chen–Stein bound that was too large.
         bound: f64,
     },
+    /// A sample of the deal space whose uncertain size would move the statistic by more than
+    /// [`MAX_SAMPLE_SHIFT`] standard deviations (small deal spaces, many deals).
+    SampleSizeUncertain {
+        /// The standard deviation of that move, in standard deviations of the statistic.
+        shift: f64,
+    },
     /// Almost every outcome has been seen (N ≫ M): nothing to test beyond the χ² over the cells.
     Saturated {
         /// E\[D\] and its standard deviation.
@@ -197,7 +203,65 @@ pub fn collision_test(
     counts: RepeatCounts,
     null: CollisionNull,
 ) -> Result<CollisionOutcome, CollisionNotRun> {
+    collision_test_among(name, shape.ln_outcomes(), counts, null)
+}
+
+/// The most standard deviations by which the uncertain size of a sample of the deal space may
+/// move the sampled repeated-deals test's statistic (see [`sampled_collision_test`]).
+pub const MAX_SAMPLE_SHIFT: f64 = 0.1;
+
+/// The repeated-deals test of a sample: `counts` are those of the N_s deals whose value falls in
+/// the sampled 1/2^`level` of the M deals (all copies of a deal are in the sample or none:
+/// [`crate::engine::deal_stream`]), against uniform.
+///
+/// Let S be the sampled deals (those whose sampling key has its top s bits zero). Whether a
+/// deal of the stream is in S depends on that deal alone, so under independent uniform deals
+/// the N_s that fell in S are, given N_s, independent and uniform over S: the test is
+/// [`collision_test`] among N_s draws from |S| outcomes (E\[R_s\] = C(N_s,2)/|S|; unconditionally
+/// each of the C(N,2) pairs is identical with probability 1/M and then sampled with 2^−s, the
+/// same C(N,2)/(M·2^s) to first order). |S| itself is not known exactly: the keys of the M deals
+/// behave as uniform, so |S| is Binomial(M, 2^−s), |S| = M·2^−s·(1 + ε) with
+/// sd(ε) = √((2^s − 1)/M). The test takes |S| = M·2^−s, which moves its expectation λ by λε, its
+/// statistic by √λ·ε standard deviations: it is run when √λ·sd(ε) ≤ [`MAX_SAMPLE_SHIFT`]
+/// (always for 52-card decks, whose M = 52! puts it below 10^−30), else not
+/// ([`CollisionNotRun::SampleSizeUncertain`]).
+pub fn sampled_collision_test(
+    name: &str,
+    shape: DealShape,
+    counts: RepeatCounts,
+    level: u32,
+) -> Result<CollisionOutcome, CollisionNotRun> {
     let ln_m = shape.ln_outcomes();
+    let ln_sampled = ln_m - f64::from(level) * std::f64::consts::LN_2;
+    let ln_lambda = counts.pairs_of_deals().ln() - ln_sampled;
+    // √λ·√((2^s − 1)/M), in logs (M up to 52! and beyond).
+    let ln_shift = 0.5 * (ln_lambda + (2f64.powi(level as i32) - 1.0).ln() - ln_m);
+    let shift = ln_shift.exp();
+    if level > 0 && counts.deals >= 2 && shift > MAX_SAMPLE_SHIFT {
+        return Err(CollisionNotRun::SampleSizeUncertain { shift });
+    }
+    collision_test_among(name, ln_sampled, counts, CollisionNull::Uniform)
+}
+
+/// How far a sample of 1/2^`level` of the deal space still sees a source that reaches few
+/// deals: the most equally likely deals S a source may reach for the sample of `deals` deals
+/// to show a repeated pair with probability 0.9. Each of the C(N,2) pairs is identical with
+/// probability 1/S and then in the sample with probability 2^−s (the sampling key is a function
+/// of the deal, which the source does not know), so the sample's repeated pairs are about
+/// Poisson(C(N,2)/(S·2^s)), and P(at least one) ≥ 0.9 when that mean is at least ln 10:
+/// S ≤ C(N,2)/(2^s·ln 10). Level 0 gives the power of the whole stream.
+pub fn repeats_seen_up_to(deals: u64, level: u32) -> f64 {
+    let n = deals as f64;
+    n * (n - 1.0) / 2.0 / 2f64.powi(level as i32) / std::f64::consts::LN_10
+}
+
+/// [`collision_test`] among M = e^`ln_m` outcomes.
+fn collision_test_among(
+    name: &str,
+    ln_m: f64,
+    counts: RepeatCounts,
+    null: CollisionNull,
+) -> Result<CollisionOutcome, CollisionNotRun> {
     let n = counts.deals as f64;
     let pairs = counts.pairs_of_deals();
     let (ln_s2, ln_s3) = match null {
@@ -335,9 +399,28 @@ pub struct ReachableEstimate {
 /// The estimate of reachable outcomes from `counts` among M = e^`ln_outcomes` outcomes (see
 /// [`ReachableEstimate`]).
 pub fn reachable_estimate(counts: RepeatCounts, ln_outcomes: f64) -> ReachableEstimate {
+    reachable_estimate_of(counts.pairs_of_deals(), counts.repeated_pairs, ln_outcomes)
+}
+
+/// [`reachable_estimate`] from the repeated pairs of a sample of 1/2^`level` of the outcomes,
+/// `counts` the sample's and `deals` the whole stream's N: a source that reaches M' outcomes
+/// equally often shows C(N,2)/(M'·2^s) repeated pairs in the sample (see
+/// [`repeats_seen_up_to`]), so M̂ = C(N,2)/(2^s·R_s), with the interval scaled alike.
+pub fn sampled_reachable_estimate(
+    counts: RepeatCounts,
+    deals: u64,
+    level: u32,
+    ln_outcomes: f64,
+) -> ReachableEstimate {
+    let n = deals as f64;
+    let pairs = n * (n - 1.0) / 2.0 / 2f64.powi(level as i32);
+    reachable_estimate_of(pairs, counts.repeated_pairs, ln_outcomes)
+}
+
+/// [`reachable_estimate`] of `r` repeated pairs where a source of M' equally likely outcomes
+/// shows `pairs`/M'.
+fn reachable_estimate_of(pairs: f64, r: u64, ln_outcomes: f64) -> ReachableEstimate {
     let outcomes = ln_outcomes.exp();
-    let pairs = counts.pairs_of_deals();
-    let r = counts.repeated_pairs;
     let (lo_mean, hi_mean) = poisson_mean_interval(r, 0.95);
     let low = (pairs / hi_mean).min(outcomes);
     let uncapped_high = (r > 0).then(|| pairs / lo_mean);
@@ -1131,6 +1214,70 @@ mod tests {
         };
         let fair = collision_test("repeated decks", shape, none, CollisionNull::Uniform).unwrap();
         assert_eq!(fair.draft.p, PValue::ONE);
+    }
+
+    #[test]
+    fn a_sample_of_52_card_decks_is_tested_among_its_share_of_the_decks() {
+        // 9,000 decks sampled at level 5 (1 in 32 deck values): E[R] = C(9000,2)·32/52!, and
+        // one repeat among them is as overwhelming as in the whole stream.
+        let shape = DealShape::whole(52);
+        let counts = RepeatCounts {
+            deals: 9_000,
+            distinct: 8_999,
+            repeated_pairs: 1,
+        };
+        let outcome = sampled_collision_test("repeated decks", shape, counts, 5).unwrap();
+        let expected = (9_000.0f64 * 8_999.0 / 2.0).ln() + 32f64.ln() - shape.ln_outcomes();
+        approx::assert_relative_eq!(outcome.expected_pairs.ln(), expected, epsilon = 1e-9);
+        assert!(outcome.draft.p.ln() < -100.0);
+        // Level 0 is the plain test.
+        let plain = collision_test("repeated decks", shape, counts, CollisionNull::Uniform);
+        assert_eq!(
+            sampled_collision_test("repeated decks", shape, counts, 0).unwrap(),
+            plain.unwrap()
+        );
+    }
+
+    #[test]
+    fn a_coarse_sample_of_a_small_deal_space_is_not_tested() {
+        // 12! = 479,001,600 decks, 10^8 sampled at level 3: λ = C(10^8,2)·8/12! ≈ 8.4·10^7, and
+        // the sample's size is uncertain by √(7/12!) ≈ 1.2·10^−4 of itself, which would move
+        // the statistic by √λ·1.2·10^−4 ≈ 1.1 standard deviations: more than 0.1.
+        let counts = RepeatCounts {
+            deals: 100_000_000,
+            distinct: 50_000_000,
+            repeated_pairs: 80_000_000,
+        };
+        let Err(CollisionNotRun::SampleSizeUncertain { shift }) =
+            sampled_collision_test("repeated decks", DealShape::whole(12), counts, 3)
+        else {
+            panic!("tested")
+        };
+        approx::assert_relative_eq!(shift, 1.1, epsilon = 0.05);
+    }
+
+    #[test]
+    fn a_sample_sees_sources_of_up_to_c_n_2_over_2_to_the_s_ln_10_decks() {
+        let whole = 300_000.0f64 * 299_999.0 / 2.0 / std::f64::consts::LN_10;
+        approx::assert_relative_eq!(repeats_seen_up_to(300_000, 0), whole);
+        approx::assert_relative_eq!(repeats_seen_up_to(300_000, 5), whole / 32.0);
+        // The estimate from a sample scales its pairs alike: R_s = 10 at level 5 among 300,000
+        // deals estimates C(300000,2)/(32·10) reachable decks.
+        let estimate = sampled_reachable_estimate(
+            RepeatCounts {
+                deals: 9_400,
+                distinct: 9_390,
+                repeated_pairs: 10,
+            },
+            300_000,
+            5,
+            DealShape::whole(52).ln_outcomes(),
+        );
+        approx::assert_relative_eq!(
+            estimate.estimate.unwrap(),
+            300_000.0 * 299_999.0 / 2.0 / 320.0,
+            max_relative = 1e-12
+        );
     }
 
     #[test]

@@ -349,14 +349,14 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             if interrupt::requested() {
                 return interrupted(&progress);
             }
-            let room = merger
+            let budget = merger
                 .as_ref()
-                .map_or(0, DealStreamMerger::fingerprint_room);
+                .and_then(DealStreamMerger::fingerprint_budget);
             let deals = if splittable(header) {
                 let (open, sum) = split_files.next().expect("one per split file");
-                open.finish(sum, &mut counts, room)?
+                open.finish(sum, &mut counts, budget)?
             } else {
-                read_tally_into(path, header, &mut counts, room)?
+                read_tally_into(path, header, &mut counts, budget)?
             };
             if let (Some(merger), Some(deals)) = (&mut merger, deals) {
                 merger

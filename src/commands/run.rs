@@ -62,7 +62,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     // the fixed-sample family, which decides at the planned end).
     let (deals, _reservation) =
         plan_memory(&spec, config.settings.mode, config.deal_tests, spec.trials);
-    warn_of_fingerprint_memory(deals.as_ref(), spec.trials);
+    warn_of_fingerprint_memory(deals.as_ref(), spec.trials, spec.threads);
     let mut sequential = None;
     let (counted, tallied, coverage, deals) = match config.settings.mode {
         _ if config.until_decided => {

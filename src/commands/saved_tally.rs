@@ -143,7 +143,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
     // that `merge` gives the single run's deal-stream tests.
     let (deal_options, _reservation) =
         plan_memory(&spec, settings.mode, config.deal_tests, shard_trials);
-    warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials);
+    warn_of_fingerprint_memory(deal_options.as_ref(), shard_trials, settings.threads);
     let how = Simulation {
         mode: settings.mode,
         source: Some(config.source),
@@ -277,11 +277,12 @@ fn save_check_counts(
 }
 
 /// What the deal-stream tests keep in a run: in full mode the repeated decks come from the
-/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept,
-/// unless the trials would pass [`deal_fingerprint_limit`] (then the test is skipped at once,
-/// and the report says why).
+/// tally and the compositions are counted; in marginal mode every deal's fingerprint is kept
+/// when the trials are at most [`deal_fingerprint_limit`] (the exact count), else each worker
+/// keeps at most its share of the limit and the decks are sampled by value (the report says
+/// so).
 pub(super) fn deal_stream_options(mode: TallyMode, spec: &SimulationSpec) -> DealStreamOptions {
-    deal_stream_options_for(mode, spec.deck, spec.trials)
+    deal_stream_options_for(mode, spec.deck, spec.trials, spec.threads)
 }
 
 /// The deal-stream options of a run whose own share is `own_trials` shuffles (a shard's, or
@@ -301,10 +302,13 @@ pub(super) fn plan_memory(
         others = memory_share::outstanding();
         let deals = deal_tests.then(|| deal_stream_options(mode, spec));
         let fingerprints = match &deals {
+            // Each worker keeps at most `limit`.
             Some(DealStreamOptions {
                 repeats: RepeatSource::Fingerprints { limit },
                 ..
-            }) => own_trials.min(*limit).saturating_mul(BYTES_PER_DEAL),
+            }) => own_trials
+                .min(limit.saturating_mul(spec.threads as u64))
+                .saturating_mul(BYTES_PER_DEAL),
             _ => 0,
         };
         let tally = match mode {
@@ -313,14 +317,14 @@ pub(super) fn plan_memory(
         };
         (deals, fingerprints.saturating_add(tally))
     });
-    let skipped_for_memory = matches!(
+    let sampled = matches!(
         deals,
         Some(DealStreamOptions {
-            repeats: RepeatSource::TooMany { .. },
+            repeats: RepeatSource::Fingerprints { limit },
             ..
-        })
+        }) if own_trials > limit
     );
-    if others.runs > 0 && (reservation.is_some() || skipped_for_memory) {
+    if others.runs > 0 && (reservation.is_some() || sampled) {
         eprintln!(
             "note: {} other run{} on this host reserved {} MB {} not taken yet; this run's \
              memory is sized from what is left",
@@ -340,54 +344,73 @@ pub(super) fn plan_memory(
 /// Fingerprint memory above which a run says so before it starts.
 const FINGERPRINT_WARNING_BYTES: u64 = 256 << 20;
 
-/// Warn, before a run of `shuffles` starts, when the repeated-decks test will keep more than
-/// [`FINGERPRINT_WARNING_BYTES`] of fingerprints (16 bytes a shuffle in marginal mode): the
-/// memory grows with the run and nothing else would say so until the end. (Shards on one
-/// host each keep their own, and share the host's memory through [`plan_memory`].)
-pub(super) fn warn_of_fingerprint_memory(options: Option<&DealStreamOptions>, shuffles: u64) {
-    if let Some(DealStreamOptions {
-        repeats: RepeatSource::TooMany { limit },
+/// Warn, before a run of `shuffles` on `threads` workers starts, when the repeated-decks test
+/// will keep more than [`FINGERPRINT_WARNING_BYTES`] of fingerprints (16 bytes a shuffle in
+/// marginal mode), and when it will sample the decks because they pass its limit: the memory
+/// grows with the run and nothing else would say so until the end. (Shards on one host each
+/// keep their own, and share the host's memory through [`plan_memory`].)
+pub(super) fn warn_of_fingerprint_memory(
+    options: Option<&DealStreamOptions>,
+    shuffles: u64,
+    threads: usize,
+) {
+    let Some(DealStreamOptions {
+        repeats: RepeatSource::Fingerprints { limit },
         ..
     }) = options
-    {
+    else {
+        return;
+    };
+    if shuffles > *limit {
+        // Distinct decks (any fair shuffle's) halve at each level: the level reached is the
+        // smallest s with shuffles·2^−s ≤ limit.
+        let level = u64::BITS - (shuffles.div_ceil(*limit).max(1) - 1).leading_zeros();
+        let most = limit.saturating_mul(threads as u64);
         eprintln!(
-            "warning: the repeated-decks test is skipped: it keeps {BYTES_PER_DEAL} bytes a \
-             shuffle, {} MB for these {} shuffles, above the {} MB this machine can spare for \
-             it ({} shuffles); the other tests run",
-            group(shuffles.saturating_mul(BYTES_PER_DEAL).div_ceil(1_000_000)),
-            group(shuffles),
-            group(limit.saturating_mul(BYTES_PER_DEAL).div_ceil(1_000_000)),
-            group(*limit)
+            "warning: the repeated-decks test keeps at most {} MB of fingerprints ({} shuffles a \
+             thread, {BYTES_PER_DEAL} bytes each); beyond that it samples the decks by value: \
+             about 1 in {} deck values for these {} shuffles (1 in 2^{level})",
+            group(most.saturating_mul(BYTES_PER_DEAL).div_ceil(1_000_000)),
+            group(*limit),
+            group(1u64 << level.min(63)),
+            group(shuffles)
         );
+        return;
     }
-    if let Some(DealStreamOptions {
-        repeats: RepeatSource::Fingerprints { .. },
-        ..
-    }) = options
-    {
-        let bytes = shuffles.saturating_mul(BYTES_PER_DEAL);
-        if bytes > FINGERPRINT_WARNING_BYTES {
-            eprintln!(
-                "warning: the repeated-decks test keeps {BYTES_PER_DEAL} bytes a shuffle: {} MB \
-                 for these {} shuffles, held to the end of the run; --no-deal-tests leaves it \
-                 out",
-                group(bytes.div_ceil(1_000_000)),
-                group(shuffles)
-            );
-        }
+    let bytes = shuffles.saturating_mul(BYTES_PER_DEAL);
+    if bytes > FINGERPRINT_WARNING_BYTES {
+        eprintln!(
+            "warning: the repeated-decks test keeps {BYTES_PER_DEAL} bytes a shuffle: {} MB \
+             for these {} shuffles, held to the end of the run; --no-deal-tests leaves it \
+             out",
+            group(bytes.div_ceil(1_000_000)),
+            group(shuffles)
+        );
     }
 }
 
-/// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards.
-fn deal_stream_options_for(mode: TallyMode, deck: usize, trials: u64) -> DealStreamOptions {
+/// [`deal_stream_options`] of a run of `trials` shuffles of `deck` cards on `threads` workers.
+/// Up to the limit, each worker may keep the whole limit (the run's deals cannot pass it:
+/// every deal's fingerprint is kept, as before sampling); beyond, each keeps a share, so that
+/// they keep at most the limit together, and the whole stream's sample is capped at a share
+/// too (the level reached must not depend on how the blocks fell to the workers: see
+/// `engine::deal_stream::repeats`).
+fn deal_stream_options_for(
+    mode: TallyMode,
+    deck: usize,
+    trials: u64,
+    threads: usize,
+) -> DealStreamOptions {
     let repeats = match mode {
         TallyMode::Full => RepeatSource::FullTally,
         TallyMode::Marginal => {
             let limit = deal_fingerprint_limit();
-            if trials <= limit {
-                RepeatSource::Fingerprints { limit }
-            } else {
-                RepeatSource::TooMany { limit }
+            RepeatSource::Fingerprints {
+                limit: if trials <= limit {
+                    limit
+                } else {
+                    (limit / threads.max(1) as u64).max(1)
+                },
             }
         }
     };

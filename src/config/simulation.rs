@@ -59,11 +59,21 @@ fn available_memory() -> Option<u64> {
         .map(|kib| kib * 1024)
 }
 /// The most deals whose 128-bit fingerprints the repeated-decks test may keep: a quarter of
-/// [`memory_limit`], at [`BYTES_PER_DEAL`] bytes a deal (beyond it the test is skipped, and the
-/// report says so).
+/// [`memory_limit`], at [`BYTES_PER_DEAL`] bytes a deal (beyond it the test samples the deals
+/// by value, and the report says so), or [`FINGERPRINT_LIMIT_VARIABLE`] when that is set and
+/// smaller.
 pub fn deal_fingerprint_limit() -> u64 {
-    memory_limit() / 4 / BYTES_PER_DEAL
+    let limit = memory_limit() / 4 / BYTES_PER_DEAL;
+    std::env::var(FINGERPRINT_LIMIT_VARIABLE)
+        .ok()
+        .and_then(|value| value.trim().parse::<u64>().ok())
+        .map_or(limit, |set| set.clamp(1, limit.max(1)))
 }
+
+/// An environment variable that lowers [`deal_fingerprint_limit`] to a number of deals: how
+/// tests (and users who want to leave memory to other programs) make the repeated-decks test
+/// sample small runs. Values that are not a number are ignored.
+pub const FINGERPRINT_LIMIT_VARIABLE: &str = "SHUFFLE_BIAS_FINGERPRINT_LIMIT";
 
 /// The default number of trials: the larger of 1M and 20·n! (full mode), or 1M (marginal).
 pub fn default_trials(deck: usize, mode: TallyMode) -> u64 {

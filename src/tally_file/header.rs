@@ -81,6 +81,11 @@ pub struct DealStreamPart {
     pub repeats: String,
     /// The fingerprint limit, for `memory`.
     pub repeats_limit: Option<u64>,
+    /// The sampling level s of the fingerprints: those of the deals whose value falls in the
+    /// sampled 1/2^s of the deal space (see `engine::deal_stream::repeats`). Left out when 0
+    /// (every deal's fingerprint), as in files written before sampling, which read as 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub sample_level: u32,
     /// Whether the compositions σ_{t+1}∘σ_t⁻¹ are counted (n! counters in the body).
     pub compositions: bool,
     /// The Mallows kernel's sums over the pairs (whole decks beyond full mode; else null).
@@ -465,13 +470,18 @@ pub fn mode_name(mode: TallyMode) -> &'static str {
     }
 }
 
+/// Whether a level is 0 (left out of a header).
+fn is_zero(level: &u32) -> bool {
+    *level == 0
+}
+
 impl DealStreamPart {
     /// The header's part of the deal stream `tally`, whose counters take `counts_bytes` bytes
     /// in `encoding`.
     pub fn of(tally: &DealStreamTally, encoding: &str, counts_bytes: u64) -> DealStreamPart {
         let (repeats, repeats_limit) = match tally.repeats {
             Repeats::FromTally => ("from-tally", None),
-            Repeats::Counted { .. } => ("fingerprints", None),
+            Repeats::Counted { .. } | Repeats::Sampled { .. } => ("fingerprints", None),
             Repeats::Skipped(RepeatsSkipped::Memory { limit, .. }) => ("memory", Some(limit)),
             Repeats::Skipped(RepeatsSkipped::Off) => ("off", None),
         };
@@ -482,6 +492,10 @@ impl DealStreamPart {
             pairs: tally.pairs,
             repeats: repeats.to_string(),
             repeats_limit,
+            sample_level: match tally.repeats {
+                Repeats::Sampled { level, .. } => level,
+                _ => 0,
+            },
             compositions: tally.compositions.is_some(),
             kernel: tally.kernel.as_ref().map(KernelPart::of),
             ends: tally
@@ -507,10 +521,7 @@ impl DealStreamPart {
         let repeats = match (self.repeats.as_str(), self.repeats_limit) {
             ("from-tally", _) => Repeats::FromTally,
             // The counts are recounted from the fingerprints when the parts are merged.
-            ("fingerprints", _) => Repeats::Counted {
-                distinct: 0,
-                repeated_pairs: 0,
-            },
+            ("fingerprints", _) => Repeats::to_count(self.sample_level, self.fingerprints),
             ("memory", limit) => Repeats::Skipped(RepeatsSkipped::Memory {
                 limit: limit.unwrap_or(0),
                 deals: self.deals,

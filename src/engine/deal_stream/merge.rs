@@ -5,12 +5,39 @@
 //! ([`DealStreamTally::fingerprints`]), so that [`DealStreamMerger`] can pair the seams between
 //! shards and count repeats across parts exactly as one accumulator of the whole stream would.
 
+use super::repeats::{fit_under, sampled_at};
 use super::{
     DealStream, DealStreamOptions, DealStreamTally, RepeatSource, Repeats, RepeatsSkipped, Seam,
     add_composition_counts,
 };
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::factorial;
+
+/// How the fingerprints of a part may be read ([`DealStreamMerger::fingerprint_budget`]): only
+/// those sampled at `level` (or higher), and the level raised while more than `cap` are read,
+/// as [`DealStream`] does; the pool then brings all parts to the highest level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FingerprintBudget {
+    /// The lowest sampling level still possible.
+    pub level: u32,
+    /// Most fingerprints kept.
+    pub cap: u64,
+}
+
+impl FingerprintBudget {
+    /// Read `prints` (one part's, in chunks) into `list` at `level`, raised as needed (see
+    /// [`super::repeats`]); `level` starts at the larger of the part's and the budget's.
+    pub fn read(&self, list: &mut Vec<u128>, level: &mut u32, prints: impl Iterator<Item = u128>) {
+        let current = *level;
+        list.extend(prints.filter(|&print| sampled_at(print, current)));
+        if list.len() as u64 > self.cap {
+            let mut lists = [std::mem::take(list)];
+            fit_under(&mut lists, level, self.cap);
+            let [kept] = lists;
+            *list = kept;
+        }
+    }
+}
 
 /// The ends of a run of consecutive blocks of a stream whose inner seams are paired: the first
 /// deal of its first block and the last deal of its last block.
@@ -59,7 +86,8 @@ pub(super) fn stream_ends(seams: &[Seam]) -> Vec<StreamEnd> {
 /// between the parts' runs of blocks paired in block order. Parts without blocks (`check`)
 /// have no ends, so nothing pairs them with each other: each input's stream stands alone.
 /// Memory is one part's counters plus the fingerprints pooled, which the fingerprint limit
-/// bounds as in a single run.
+/// bounds as in a single run: past it the pool is sampled by value ([`super::repeats`]), the
+/// same sample whatever the parts.
 #[derive(Debug)]
 pub struct DealStreamMerger {
     stream: DealStream,
@@ -76,12 +104,15 @@ impl DealStreamMerger {
         }
     }
 
-    /// How many more fingerprints the pool may take before the repeats are skipped for
-    /// memory (0 when they are not counted from fingerprints).
-    pub fn fingerprint_room(&self) -> u64 {
+    /// How a part's fingerprints may be read into memory (None when they are not counted):
+    /// those sampled at the pool's level, at most the pool's limit of them.
+    pub fn fingerprint_budget(&self) -> Option<FingerprintBudget> {
         match (self.stream.options.repeats, self.stream.dropped) {
-            (RepeatSource::Fingerprints { limit }, None) => limit.saturating_sub(self.stream.kept),
-            _ => 0,
+            (RepeatSource::Fingerprints { limit }, None) => Some(FingerprintBudget {
+                level: self.stream.level,
+                cap: limit,
+            }),
+            _ => None,
         }
     }
 
@@ -152,17 +183,11 @@ impl DealStreamMerger {
                     .dropped
                     .or(Some(RepeatsSkipped::Memory { limit, deals: 0 }));
             }
-            (Repeats::Counted { .. }, RepeatSource::Fingerprints { limit })
-                if stream.dropped.is_none() =>
-            {
-                let count: u64 = part.fingerprints.iter().map(|l| l.len() as u64).sum();
-                if stream.kept + count > limit {
-                    stream.fingerprints = vec![Vec::new()];
-                    stream.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
-                } else {
-                    stream.kept += count;
-                    stream.fingerprints.extend(part.fingerprints);
-                }
+            (Repeats::Counted { .. }, RepeatSource::Fingerprints { .. }) => {
+                stream.absorb_fingerprints(part.fingerprints, 0);
+            }
+            (Repeats::Sampled { level, .. }, RepeatSource::Fingerprints { .. }) => {
+                stream.absorb_fingerprints(part.fingerprints, level);
             }
             _ => {}
         }

@@ -2,8 +2,8 @@
 //! [`crate::analysis::deal_stream`] need from a stream of deals, kept as the deals go by.
 //!
 //! Per deal (K cards out of n, K = n for a whole deck) it keeps a 128-bit fingerprint for the
-//! repeated-deals test ([`BYTES_PER_DEAL`] bytes a deal, within a memory limit, beyond which
-//! the fingerprints are dropped and the test is reported as skipped with the reason); and per
+//! repeated-deals test ([`BYTES_PER_DEAL`] bytes a deal, at most a cap of them: beyond it the
+//! fingerprints are sampled by value, 1 in 2^s of the deck space, see [`repeats`]); and per
 //! consecutive pair of deals the number of matching slots, the per-slot table of (card group at
 //! the slot in deal t, card group in deal t+1), for whole decks in full mode the rank of
 //! the composition σ_{t+1}∘σ_t⁻¹, and for whole decks beyond full mode the Mallows kernel of the
@@ -27,9 +27,10 @@ mod repeats;
 
 use kernel::{KernelCounter, KernelSums, counts_kernel};
 use merge::stream_ends;
-pub use merge::{DealStreamMerger, StreamEnd};
+pub use merge::{DealStreamMerger, FingerprintBudget, StreamEnd};
 pub use repeats::hash_deal;
-use repeats::{count_repeats, sort_fingerprints};
+pub use repeats::{MAX_SAMPLE_LEVEL, sample_key, sampled_at};
+use repeats::{count_repeats, fit_under, retain_sampled, sort_fingerprints};
 
 /// Bytes kept per deal for the repeated-deals test: one 128-bit fingerprint.
 pub const BYTES_PER_DEAL: u64 = 16;
@@ -71,7 +72,9 @@ pub struct DealStreamOptions {
 pub enum RepeatSource {
     /// From the full tally (every ordering's count): nothing kept per deal.
     FullTally,
-    /// A fingerprint per deal, up to `limit` deals (beyond, the test is skipped).
+    /// A fingerprint per deal, at most `limit` of them kept by each accumulator (each worker's,
+    /// and the whole stream's once merged); beyond, the deals whose value falls in a sampled
+    /// 1/2^s of the deck space (see [`repeats`]).
     Fingerprints {
         /// Most fingerprints kept.
         limit: u64,
@@ -112,8 +115,40 @@ pub enum Repeats {
         /// Pairs of identical deals, Σ C(c, 2).
         repeated_pairs: u64,
     },
+    /// Counted from the fingerprints of a sample: the deals whose value falls in the sampled
+    /// 1/2^`level` of the deal space (all copies of a deal are in it or none are).
+    Sampled {
+        /// Distinct deals among the sampled ones.
+        distinct: u64,
+        /// Pairs of identical deals among them (all the repeats of the sampled values).
+        repeated_pairs: u64,
+        /// s: a deal is sampled when the top s bits of its [`sample_key`] are zero.
+        level: u32,
+        /// Deals sampled.
+        kept: u64,
+    },
     /// Not counted.
     Skipped(RepeatsSkipped),
+}
+
+impl Repeats {
+    /// The repeats of fingerprints not counted yet (a saved part's, counted when the parts are
+    /// merged), sampled at `level`, `kept` of them.
+    pub fn to_count(level: u32, kept: u64) -> Self {
+        if level == 0 {
+            Repeats::Counted {
+                distinct: 0,
+                repeated_pairs: 0,
+            }
+        } else {
+            Repeats::Sampled {
+                distinct: 0,
+                repeated_pairs: 0,
+                level,
+                kept,
+            }
+        }
+    }
 }
 
 /// What a stream of deals left: plain counts for [`crate::analysis::deal_stream`].
@@ -166,6 +201,8 @@ pub struct DealStream {
     group_of: Vec<u16>,
     fingerprints: Vec<Vec<u128>>,
     kept: u64,
+    /// The sampling level of the fingerprints (0: every deal's is kept).
+    level: u32,
     dropped: Option<RepeatsSkipped>,
     deals: u64,
     pairs: u64,
@@ -241,6 +278,7 @@ impl DealStream {
             group_of: (0..deck).map(|c| (c * groups / deck) as u16).collect(),
             fingerprints: vec![Vec::new()],
             kept: 0,
+            level: 0,
             dropped,
             deals: 0,
             pairs: 0,
@@ -273,13 +311,13 @@ impl DealStream {
         if let RepeatSource::Fingerprints { limit } = self.options.repeats
             && self.dropped.is_none()
         {
-            if self.kept < limit {
-                let print = self.fingerprint(deal);
+            let print = self.fingerprint(deal);
+            if sampled_at(print, self.level) {
                 self.fingerprints[0].push(print);
                 self.kept += 1;
-            } else {
-                self.fingerprints = vec![Vec::new()];
-                self.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
+                if self.kept > limit {
+                    self.kept = fit_under(&mut self.fingerprints, &mut self.level, limit);
+                }
             }
         }
         if self.has_previous {
@@ -317,21 +355,25 @@ impl DealStream {
         if let RepeatSource::Fingerprints { limit } = self.options.repeats
             && self.dropped.is_none()
         {
-            let count = (deals.len() / k) as u64;
-            if self.kept + count <= limit {
-                let bits = self.packed_bits;
-                self.fingerprints[0].extend(deals.chunks_exact(k).map(|deal| {
-                    match bits {
-                        Some(bits) => deal
-                            .iter()
-                            .fold(0u128, |acc, &c| (acc << bits) | u128::from(c)),
-                        None => hash_deal(deal),
-                    }
-                }));
-                self.kept += count;
+            let bits = self.packed_bits;
+            let prints = deals.chunks_exact(k).map(|deal| match bits {
+                Some(bits) => deal
+                    .iter()
+                    .fold(0u128, |acc, &c| (acc << bits) | u128::from(c)),
+                None => hash_deal(deal),
+            });
+            let list = &mut self.fingerprints[0];
+            let before = list.len();
+            // At level 0 (every run short enough to be counted exactly) no key is computed.
+            if self.level == 0 {
+                list.extend(prints);
             } else {
-                self.fingerprints = vec![Vec::new()];
-                self.dropped = Some(RepeatsSkipped::Memory { limit, deals: 0 });
+                let level = self.level;
+                list.extend(prints.filter(|&print| sampled_at(print, level)));
+            }
+            self.kept += (list.len() - before) as u64;
+            if self.kept > limit {
+                self.kept = fit_under(&mut self.fingerprints, &mut self.level, limit);
             }
         }
         if !self.has_previous
@@ -621,8 +663,7 @@ impl DealStream {
         self.own_pairs_only = false;
         self.flush();
         other.flush();
-        self.fingerprints.extend(other.fingerprints);
-        self.kept += other.kept;
+        self.absorb_fingerprints(other.fingerprints, other.level);
         self.dropped = self.dropped.or(other.dropped);
         self.deals += other.deals;
         self.pairs += other.pairs;
@@ -639,6 +680,26 @@ impl DealStream {
             total.sums.add(&part.sums());
         }
         self.seams.extend(other.seams);
+    }
+
+    /// Pool `lists` of fingerprints sampled at `level` (another part's of the same stream)
+    /// with these: both brought to the higher level, then raised until at most the limit are
+    /// kept (see [`repeats`]). Nothing happens unless this stream keeps fingerprints.
+    fn absorb_fingerprints(&mut self, mut lists: Vec<Vec<u128>>, level: u32) {
+        let RepeatSource::Fingerprints { limit } = self.options.repeats else {
+            return;
+        };
+        if self.dropped.is_some() {
+            return;
+        }
+        if level > self.level {
+            self.level = level;
+            retain_sampled(&mut self.fingerprints, level);
+        } else {
+            retain_sampled(&mut lists, self.level);
+        }
+        self.fingerprints.extend(lists);
+        self.kept = fit_under(&mut self.fingerprints, &mut self.level, limit);
     }
 
     /// Pair the blocks' seams, count the repeated deals, and hand over the counts.
@@ -669,9 +730,18 @@ impl DealStream {
             }
             (RepeatSource::Fingerprints { .. }, None) => {
                 let (distinct, repeated_pairs) = count_repeats(&mut self.fingerprints);
-                Repeats::Counted {
-                    distinct,
-                    repeated_pairs,
+                if self.level == 0 {
+                    Repeats::Counted {
+                        distinct,
+                        repeated_pairs,
+                    }
+                } else {
+                    Repeats::Sampled {
+                        distinct,
+                        repeated_pairs,
+                        level: self.level,
+                        kept: self.kept,
+                    }
                 }
             }
         };

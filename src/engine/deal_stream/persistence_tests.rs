@@ -111,19 +111,18 @@ fn parts_without_blocks_are_not_paired_and_their_repeats_are_pooled() {
 }
 
 #[test]
-fn fingerprints_past_the_limit_in_all_the_parts_skip_the_repeats() {
+fn fingerprints_past_the_limit_in_all_the_parts_are_sampled_as_one_stream_would_be() {
+    // Regression (issue #32): the repeats were skipped when the shards' fingerprints passed
+    // the limit together; now the pool is sampled, as the whole run's stream is.
     let all = deals(40);
     let repeats = RepeatSource::Fingerprints { limit: 30 };
+    let whole = shard(&all, 0..10, repeats);
     let mut merger = DealStreamMerger::new(options(repeats));
     merger.add(shard(&all, 0..5, repeats)).unwrap();
     merger.add(shard(&all, 5..10, repeats)).unwrap();
-    assert_eq!(
-        merger.finish().repeats,
-        Repeats::Skipped(RepeatsSkipped::Memory {
-            limit: 30,
-            deals: 40
-        })
-    );
+    let merged = merger.finish();
+    assert!(matches!(merged.repeats, Repeats::Sampled { .. }), "{:?}", merged.repeats);
+    assert_eq!(merged.repeats, whole.repeats);
 }
 
 #[test]

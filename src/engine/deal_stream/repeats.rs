@@ -1,6 +1,20 @@
 //! The repeated-deals test's counts: each deal's fingerprint (its cards packed, or a 128-bit hash
 //! of them), the lists sorted, and the distinct values and pairs of equal values counted over
 //! several lists, on two threads for the two long lists of a two-thread run.
+//!
+//! **Sampling, so that memory stays bounded** (hash-threshold sampling, the "adaptive
+//! sampling" of distinct-element counting: Wegman's, in Flajolet 1990, "Adaptive sampling").
+//! Each fingerprint has a 64-bit sampling key ([`sample_key`]); at level s a fingerprint is
+//! kept iff the top s bits of its key are zero ([`sampled_at`]), so a sampled value is kept at
+//! every lower level too. The level starts at 0 (everything kept, the exact count) and rises
+//! by one whenever more than the cap are kept ([`fit_under`]), halving the lists. The key is a
+//! function of the deal alone, so all copies of a deck are kept or all dropped: the repeats
+//! among the kept deals are *exactly* the repeats among the deals whose value lies in the
+//! sampled part of the deck space, whatever order the deals came in and however they were
+//! split among threads, shards and files. The level reached is the smallest s at which at most
+//! `cap` deals of the whole stream are kept, when each part keeps at most `cap` of its own: a
+//! part rises to s only if more than `cap` of its own deals, so of the stream's, are kept at
+//! s − 1. So the counts depend only on the deals and the cap, never on how they were split.
 
 use crate::engine::algorithms::Card;
 use crate::engine::fingerprint_sort;
@@ -46,6 +60,53 @@ pub fn hash_deal(deal: &[Card]) -> u128 {
     absorb(tail ^ ((deal.len() as u64) << 48), &mut halves);
     (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
         | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
+}
+
+/// The highest sampling level: 2^−63 of the deck space is kept (the key's top bit is never
+/// the only one tested, see [`sampled_at`]). A level that high is reached only if more than
+/// the cap of deals share a few keys, 2^−63 a deal under any law that is not built to collide
+/// on the key; the lists then stay above the cap rather than the level wrapping.
+pub const MAX_SAMPLE_LEVEL: u32 = 63;
+
+/// The sampling key of a fingerprint: both halves mixed, since a packed deal's bits are not
+/// uniform (its high bits are the first cards); for a hashed deal it is as uniform as the hash.
+#[inline]
+pub fn sample_key(print: u128) -> u64 {
+    mix(
+        (print >> 64) as u64 ^ mix(print as u64, HASH_MULTIPLIERS[0]),
+        HASH_MULTIPLIERS[1],
+    )
+}
+
+/// Whether a fingerprint is in the sample at `level`: the top `level` bits of its key are zero
+/// (all are at level 0). Probability 2^−level for a key uniform over 64 bits.
+#[inline]
+pub fn sampled_at(print: u128, level: u32) -> bool {
+    level == 0 || sample_key(print) >> (64 - level) == 0
+}
+
+/// Keep only the fingerprints sampled at `level` in each list (their order kept, so a sorted
+/// list stays sorted); the number left.
+pub(super) fn retain_sampled(lists: &mut [Vec<u128>], level: u32) -> u64 {
+    let mut kept = 0;
+    for list in lists.iter_mut() {
+        if level > 0 {
+            list.retain(|&print| sampled_at(print, level));
+        }
+        kept += list.len() as u64;
+    }
+    kept
+}
+
+/// Raise `level` one step at a time until at most `cap` fingerprints are left in `lists` (or
+/// the level is [`MAX_SAMPLE_LEVEL`]); the number left.
+pub(super) fn fit_under(lists: &mut [Vec<u128>], level: &mut u32, cap: u64) -> u64 {
+    let mut kept: u64 = lists.iter().map(|list| list.len() as u64).sum();
+    while kept > cap && *level < MAX_SAMPLE_LEVEL {
+        *level += 1;
+        kept = retain_sampled(lists, *level);
+    }
+    kept
 }
 
 /// Sort fingerprints (one worker's, or the merged lists before counting): a radix sort with the

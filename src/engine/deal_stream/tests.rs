@@ -78,7 +78,10 @@ fn blocks_in_any_order_give_the_pairs_of_the_whole_stream() {
 }
 
 #[test]
-fn past_the_limit_the_fingerprints_are_dropped_and_the_reason_kept() {
+fn past_the_limit_the_deals_are_sampled_by_value_not_dropped() {
+    // Regression (issue #32): past the limit the fingerprints were dropped and the test
+    // skipped. Three copies of one deck pass a limit of 2: the level rises until that deck's
+    // value leaves the sample, and all three copies leave together.
     let mut stream = DealStream::new(DealStreamOptions {
         repeats: RepeatSource::Fingerprints { limit: 2 },
         ..options(3, 3)
@@ -86,10 +89,137 @@ fn past_the_limit_the_fingerprints_are_dropped_and_the_reason_kept() {
     for _ in 0..3 {
         stream.add(&[0, 1, 2]);
     }
-    assert_eq!(
-        stream.finish().repeats,
-        Repeats::Skipped(RepeatsSkipped::Memory { limit: 2, deals: 3 })
-    );
+    let print = stream.fingerprint(&[0, 1, 2]);
+    let Repeats::Sampled {
+        distinct,
+        repeated_pairs,
+        level,
+        kept,
+    } = stream.finish().repeats
+    else {
+        panic!("not sampled")
+    };
+    assert_eq!((distinct, repeated_pairs, kept), (0, 0, 0));
+    assert!(sampled_at(print, level - 1) && !sampled_at(print, level));
+}
+
+/// `count` deals of `deck` cards drawn (by a fixed LCG) from `sources` distinct decks, so that
+/// decks repeat; the decks are rotations and swaps of the identity.
+fn repeating_deals(deck: usize, sources: u64, count: usize) -> Vec<Vec<Card>> {
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    (0..count)
+        .map(|_| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            let which = (state >> 33) % sources;
+            let mut deal: Vec<Card> = (0..deck as Card).collect();
+            deal.rotate_left(which as usize % deck);
+            let (a, b) = ((which / deck as u64) as usize % deck, deck - 1);
+            deal.swap(a, b);
+            deal.swap(0, (which as usize / (deck * deck)) % deck);
+            deal
+        })
+        .collect()
+}
+
+/// Distinct values and repeated pairs among `prints`, by brute force: each value's copies.
+fn brute_force_repeats(prints: &[u128]) -> (u64, u64) {
+    let mut copies: std::collections::HashMap<u128, u64> = std::collections::HashMap::new();
+    for &print in prints {
+        *copies.entry(print).or_default() += 1;
+    }
+    let pairs = copies.values().map(|&c| c * (c - 1) / 2).sum();
+    (copies.len() as u64, pairs)
+}
+
+#[test]
+fn a_sampled_stream_counts_exactly_the_repeats_of_the_sampled_values() {
+    // 52 cards (hashed fingerprints) and 8 cards (packed), each fed deal by deal and in
+    // batches: the level reached is the lowest that keeps at most the cap, and the counts are
+    // those of the deals whose value is sampled at it, found by brute force.
+    for (deck, sources) in [(52, 600), (8, 300)] {
+        let deals = repeating_deals(deck, sources, 3000);
+        for batched in [false, true] {
+            let options = DealStreamOptions {
+                deck,
+                dealt: deck,
+                repeats: RepeatSource::Fingerprints { limit: 200 },
+                compositions: false,
+            };
+            let mut stream = DealStream::new(options);
+            let prints: Vec<u128> = deals.iter().map(|d| stream.fingerprint(d)).collect();
+            if batched {
+                for chunk in deals.chunks(64) {
+                    stream.add_deals(&chunk.concat());
+                }
+            } else {
+                for deal in &deals {
+                    stream.add(deal);
+                }
+            }
+            let Repeats::Sampled {
+                distinct,
+                repeated_pairs,
+                level,
+                kept,
+            } = stream.finish().repeats
+            else {
+                panic!("{deck} cards: not sampled")
+            };
+            let at = |level: u32| -> Vec<u128> {
+                prints
+                    .iter()
+                    .copied()
+                    .filter(|&p| sampled_at(p, level))
+                    .collect()
+            };
+            assert!(at(level - 1).len() > 200, "{deck} cards: level {level} not the lowest");
+            assert!(at(level).len() <= 200);
+            assert_eq!(kept, at(level).len() as u64);
+            assert_eq!((distinct, repeated_pairs), brute_force_repeats(&at(level)));
+            assert!(repeated_pairs > 0, "{deck} cards: the sample has repeats to count");
+        }
+    }
+}
+
+#[test]
+fn parts_sampled_at_different_levels_merge_to_the_sample_of_one_stream() {
+    // Three workers with unequal shares (each capped at the limit) reach different levels;
+    // merged, they give the counts of one stream of all the deals under the same cap.
+    let deals = repeating_deals(52, 500, 2400);
+    let options = DealStreamOptions {
+        deck: 52,
+        dealt: 52,
+        repeats: RepeatSource::Fingerprints { limit: 150 },
+        compositions: false,
+    };
+    let mut whole = DealStream::new(options);
+    for deal in &deals {
+        whole.add(deal);
+    }
+    let whole = whole.finish().repeats;
+    let mut parts: Vec<DealStream> = Vec::new();
+    let mut levels = Vec::new();
+    for range in [0..200, 200..500, 500..2400] {
+        let mut part = DealStream::new(options);
+        for deal in &deals[range] {
+            part.add(deal);
+        }
+        part.sort_fingerprints();
+        levels.push(part.level);
+        parts.push(part);
+    }
+    assert!(levels[0] < levels[2], "the parts' levels differ: {levels:?}");
+    // Merged in any order.
+    for order in [[0, 1, 2], [2, 0, 1]] {
+        let mut merged = DealStream::new(options);
+        for &i in &order {
+            merged.merge(parts[i].clone());
+        }
+        assert_eq!(merged.finish().repeats, whole);
+    }
+    assert!(matches!(whole, Repeats::Sampled { repeated_pairs, .. } if repeated_pairs > 0));
 }
 
 #[test]

@@ -59,6 +59,22 @@ pub(super) fn deal_stream_section(deals: &DealStreamReport, doc: &mut Document) 
         if let Some(summary) = &repeats.reachable_summary {
             doc.text(format!("  {summary}"), "    ");
         }
+        if let Some(sample) = &repeats.sample {
+            doc.text(
+                format!(
+                    "  counted in a sample (the fingerprints of every {noun} would pass the \
+                     memory limit): the {} {noun}s whose value falls in 1 in {} of the {noun}s \
+                     (1 in 2^{}); a source reaching up to {:.2e} equally likely {noun}s shows a \
+                     repeat in it with probability 0.9 ({:.2e} with every {noun} kept)",
+                    group(sample.deals_sampled),
+                    group(sample.one_in),
+                    sample.level,
+                    sample.sees_repeats_up_to,
+                    sample.unsampled_sees_repeats_up_to
+                ),
+                "    ",
+            );
+        }
     }
     let matches = &deals.matches;
     doc.text(

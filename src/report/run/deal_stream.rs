@@ -12,10 +12,11 @@ use crate::analysis::Draft;
 use crate::analysis::Question;
 use crate::analysis::deal_stream::{
     CollisionLaw, CollisionNotRun, CollisionNull, CompositionLaw, CompositionWorkTooLarge,
-    DealShape, MAX_COMPOSITION_WORK, ReachableEstimate, RepeatCounts, SlotIndependence,
-    collision_test, compositions_if_independent, matches_if_independent, matches_law,
-    pooled_groups, reachable_estimate, serial_compositions_test, serial_matches_test,
-    serial_slots_test, slot_independence,
+    DealShape, MAX_COMPOSITION_WORK, MAX_SAMPLE_SHIFT, ReachableEstimate, RepeatCounts,
+    SlotIndependence, collision_test, compositions_if_independent, matches_if_independent,
+    matches_law, pooled_groups, reachable_estimate, repeats_seen_up_to, sampled_collision_test,
+    sampled_reachable_estimate, serial_compositions_test, serial_matches_test, serial_slots_test,
+    slot_independence,
 };
 use crate::analysis::figures::observed_mean;
 use crate::analysis::mallows::{MallowsFigures, NAME as MALLOWS_NAME, serial_mallows_test};
@@ -23,6 +24,7 @@ use crate::engine::deal_stream::{
     BYTES_PER_DEAL, DealStreamTally, MAX_COMPOSITION_DECK, Repeats, RepeatsSkipped,
     fingerprints_are_hashes,
 };
+use crate::report::text::group;
 use crate::stats::probability::ln_sum;
 use crate::stats::pvalue::PValue;
 use crate::theory::exact::Law;
@@ -86,6 +88,31 @@ pub struct RepeatsReport {
     pub reachable: Option<ReachableEstimate>,
     /// That estimate in words.
     pub reachable_summary: Option<String>,
+    /// When the fingerprints passed the memory limit: the sample of the deck space the test
+    /// ran on (absent otherwise: every deal's fingerprint was counted).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sample: Option<RepeatSample>,
+}
+
+/// The sample the repeated-decks test ran on when every deal's fingerprint would not fit in
+/// memory: the deals whose value falls in a sampled 1 in 2^s of the deck space (all copies of
+/// a deck or none; see [`crate::engine::deal_stream`]), so the repeats among them are exactly
+/// the repeats of those values.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct RepeatSample {
+    /// s, the sampling level.
+    pub level: u32,
+    /// 2^s: one deck value in this many is in the sample.
+    pub one_in: u64,
+    /// N_s, the deals in the sample (about N/2^s for a fair shuffle); `distinct` and
+    /// `repeated_pairs` count among them.
+    pub deals_sampled: u64,
+    /// The power left: the most equally likely decks a source may reach for the sample to show
+    /// a repeated pair with probability 0.9, C(N,2)/(2^s·ln 10).
+    pub sees_repeats_up_to: f64,
+    /// The same for the whole stream, C(N,2)/ln 10: what the test would see with memory for
+    /// every fingerprint.
+    pub unsampled_sees_repeats_up_to: f64,
 }
 
 /// Serial (a): the histogram of matching slots.
@@ -170,6 +197,16 @@ pub(super) fn deal_stream_part(
             distinct,
             repeated_pairs,
         }),
+        Repeats::Sampled {
+            distinct,
+            repeated_pairs,
+            kept,
+            ..
+        } => Some(RepeatCounts {
+            deals: kept,
+            distinct,
+            repeated_pairs,
+        }),
         Repeats::Skipped(RepeatsSkipped::Memory { limit, deals }) => {
             not_run.push(NotRun {
                 test: repeats_name.clone(),
@@ -202,9 +239,13 @@ pub(super) fn deal_stream_part(
         }
         (true, None) => None,
     };
+    let level = match tally.repeats {
+        Repeats::Sampled { level, .. } => Some(level),
+        _ => None,
+    };
     let mut repeats = RepeatsReport {
         bytes_per_deal: match tally.repeats {
-            Repeats::Counted { .. } => BYTES_PER_DEAL,
+            Repeats::Counted { .. } | Repeats::Sampled { .. } => BYTES_PER_DEAL,
             _ => 0,
         },
         distinct: counted.map(|c| c.distinct),
@@ -214,13 +255,27 @@ pub(super) fn deal_stream_part(
         poisson_error_bound: None,
         reachable: None,
         reachable_summary: None,
+        sample: level.map(|level| RepeatSample {
+            level,
+            one_in: 1u64 << level.min(63),
+            deals_sampled: counted.map_or(0, |c| c.deals),
+            sees_repeats_up_to: repeats_seen_up_to(tally.deals, level),
+            unsampled_sees_repeats_up_to: repeats_seen_up_to(tally.deals, 0),
+        }),
     };
     if let Some(counted) = counted {
-        let estimate = reachable_estimate(counted, shape.ln_outcomes());
+        let estimate = match level {
+            None => reachable_estimate(counted, shape.ln_outcomes()),
+            Some(level) => {
+                sampled_reachable_estimate(counted, tally.deals, level, shape.ln_outcomes())
+            }
+        };
         // Once the decks seen are as many as the estimate's lower bound, the sample has
         // saturated the outcomes (every deck seen again and again): the pair count then says
-        // nothing about how many exist, so no estimate is given.
-        if (counted.distinct as f64) < estimate.low {
+        // nothing about how many exist, so no estimate is given. (A sample's distinct decks
+        // stand for 2^s times as many.)
+        let distinct_seen = counted.distinct as f64 * 2f64.powi(level.unwrap_or(0) as i32);
+        if distinct_seen < estimate.low {
             repeats.reachable_summary = Some(reachable_words(&estimate, shape.noun()));
             repeats.reachable = Some(estimate);
         }
@@ -237,7 +292,16 @@ pub(super) fn deal_stream_part(
                         .to_string()
                 },
             }),
-            Some(null) => match collision_test(&repeats_name, shape, counted, null) {
+            Some(CollisionNull::Law { .. }) if level.is_some() => not_run.push(NotRun {
+                test: repeats_name.clone(),
+                reason: "against the model: the model's law of a sample of the decks is not \
+                         known"
+                    .to_string(),
+            }),
+            Some(null) => match match level {
+                None => collision_test(&repeats_name, shape, counted, null),
+                Some(level) => sampled_collision_test(&repeats_name, shape, counted, level),
+            } {
                 Ok(mut outcome) => {
                     repeats.expected_pairs = Some(outcome.expected_pairs);
                     repeats.law = Some(outcome.law);
@@ -247,8 +311,10 @@ pub(super) fn deal_stream_part(
                     // distance is never more than 1.
                     repeats.poisson_error_bound = (outcome.law == CollisionLaw::Poisson)
                         .then_some(outcome.poisson_error_bound.min(1.0));
-                    if matches!(tally.repeats, Repeats::Counted { .. })
-                        && fingerprints_are_hashes(shape.deck, shape.dealt)
+                    if matches!(
+                        tally.repeats,
+                        Repeats::Counted { .. } | Repeats::Sampled { .. }
+                    ) && fingerprints_are_hashes(shape.deck, shape.dealt)
                     {
                         outcome.draft.p = with_hash_collisions(outcome.draft.p, counted);
                     }
@@ -263,6 +329,17 @@ pub(super) fn deal_stream_part(
                         "against the model at this size the Poisson law is not close enough \
                          (Chen–Stein bound {bound:.3} > 0.01); the permutations test covers \
                          the counts"
+                    ),
+                }),
+                Err(CollisionNotRun::SampleSizeUncertain { shift }) => not_run.push(NotRun {
+                    test: repeats_name.clone(),
+                    reason: format!(
+                        "the fingerprints passed the memory limit and the sample of 1 in {} \
+                         {}s is too coarse for this deal space: its uncertain size would move \
+                         the test by {shift:.2} standard deviations (more than {MAX_SAMPLE_SHIFT}); \
+                         run fewer trials, or on a machine with more memory",
+                        group(1u64 << level.unwrap_or(0).min(63)),
+                        shape.noun()
                     ),
                 }),
                 Err(CollisionNotRun::Saturated {

@@ -5,7 +5,9 @@ use super::{
     CHUNK_BYTES, Encoding, FINGERPRINT_BYTES, MAX_HEADER_BYTES, MAX_VARINT_BYTES, PREFIX_BYTES,
     TallyFileError, expected_cells, stream_cells,
 };
-use crate::engine::deal_stream::{DealStreamTally, MAX_GROUPS, Repeats, RepeatsSkipped};
+use crate::engine::deal_stream::{
+    DealStreamTally, FingerprintBudget, MAX_GROUPS, MAX_SAMPLE_LEVEL, Repeats, RepeatsSkipped,
+};
 use crate::engine::tally::TallyMode;
 use crate::tally_file::header::TallyHeader;
 use crate::tally_file::{Counts, FORMAT_VERSION, MAGIC};
@@ -175,6 +177,8 @@ pub fn read_header(path: &Path) -> Result<TallyHeader, TallyFileError> {
             && stream.pairs <= stream.deals
             && stream.fingerprints <= stream.deals
             && (stream.fingerprints == 0 || stream.repeats == "fingerprints")
+            && stream.sample_level <= MAX_SAMPLE_LEVEL
+            && (stream.sample_level == 0 || stream.repeats == "fingerprints")
             && ["from-tally", "fingerprints", "memory", "off"].contains(&stream.repeats.as_str())
             && stream
                 .ends
@@ -381,18 +385,19 @@ pub(super) fn add_varints(
 
 /// Add the counts of the tally file `path`, whose header [`read_header`] gave, into `counts`
 /// (of the same mode and deck), checking its CRC-32 and that its counters add up to its
-/// trials; and hand over its deal stream, if it kept one. Fingerprints beyond
-/// `fingerprint_room` are not kept in memory (the stream then says the repeats were skipped
-/// for memory). On an error `counts` holds part of the file's counts and must be dropped.
+/// trials; and hand over its deal stream, if it kept one. Its fingerprints are read within
+/// `budget` (sampled by value past its cap, see [`FingerprintBudget`]); without a budget they
+/// are not kept (the stream then says the repeats were skipped for memory). On an error
+/// `counts` holds part of the file's counts and must be dropped.
 pub fn read_tally_into(
     path: &Path,
     header: &TallyHeader,
     counts: &mut Counts,
-    fingerprint_room: u64,
+    budget: Option<FingerprintBudget>,
 ) -> Result<Option<DealStreamTally>, TallyFileError> {
     let mut open = open_tally(path, header)?;
     let first_sum = open.add_counts(counts)?;
-    open.finish(first_sum, counts, fingerprint_room)
+    open.finish(first_sum, counts, budget)
 }
 
 /// A tally file opened to be added: its prefix and header read again (and hashed), the file
@@ -484,13 +489,13 @@ impl OpenTally<'_> {
 
     /// Read the rest of the file once its counters were added (`first_sum` is what
     /// [`Self::add_counts`] or [`add_counts_split`](super::add_counts_split) gave): the deal
-    /// stream (fingerprints beyond `fingerprint_room` not kept), the CRC-32, and that the
-    /// counters add up to the file's trials, which are then added to `counts`.
+    /// stream (its fingerprints read within `budget`, as [`read_tally_into`]), the CRC-32, and
+    /// that the counters add up to the file's trials, which are then added to `counts`.
     pub fn finish(
         mut self,
         first_sum: u128,
         counts: &mut Counts,
-        fingerprint_room: u64,
+        budget: Option<FingerprintBudget>,
     ) -> Result<Option<DealStreamTally>, TallyFileError> {
         let path = self.path;
         let header = self.header;
@@ -533,9 +538,14 @@ impl OpenTally<'_> {
                 add_counters(reader, encoding, part.counts_bytes, stream_parts)
                     .map_err(read)?
                     .map_err(bad_counts)?;
-                let keep = counts_add_up && part.fingerprints <= fingerprint_room;
-                let mut prints =
-                    Vec::with_capacity(if keep { part.fingerprints as usize } else { 0 });
+                // Kept when there is a budget (or nothing to keep), sampled within it.
+                let budget = budget.filter(|_| counts_add_up);
+                let keep = part.fingerprints == 0 || budget.is_some();
+                let mut level = part.sample_level.max(budget.map_or(0, |b| b.level));
+                let mut prints = Vec::with_capacity(match budget {
+                    Some(budget) => part.fingerprints.min(budget.cap) as usize,
+                    None => 0,
+                });
                 let mut left = part.fingerprints;
                 let per_chunk = CHUNK_BYTES as u64 / FINGERPRINT_BYTES;
                 while left > 0 {
@@ -543,8 +553,10 @@ impl OpenTally<'_> {
                     let bytes = reader
                         .next((take * FINGERPRINT_BYTES) as usize)
                         .map_err(read)?;
-                    if keep {
-                        prints.extend(
+                    if let Some(budget) = budget {
+                        budget.read(
+                            &mut prints,
+                            &mut level,
                             bytes
                                 .chunks_exact(FINGERPRINT_BYTES as usize)
                                 .map(|b| u128::from_le_bytes(b.try_into().unwrap())),
@@ -553,10 +565,13 @@ impl OpenTally<'_> {
                     left -= take;
                 }
                 if keep {
+                    if let Repeats::Counted { .. } | Repeats::Sampled { .. } = tally.repeats {
+                        tally.repeats = Repeats::to_count(level, prints.len() as u64);
+                    }
                     tally.fingerprints = vec![prints];
                 } else {
                     tally.repeats = Repeats::Skipped(RepeatsSkipped::Memory {
-                        limit: fingerprint_room,
+                        limit: 0,
                         deals: tally.deals,
                     });
                 }

@@ -86,8 +86,8 @@ fn a_tally_written_and_read_back_twice_is_the_tally_doubled() {
         assert_eq!(read.cells, counts.cells());
         assert_eq!(read.elapsed_seconds, 1.5);
         let mut total = Counts::empty(counts.mode(), read.deck);
-        read_tally_into(&path, &read, &mut total, 0).unwrap();
-        read_tally_into(&path, &read, &mut total, 0).unwrap();
+        read_tally_into(&path, &read, &mut total, None).unwrap();
+        read_tally_into(&path, &read, &mut total, None).unwrap();
         let doubled: Vec<u64> = counts.parts().concat().iter().map(|v| v * 2).collect();
         assert_eq!(total.parts().concat(), doubled);
         assert_eq!(total.trials(), 2 * counts.trials());
@@ -121,7 +121,9 @@ fn each_file_takes_the_narrowest_word_unless_varints_are_smaller() {
 
 #[test]
 fn tallies_of_every_encoding_and_their_deal_stream_read_back_exactly() {
-    use crate::engine::deal_stream::{DealStream, DealStreamOptions, RepeatSource};
+    use crate::engine::deal_stream::{
+        DealStream, DealStreamOptions, FingerprintBudget, RepeatSource, sampled_at,
+    };
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("t.tally");
     let mut stream = DealStream::new(DealStreamOptions {
@@ -160,7 +162,8 @@ fn tallies_of_every_encoding_and_their_deal_stream_read_back_exactly() {
         let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
         let read: TallyHeader = serde_json::from_slice(&bytes[25..25 + length]).unwrap();
         let mut total = Counts::empty(TallyMode::Full, 4);
-        let back = read_tally_into(&path, &read, &mut total, 100)
+        let roomy = FingerprintBudget { level: 0, cap: 100 };
+        let back = read_tally_into(&path, &read, &mut total, Some(roomy))
             .unwrap()
             .unwrap();
         assert_eq!(total, counts, "{}", read.encoding);
@@ -171,18 +174,98 @@ fn tallies_of_every_encoding_and_their_deal_stream_read_back_exactly() {
         assert_eq!(back.ends, deals.ends);
         assert_eq!(back.fingerprints.concat(), deals.fingerprints.concat());
         assert_eq!((back.deals, back.pairs), (3, 2));
-        // No room for the fingerprints: the repeats are skipped for memory, not kept.
+        // Room for 2 of the 3 fingerprints: read sampled, at the lowest level that keeps at
+        // most 2, exactly the fingerprints sampled at that level.
         let mut total = Counts::empty(TallyMode::Full, 4);
-        let tight = read_tally_into(&path, &read, &mut total, 2)
+        let tight = FingerprintBudget { level: 0, cap: 2 };
+        let tight = read_tally_into(&path, &read, &mut total, Some(tight))
             .unwrap()
             .unwrap();
-        assert!(tight.fingerprints.is_empty());
+        let Repeats::Sampled { level, kept, .. } = tight.repeats else {
+            panic!("not sampled: {:?}", tight.repeats)
+        };
+        let sampled = |level| -> Vec<u128> {
+            let all = deals.fingerprints.concat();
+            all.into_iter().filter(|&p| sampled_at(p, level)).collect()
+        };
+        assert!(sampled(level - 1).len() > 2);
+        assert_eq!(tight.fingerprints.concat(), sampled(level));
+        assert_eq!(kept, sampled(level).len() as u64);
+        // No budget (the merge does not count them): skipped for memory, not kept.
+        let mut total = Counts::empty(TallyMode::Full, 4);
+        let none = read_tally_into(&path, &read, &mut total, None)
+            .unwrap()
+            .unwrap();
+        assert!(none.fingerprints.is_empty());
         assert!(matches!(
-            tight.repeats,
+            none.repeats,
             Repeats::Skipped(RepeatsSkipped::Memory { .. })
         ));
     }
     assert_eq!(seen, ["u8", "u16", "leb128", "u32", "u64"]);
+}
+
+#[test]
+fn a_sampled_deal_stream_records_its_level_and_files_without_one_read_as_level_0() {
+    use crate::engine::deal_stream::{
+        DealStream, DealStreamOptions, FingerprintBudget, RepeatSource, sampled_at,
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.tally");
+    // 24 orderings of 4 cards, 60 deals, at most 5 fingerprints kept: sampled.
+    let mut stream = DealStream::new(DealStreamOptions {
+        deck: 4,
+        dealt: 4,
+        repeats: RepeatSource::Fingerprints { limit: 5 },
+        compositions: true,
+    });
+    for i in 0..60usize {
+        let mut deal = [0, 1, 2, 3];
+        deal.rotate_left(i % 4);
+        deal.swap(i % 3, 3);
+        stream.add(&deal);
+    }
+    let deals = stream.finish();
+    let Repeats::Sampled { level, kept, .. } = deals.repeats else {
+        panic!("not sampled: {:?}", deals.repeats)
+    };
+    let mut counts = Counts::empty(TallyMode::Full, 4);
+    if let Counts::Full(tally) = &mut counts {
+        tally.counts[0] = 60;
+        tally.trials = 60;
+    }
+    let mut bytes = Vec::new();
+    write_tally(&header(TallyMode::Full, 4, 60), &counts, Some(&deals), &mut bytes).unwrap();
+    std::fs::write(&path, &bytes).unwrap();
+    let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+    let json = &bytes[25..25 + length];
+    let read: TallyHeader = serde_json::from_slice(json).unwrap();
+    let part = read.deal_stream.as_ref().unwrap();
+    assert_eq!((part.sample_level, part.fingerprints), (level, kept));
+    // Read back whole: the same level, the same fingerprints, all sampled at it.
+    let roomy = FingerprintBudget { level: 0, cap: 100 };
+    let back = read_tally_into(&path, &read, &mut Counts::empty(TallyMode::Full, 4), Some(roomy))
+        .unwrap()
+        .unwrap();
+    assert_eq!(back.repeats, Repeats::to_count(level, kept));
+    assert_eq!(back.fingerprints.concat(), deals.fingerprints.concat());
+    assert!(back.fingerprints[0].iter().all(|&p| sampled_at(p, level)));
+    // A file written before sampling has no `sample_level`: it reads as level 0, and a
+    // level-0 header is written without it, byte for byte as before.
+    let text = String::from_utf8(json.to_vec()).unwrap();
+    let old = text.replace(&format!(",\"sample_level\":{level}"), "");
+    assert_ne!(old, text);
+    let old: TallyHeader = serde_json::from_str(&old).unwrap();
+    let old_part = old.deal_stream.as_ref().unwrap();
+    assert_eq!(old_part.sample_level, 0);
+    assert_eq!(
+        old_part.empty_tally(4).repeats,
+        Repeats::Counted {
+            distinct: 0,
+            repeated_pairs: 0
+        }
+    );
+    assert!(!serde_json::to_string(old_part).unwrap().contains("sample_level"));
 }
 
 /// A full tally of 9 cards (above [`SPLIT_MIN_CELLS`]) whose counts are `base` plus a
@@ -230,9 +313,9 @@ fn merge_split(files: &[(PathBuf, TallyHeader)], threads: usize) -> Result<Count
     for (path, header) in files {
         if splittable(header) {
             let (open, sum) = split.next().unwrap();
-            open.finish(sum, &mut total, 0)?;
+            open.finish(sum, &mut total, None)?;
         } else {
-            read_tally_into(path, header, &mut total, 0)?;
+            read_tally_into(path, header, &mut total, None)?;
         }
     }
     Ok(total)
@@ -264,7 +347,7 @@ fn tallies_read_by_several_threads_add_up_to_the_same_total_as_read_in_turn() {
         .collect();
     let mut sequential = Counts::empty(TallyMode::Full, 9);
     for (path, header) in &files {
-        read_tally_into(path, header, &mut sequential, 0).unwrap();
+        read_tally_into(path, header, &mut sequential, None).unwrap();
     }
     let mut expected = vec![0u64; 362_880];
     for (_, _, counts) in &made {
@@ -329,7 +412,7 @@ fn a_corrupted_counter_read_by_threads_is_refused_as_the_sequential_reading_refu
     bytes[at] = bytes[at].wrapping_add(1);
     std::fs::write(&path, &bytes).unwrap();
     let sequential =
-        read_tally_into(&path, &header, &mut Counts::empty(TallyMode::Full, 9), 0).unwrap_err();
+        read_tally_into(&path, &header, &mut Counts::empty(TallyMode::Full, 9), None).unwrap_err();
     let files = vec![(good, good_header), (path.clone(), header)];
     let split = merge_split(&files, 2).unwrap_err();
     assert_eq!(split.to_string(), sequential.to_string());
