@@ -405,7 +405,8 @@ mod tests {
             let last = factorial(n) as usize - 1;
             // The ends and a spread of ranks between them (a multiplicative walk mod n!).
             let ranks = [0, 1, last - 1, last].into_iter().chain(
-                (1..2000u64).map(|k| (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) % (last as u64 + 1)) as usize),
+                (1..2000u64)
+                    .map(|k| (k.wrapping_mul(0x9e37_79b9_7f4a_7c15) % (last as u64 + 1)) as usize),
             );
             for r in ranks {
                 let mut deck = vec![0; n];

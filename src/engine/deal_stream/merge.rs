@@ -163,8 +163,7 @@ impl DealStreamMerger {
         for (total, count) in stream.slots.iter_mut().zip(&part.slots) {
             *total += count;
         }
-        if let (Some(totals), Some(counts)) = (&mut stream.compositions, part.compositions.take())
-        {
+        if let (Some(totals), Some(counts)) = (&mut stream.compositions, part.compositions.take()) {
             add_composition_counts(totals, counts);
         }
         if let (Some(total), Some(sums)) = (&mut stream.kernel, &part.kernel) {
