@@ -50,6 +50,7 @@ pub fn build_run_report_with_deals(
     let position_counts = position_counts(n, &counts);
     let theory_matrix = model.map(|law| law.position_matrix());
 
+    let uniform_p = 1.0 / counts.len() as f64;
     // The tests of the stream of deals read the tally but nothing else here computes: on a
     // second thread, beside the ordering tests and figures (each a pass over n! counts).
     let (drafts, part, deal_stream) = std::thread::scope(|scope| {
@@ -66,7 +67,6 @@ pub fn build_run_report_with_deals(
             })
         });
         let mut drafts = vec![full_permutations_test(&counts, hypothesis, trials)];
-        let uniform_p = 1.0 / counts.len() as f64;
         let identity_p0 = hypothesis.map_or(uniform_p, |law| law.probabilities[0]);
         drafts.push(identity_test(
             counts[0],
@@ -86,7 +86,6 @@ pub fn build_run_report_with_deals(
         (drafts, part, deal_stream)
     });
     let family_size = drafts.len();
-    let uniform_p = 1.0 / counts.len() as f64;
     let listed = part.permutations.listed();
     let common = Common {
         header: facts.header(n, Some(factorial(n)), trials),
