@@ -1145,8 +1145,8 @@ impl Law {
         self.probabilities.iter().filter(|&&p| p > 0.0).count()
     }
 
-    /// Whether this is the uniform law, every ordering 1/n! ([`uniform_law`], or
-    /// [`uniform_by_construction`]'s theorem).
+    /// Whether this is the uniform law, every ordering 1/n!: built as the uniform law, or
+    /// uniform by the algorithm's construction (a theorem, not a computed table).
     pub fn is_uniform(&self) -> bool {
         matches!(self.method, UNIFORM | UNIFORM_BY_CONSTRUCTION)
     }
