@@ -774,8 +774,8 @@ pub enum CompositionLaw {
     /// Only the compositions some ordered pair of seen decks forms, as (rank, q̂, fixed points
     /// of the composition) sorted by rank; every other cell is 0. Used when those pairs are few
     /// beside n! (a short run on 9 or 10 cards), where a dense table would be mostly zeros
-    /// written at random.
-    Sparse(Vec<(usize, f64, u8)>),
+    /// written at random. Ranks are below 11! < 2^32: 16 bytes a cell.
+    Sparse(Vec<(u32, f64, u8)>),
 }
 
 impl CompositionLaw {
@@ -828,7 +828,7 @@ impl CompositionLaw {
                 let mut next = cells.iter().peekable();
                 for (rank, &o) in observed.iter().enumerate() {
                     let q = next
-                        .next_if(|&&(r, ..)| r == rank)
+                        .next_if(|&&(r, ..)| r as usize == rank)
                         .map_or(0.0, |&(_, q, _)| q);
                     cell(o, q);
                 }
@@ -868,12 +868,9 @@ pub fn compositions_if_independent(
         }
     };
     if distinct * distinct * 2 <= counts.len() as u64 {
-        return Ok(CompositionLaw::Sparse(
-            sparse_products(deck, &seen, deals)
-                .into_iter()
-                .map(|(rank, s, fixed)| (rank, share(s as f64), fixed))
-                .collect(),
-        ));
+        return Ok(CompositionLaw::Sparse(sparse_products(
+            deck, &seen, deals, share,
+        )));
     }
     // Σ_τ products = N², so below 2^32 deals every count fits 64 bits: half the memory of
     // 128-bit counts (n! of them, 29 MB at 10 cards), turned into the shares in place. The
@@ -897,15 +894,74 @@ pub fn compositions_if_independent(
     ))
 }
 
-/// Σ_σ c_σ·c_{τ∘σ} for every composition τ that some ordered pair of `seen` forms (the
-/// identity's less the N pairs of a deal with itself), sorted by rank, with τ's fixed points
-/// (the slots at which the pair's decks agree). Each pair leaves one key,
-/// its composition's rank above the two decks' indices (ranks of at most
+/// share(Σ_σ c_σ·c_{τ∘σ}) for every composition τ that some ordered pair of `seen` forms (the
+/// identity's sum less the N pairs of a deal with itself), sorted by rank, with τ's fixed
+/// points (the slots at which the pair's decks agree). Each pair leaves one key, its
+/// composition's rank above the two decks' indices (ranks of at most
 /// [`crate::engine::deal_stream::MAX_COMPOSITION_DECK`] cards take 22 bits, indices below
 /// √[`MAX_COMPOSITION_WORK`] 16 bits each); the keys are sorted and the products summed key
-/// group by key group, in 128 bits.
-fn sparse_products(deck: usize, seen: &[(Vec<Card>, u64)], deals: u64) -> Vec<(usize, u128, u8)> {
+/// group by key group, in 128 bits, each group's sum turned into its share as it closes.
+fn sparse_products(
+    deck: usize,
+    seen: &[(Vec<Card>, u64)],
+    deals: u64,
+    share: impl Fn(f64) -> f64,
+) -> Vec<(u32, f64, u8)> {
     debug_assert!(seen.len() < 1 << 16);
+    let mut keys = composition_keys(deck, seen);
+    keys.sort_unstable();
+    let mut cells: Vec<(u32, f64, u8)> = Vec::new();
+    // The group being summed: its rank, fixed points and sum.
+    let mut open: Option<(u32, u8, u128)> = None;
+    let close = |(cell, fixed, mut sum): (u32, u8, u128), cells: &mut Vec<(u32, f64, u8)>| {
+        // The pairs (σ, σ) put the identity first; it includes each deal with itself.
+        if cell == 0 {
+            sum -= u128::from(deals);
+        }
+        cells.push((cell, share(sum as f64), fixed));
+    };
+    for key in keys {
+        let cell = (key >> 32) as u32;
+        let (i, j) = ((key >> 16) as u16 as usize, key as u16 as usize);
+        let product = u128::from(seen[i].1) * u128::from(seen[j].1);
+        match &mut open {
+            Some((last, _, sum)) if *last == cell => *sum += product,
+            _ => {
+                if let Some(group) = open.take() {
+                    close(group, &mut cells);
+                }
+                let matching = seen[i].0.iter().zip(&seen[j].0).filter(|(a, b)| a == b);
+                open = Some((cell, matching.count() as u8, product));
+            }
+        }
+    }
+    if let Some(group) = open {
+        close(group, &mut cells);
+    }
+    cells
+}
+
+/// The key of every ordered pair (i, j) of `seen`: the rank of σ_j∘σ_i⁻¹ above i and j, 16 bits
+/// each (see [`sparse_products`]). The rank counts bits with POPCNT where the CPU has it (the
+/// baseline x86-64 build emulates it with a dozen instructions): the same keys either way.
+fn composition_keys(deck: usize, seen: &[(Vec<Card>, u64)]) -> Vec<u64> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("popcnt") {
+        // SAFETY: the CPU has POPCNT (checked just above).
+        return unsafe { composition_keys_with_popcnt(deck, seen) };
+    }
+    composition_keys_portable(deck, seen)
+}
+
+/// [`composition_keys_portable`] compiled with POPCNT. The CPU must have it.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn composition_keys_with_popcnt(deck: usize, seen: &[(Vec<Card>, u64)]) -> Vec<u64> {
+    composition_keys_portable(deck, seen)
+}
+
+#[inline(always)]
+fn composition_keys_portable(deck: usize, seen: &[(Vec<Card>, u64)]) -> Vec<u64> {
     let mut keys: Vec<u64> = Vec::with_capacity(seen.len() * seen.len());
     let mut slot_of = vec![0usize; deck];
     let mut composition: Vec<Card> = vec![0; deck];
@@ -918,25 +974,7 @@ fn sparse_products(deck: usize, seen: &[(Vec<Card>, u64)], deals: u64) -> Vec<(u
             keys.push(((rank(&composition) as u64) << 32) | ((i as u64) << 16) | j as u64);
         }
     }
-    keys.sort_unstable();
-    let mut sums: Vec<(usize, u128, u8)> = Vec::new();
-    for key in keys {
-        let cell = (key >> 32) as usize;
-        let (i, j) = ((key >> 16) as u16 as usize, key as u16 as usize);
-        let product = u128::from(seen[i].1) * u128::from(seen[j].1);
-        match sums.last_mut() {
-            Some((last, sum, _)) if *last == cell => *sum += product,
-            _ => {
-                let matching = seen[i].0.iter().zip(&seen[j].0).filter(|(a, b)| a == b);
-                sums.push((cell, product, matching.count() as u8));
-            }
-        }
-    }
-    // The pairs (σ, σ) put the identity first; it includes each deal with itself.
-    if let Some((0, sum, _)) = sums.first_mut() {
-        *sum -= u128::from(deals);
-    }
-    sums
+    keys
 }
 
 /// Call `add(rank of σ'∘σ⁻¹, c_σ, c_σ')` for every ordered pair (σ, σ') of the decks `seen`
@@ -1090,6 +1128,7 @@ mod tests {
         let expected = compositions_by_search(6, &counts);
         let mut dense = vec![0.0; 720];
         for &(rank, q, fixed) in cells {
+            let rank = rank as usize;
             dense[rank] = q;
             let tau = unrank(rank, 6);
             let by_map = tau
