@@ -848,16 +848,17 @@ pub fn compositions_if_independent(
     deck: usize,
     counts: &[u64],
 ) -> Result<CompositionLaw, CompositionWorkTooLarge> {
+    // Refused before a deck is unranked: a long run at 10 cards has seen all 3,628,800.
+    let distinct = counts.iter().filter(|&&c| c > 0).count() as u64;
+    if distinct.saturating_mul(distinct) > MAX_COMPOSITION_WORK {
+        return Err(CompositionWorkTooLarge { distinct });
+    }
     let seen: Vec<(Vec<Card>, u64)> = counts
         .iter()
         .enumerate()
         .filter(|&(_, &c)| c > 0)
         .map(|(rank, &c)| (unrank(rank, deck), c))
         .collect();
-    let distinct = seen.len() as u64;
-    if distinct.saturating_mul(distinct) > MAX_COMPOSITION_WORK {
-        return Err(CompositionWorkTooLarge { distinct });
-    }
     let deals: u64 = seen.iter().map(|(_, c)| c).sum();
     let ordered_pairs = deals as f64 * (deals as f64 - 1.0);
     let share = |s: f64| {
