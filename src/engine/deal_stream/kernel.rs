@@ -45,7 +45,11 @@ pub fn counts_kernel(deck: usize, dealt: usize) -> bool {
 /// O(n log n) a pair: at 1000 cards every pair cost 30–50% more CPU (`-n 1000 -t 50k`: 3.4–3.8 s
 /// before, 4.1–5.5 s after), so one pair in [`KERNEL_STRIDE_ABOVE_64`] counts.
 pub fn kernel_stride(deck: usize) -> u64 {
-    if deck <= 64 { 1 } else { KERNEL_STRIDE_ABOVE_64 }
+    if deck <= 64 {
+        1
+    } else {
+        KERNEL_STRIDE_ABOVE_64
+    }
 }
 
 /// The stride of decks of more than 64 cards (see [`kernel_stride`]).
@@ -235,6 +239,16 @@ pub(super) struct KernelCounter {
     distances: Vec<u64>,
     /// The CPU counts bits in one instruction (asked once, in [`Self::new`]).
     popcnt: bool,
+    /// The CPU has AVX-512 F and VPOPCNTDQ: eight pairs' distances at once
+    /// ([`Self::pairs_at`]; asked once, in [`Self::new`]).
+    lanes: bool,
+    /// Two batches of eight pairs' relabelled next decks, transposed: `columns[b][slot][pair]`.
+    /// A batch is counted when the next one has been written (or in [`Self::distances`]): its
+    /// stores have long left the store buffer by then, and a column's one vector load is not
+    /// stalled waiting on the eight stores that wrote it.
+    columns: [Vec<[u16; PAIR_LANES]>; 2],
+    /// The batch written but not yet counted, if any.
+    pending: Option<usize>,
     /// `slot_of[card]`: the card's slot in the previous deck.
     slot_of: Vec<usize>,
     /// `relabelled[s]`: the slot in the previous deck of the card at slot s of the next.
@@ -251,6 +265,11 @@ impl KernelCounter {
             sums: KernelSums::default(),
             distances: vec![0; deck * deck.saturating_sub(1) / 2 + 1],
             popcnt: popcnt_available(),
+            lanes: deck <= 64 && lanes_available(),
+            columns: std::array::from_fn(|_| {
+                vec![[0; PAIR_LANES]; if deck <= 64 { deck } else { 0 }]
+            }),
+            pending: None,
             slot_of: vec![0; deck],
             relabelled: vec![0; deck],
             scratch: vec![0; deck + 1],
@@ -286,16 +305,150 @@ impl KernelCounter {
         self.distances[distance] += 1;
     }
 
+    /// Count the consecutive pairs of a batch: (`previous`, first deal) when there is a
+    /// previous deal, then each deal of `deals` (`k` cards each) with the next; the batch's
+    /// first deal has index `index` in its block. The same counts as [`Self::pair_at`] on each
+    /// pair in turn; with AVX-512 (decks of at most 64 cards, where every pair counts) eight
+    /// pairs' distances are counted at once, one to a 64-bit lane.
+    pub(super) fn pairs_at(
+        &mut self,
+        index: u64,
+        previous: Option<&[Card]>,
+        deals: &[Card],
+        k: usize,
+    ) {
+        let count = deals.len() / k;
+        let pairs = count.saturating_sub(1) + usize::from(previous.is_some());
+        if !self.lanes || pairs < PAIR_LANES {
+            if let Some(previous) = previous {
+                self.pair_at(index, previous, &deals[..k]);
+            }
+            for (i, (before, after)) in deals
+                .chunks_exact(k)
+                .zip(deals[k..].chunks_exact(k))
+                .enumerate()
+            {
+                self.pair_at(index + 1 + i as u64, before, after);
+            }
+            return;
+        }
+        debug_assert_eq!(self.stride, 1, "decks of at most 64 cards count every pair");
+        // Pair p is (deal p − 1, deal p), deal −1 being `previous`.
+        let first = usize::from(previous.is_none());
+        let before = |p: usize| match (p, previous) {
+            (0, Some(previous)) => previous,
+            _ => &deals[(p - 1) * k..p * k],
+        };
+        let mut p = first;
+        while p + PAIR_LANES <= count {
+            let batch = self.pending.map_or(0, |pending| 1 - pending);
+            for lane in 0..PAIR_LANES {
+                let pair = p + lane;
+                for (slot, &card) in before(pair).iter().enumerate() {
+                    self.slot_of[usize::from(card)] = slot;
+                }
+                let next = &deals[pair * k..(pair + 1) * k];
+                for (column, &card) in self.columns[batch].iter_mut().zip(next) {
+                    column[lane] = self.slot_of[usize::from(card)] as u16;
+                }
+            }
+            if let Some(pending) = self.pending {
+                // SAFETY: `lanes` is only set where the CPU has AVX-512 F and VPOPCNTDQ.
+                let distances = unsafe { inversions_of_lanes(&self.columns[pending]) };
+                for distance in distances {
+                    self.distances[distance as usize] += 1;
+                }
+            }
+            self.pending = Some(batch);
+            p += PAIR_LANES;
+        }
+        for pair in p..count {
+            let next = &deals[pair * k..(pair + 1) * k];
+            match (pair, previous) {
+                (0, Some(previous)) => self.pair(previous, next),
+                _ => {
+                    let (before, after) = deals[(pair - 1) * k..(pair + 1) * k].split_at(k);
+                    self.pair(before, after);
+                }
+            }
+        }
+    }
+
+    /// `distances[d]`: the pairs counted here at Kendall distance d, the batch still pending
+    /// included.
+    fn distances(&self) -> Vec<u64> {
+        let mut distances = self.distances.clone();
+        if let Some(pending) = self.pending {
+            // SAFETY: a batch is only pending where `lanes` was set, which the CPU's AVX-512 F
+            // and VPOPCNTDQ allow.
+            for distance in unsafe { inversions_of_lanes(&self.columns[pending]) } {
+                distances[distance as usize] += 1;
+            }
+        }
+        distances
+    }
+
     /// The sums of every pair counted, and of those added from elsewhere.
     pub(super) fn sums(&self) -> KernelSums {
         let mut sums = self.sums;
-        for (distance, &pairs) in self.distances.iter().enumerate() {
+        for (distance, &pairs) in self.distances().iter().enumerate() {
             if pairs > 0 {
                 sums.add_pairs(self.kernel.centred(distance), pairs);
             }
         }
         sums
     }
+}
+
+/// Pairs whose distances [`KernelCounter::pairs_at`] counts at once: the 64-bit lanes of a
+/// 512-bit vector.
+const PAIR_LANES: usize = 8;
+
+/// Whether this CPU counts eight pairs at once ([`inversions_of_lanes`]).
+fn lanes_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The inversions of eight sequences of distinct values below 64 given column by column
+/// (`columns[slot][lane]`), one sequence to a 64-bit lane: [`inversions_in_bit_set`] in every
+/// lane at once (the values seen so far as a bit set; each new value adds the count of those
+/// above it). Only where [`lanes_available`] (the caller's promise).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512vpopcntdq")]
+unsafe fn inversions_of_lanes(columns: &[[u16; PAIR_LANES]]) -> [u64; PAIR_LANES] {
+    use std::arch::x86_64::*;
+    let ones = _mm512_set1_epi64(1);
+    let all_but_zero = _mm512_set1_epi64(!1u64 as i64);
+    let mut seen = _mm512_setzero_si512();
+    let mut inversions = _mm512_setzero_si512();
+    for column in columns {
+        // SAFETY: a column is 8 × 16 bits, one 128-bit load.
+        let value = _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(column.as_ptr().cast()) });
+        let above = _mm512_sllv_epi64(all_but_zero, value);
+        inversions = _mm512_add_epi64(
+            inversions,
+            _mm512_popcnt_epi64(_mm512_and_si512(seen, above)),
+        );
+        seen = _mm512_or_si512(seen, _mm512_sllv_epi64(ones, value));
+    }
+    let mut out = [0u64; PAIR_LANES];
+    // SAFETY: `out` is 8 × 64 bits, one 512-bit store.
+    unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), inversions) };
+    out
+}
+
+/// Never called off x86-64 ([`lanes_available`] is false there).
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn inversions_of_lanes(_: &[[u16; PAIR_LANES]]) -> [u64; PAIR_LANES] {
+    unreachable!("no lanes off x86-64")
 }
 
 /// Whether this CPU has a one-instruction population count.
@@ -384,6 +537,76 @@ mod tests {
             doubled.add(&copy);
         }
         assert_eq!(large, doubled);
+    }
+
+    #[test]
+    fn a_batch_of_pairs_counts_what_its_pairs_count_one_by_one() {
+        // Decks of 52 and 64 cards from a fixed generator, batches of every length 1 to 20
+        // (below, at and past the eight lanes, with and without a previous deal): the distances
+        // counted in lanes (where the CPU has them) and pair by pair are the same integers.
+        use rand::seq::SliceRandom;
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for n in [52usize, 64, 17] {
+            for count in 1..=20usize {
+                let mut deals: Vec<Card> = Vec::new();
+                for _ in 0..count {
+                    let mut deck: Vec<Card> = (0..n as Card).collect();
+                    deck.shuffle(&mut rng);
+                    deals.extend(deck);
+                }
+                let previous: Vec<Card> = {
+                    let mut deck: Vec<Card> = (0..n as Card).collect();
+                    deck.shuffle(&mut rng);
+                    deck
+                };
+                let with_previous = rng.random_bool(0.5);
+                let mut batched = KernelCounter::new(n);
+                batched.pairs_at(3, with_previous.then_some(&previous[..]), &deals, n);
+                let mut one_by_one = KernelCounter::new(n);
+                one_by_one.lanes = false;
+                one_by_one.pairs_at(3, with_previous.then_some(&previous[..]), &deals, n);
+                // Twice: the second call's first batch counts the first call's, left pending.
+                batched.pairs_at(9, None, &deals, n);
+                one_by_one.pairs_at(9, None, &deals, n);
+                assert_eq!(
+                    batched.distances(),
+                    one_by_one.distances(),
+                    "{n} cards, {count}"
+                );
+                assert_eq!(batched.sums(), one_by_one.sums());
+                let pairs = 2 * (count - 1) + usize::from(with_previous);
+                assert_eq!(batched.distances().iter().sum::<u64>(), pairs as u64);
+            }
+        }
+        // The lanes agree with the definition: pairs of cards in opposite order.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(8);
+        let mut decks: Vec<Vec<Card>> = Vec::new();
+        for _ in 0..9 {
+            let mut deck: Vec<Card> = (0..40).collect();
+            deck.shuffle(&mut rng);
+            decks.push(deck);
+        }
+        let mut counter = KernelCounter::new(40);
+        counter.pairs_at(0, None, &decks.concat(), 40);
+        assert!(
+            !counter.lanes || counter.pending.is_some(),
+            "eight pairs, one batch"
+        );
+        let mut expected = vec![0u64; counter.distances.len()];
+        for pair in decks.windows(2) {
+            let slot = |deck: &[Card], card: Card| deck.iter().position(|&c| c == card);
+            let mut opposite = 0;
+            for a in 0..40 {
+                for b in a + 1..40 {
+                    let before = slot(&pair[0], a) < slot(&pair[0], b);
+                    let after = slot(&pair[1], a) < slot(&pair[1], b);
+                    opposite += usize::from(before != after);
+                }
+            }
+            expected[opposite] += 1;
+        }
+        assert_eq!(counter.distances(), expected);
     }
 
     #[test]

@@ -414,16 +414,8 @@ impl DealStream {
         }
         if let Some(kernel) = &mut self.kernel {
             // Deal i of the batch has index in_block + i.
-            if self.has_previous {
-                kernel.pair_at(self.in_block, &self.previous, &deals[..k]);
-            }
-            for (i, (before, after)) in deals
-                .chunks_exact(k)
-                .zip(deals[k..].chunks_exact(k))
-                .enumerate()
-            {
-                kernel.pair_at(self.in_block + 1 + i as u64, before, after);
-            }
+            let previous = self.has_previous.then_some(&self.previous[..]);
+            kernel.pairs_at(self.in_block, previous, deals, k);
         }
         let mut paired = self.has_previous;
         for deal in deals.chunks_exact(k) {
