@@ -291,8 +291,9 @@ def test_defaults_are_the_commands():
 
 
 def test_the_judging_releases_the_gil():
-    # Another Python thread stamps the time in a loop while a tally of 10 cards is judged (the
-    # tests over 3,628,800 orderings take about 0.2 s). Were the GIL held for the whole call,
+    # Another Python thread stamps the time in a loop while a tally of 11 cards is judged (the
+    # tests over 39,916,800 orderings take 0.7-0.9 s; at 10 cards they now take 0.07 s, too
+    # short for the margins below to leave room for stamps). Were the GIL held for the whole call,
     # no stamp could fall inside it, away from its ends (where a thread switch of the
     # interpreter could let one in); released, the stamps fill it.
     from shuffle_bias import _native
@@ -305,8 +306,8 @@ def test_the_judging_releases_the_gil():
             stamps.append(time.perf_counter())
             time.sleep(0.001)
 
-    tally = _native.Tally(10)
-    tally.add_flat(list(range(10)) * 50)
+    tally = _native.Tally(11)
+    tally.add_flat(list(range(11)) * 50)
     thread = threading.Thread(target=stamp)
     thread.start()
     try:
