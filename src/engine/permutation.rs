@@ -247,7 +247,7 @@ pub fn for_each_in_rank_order(n: usize, visit: impl FnMut(usize, &[Card])) {
 
 /// Step `deck` to the next permutation in lexicographic order; false (and `deck` unchanged)
 /// when it is the last.
-fn next_permutation(deck: &mut [Card]) -> bool {
+pub fn next_permutation(deck: &mut [Card]) -> bool {
     let n = deck.len();
     // The longest non-increasing suffix; the card before it is the pivot.
     let Some(pivot) = (1..n).rev().find(|&i| deck[i - 1] < deck[i]).map(|i| i - 1) else {
@@ -263,7 +263,9 @@ fn next_permutation(deck: &mut [Card]) -> bool {
 }
 
 /// [`for_each_in_rank_order`] over the ranks `ranks` only (of n! in all): the first unranked,
-/// the others stepped to as there.
+/// the others stepped to as there. Inlined into its callers, so that a caller compiled with
+/// more instructions (POPCNT) visits with them.
+#[inline(always)]
 pub fn for_each_in_rank_range(
     n: usize,
     ranks: std::ops::Range<usize>,

@@ -33,7 +33,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::engine::algorithms::{Card, Shuffle};
 use crate::engine::mapping::Mapping;
-use crate::engine::permutation::{factorial, for_each_in_rank_order, for_each_in_rank_range, rank};
+use crate::engine::permutation::{factorial, for_each_in_rank_order, rank};
 use crate::engine::random_source::{BlockRng, FastSource, RandomSource, ScriptedSource};
 use crate::stats::summation::CompensatedSum;
 use crate::system::interrupt;
@@ -41,7 +41,10 @@ use crate::theory::permutation_statistics::ratio_to_f64;
 use num_bigint::BigUint;
 
 mod pull;
+mod push;
+mod swaps;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
+use push::push_part;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -941,6 +944,10 @@ impl PassOperator {
     }
 }
 
+/// Compositions (orderings of the support times moves) from which a pushed stage is split
+/// between threads: below, a second n! table to zero and add would cost more than it saves.
+const PUSH_SPLIT_FROM_COMPOSITIONS: usize = 1 << 20;
+
 /// Orderings from which a stage of exact weights is carried by several threads (7! = 5,040 and
 /// fewer take no time to carry; 8! = 40,320 and more are split).
 const STAGE_THREADS_FROM_CELLS: usize = 40_320;
@@ -1020,34 +1027,27 @@ fn push_through_split(
                     denominator,
                 });
             }
-            // A sparse one is pushed: the orderings x of one range of ranks carried into their
-            // own counters. The numerators are integers, so the ranges' sums (and the pull's)
-            // add up to the same law whatever the split or the way (the float branch below
-            // keeps one order, and one thread).
-            let carry = |ranks: std::ops::Range<usize>| {
-                let mut next = vec![0u128; cells];
-                let mut composed = [0 as Card; MAX_EXACT_DECK];
-                let composed = &mut composed[..n];
-                for_each_in_rank_range(n, ranks, |cell, deck| {
-                    let count = numerators[cell];
-                    if count == 0 || interrupt::requested() {
-                        return;
-                    }
-                    for (step_move, &weight) in stage.moves.iter().zip(stage_numerators) {
-                        for (slot, &position) in composed.iter_mut().zip(step_move) {
-                            *slot = deck[usize::from(position)];
-                        }
-                        next[rank(composed)] += count * weight;
-                    }
-                });
-                next
+            // A sparse one is pushed: the orderings x of the support, split in ranges of
+            // ranks each carried into the counters of its own thread (one thread when the
+            // stage is too small for a second table to pay). The numerators are integers, so
+            // the ranges' sums (and the pull's) add up to the same law whatever the split or the
+            // way (the float branch below keeps one order, and one thread).
+            let support: Vec<usize> = (0..cells).filter(|&cell| numerators[cell] != 0).collect();
+            let threads = if support.len() * stage.moves.len() < PUSH_SPLIT_FROM_COMPOSITIONS {
+                1
+            } else {
+                threads
             };
-            let share = cells.div_ceil(threads.max(1));
+            let carry =
+                |part: &[usize]| push_part(numerators, &stage.moves, stage_numerators, n, part, cells);
+            let share = support.len().div_ceil(threads.max(1)).max(1);
             let mut parts: Vec<Vec<u128>> = std::thread::scope(|scope| {
-                let workers: Vec<_> = (1..threads)
-                    .map(|t| scope.spawn(move || carry(t * share..((t + 1) * share).min(cells))))
+                let mut pieces = support.chunks(share);
+                let first = pieces.next().unwrap_or(&[]);
+                let workers: Vec<_> = pieces
+                    .map(|piece| scope.spawn(move || carry(piece)))
                     .collect();
-                let mut parts = vec![carry(0..share.min(cells))];
+                let mut parts = vec![carry(first)];
                 parts.extend(
                     workers
                         .into_iter()

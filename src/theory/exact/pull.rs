@@ -3,8 +3,9 @@
 //! orderings.
 
 use super::MAX_EXACT_DECK;
+use super::swaps::{SwapRanks, SwapStage};
 use crate::engine::algorithms::Card;
-use crate::engine::permutation::{for_each_in_rank_range, rank};
+use crate::engine::permutation::{next_permutation, rank, unrank_into};
 use crate::system::interrupt;
 
 /// The exact stage from a law whose support is at least 1/this of the orderings is pulled
@@ -20,8 +21,13 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: usize = 4;
 /// are integers, so they are a push's exactly. When the product `denominator` fits 64 bits
 /// so does every numerator, product and partial sum (each at most the whole next numerator,
 /// at most the denominator): the law is read from a 64-bit copy, half the memory that the
-/// random reads walk (29 MB at 10 cards). Ctrl-C is polled at every ordering; the caller
-/// reads it after.
+/// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (the naive
+/// shuffle's last stage at 10 cards reads numerators over 10⁹). Ctrl-C is polled at every
+/// ordering; the caller reads it after.
+///
+/// A stage of swaps ([`SwapStage`]: m = t ∘ u with t fixed, u a swap or nothing) is read
+/// from a copy relabelled by t, x ↦ numerators(x ∘ t) (y ∘ m⁻¹ = (y ∘ u) ∘ t), in which each
+/// move is one swap ranked from [`SwapRanks`]' tables.
 pub(super) fn pull_exact(
     numerators: &[u128],
     moves: &[Vec<Card>],
@@ -30,6 +36,7 @@ pub(super) fn pull_exact(
     n: usize,
     threads: usize,
 ) -> Vec<u128> {
+    let stage = SwapStage::of(moves);
     let inverses: Vec<Vec<usize>> = moves
         .iter()
         .map(|m| {
@@ -40,13 +47,27 @@ pub(super) fn pull_exact(
             inverse
         })
         .collect();
+    let (first, images) = match &stage {
+        Some(stage) => (stage.first, Images::Swaps(&stage.swaps)),
+        None => (None, Images::Moves(&inverses)),
+    };
     if let Ok(denominator) = u64::try_from(denominator) {
         debug_assert!(numerators.iter().all(|&x| x <= u128::from(denominator)));
-        let narrow: Vec<u64> = numerators.iter().map(|&x| x as u64).collect();
         let narrow_weights: Vec<u64> = weights.iter().map(|&w| w as u64).collect();
-        return pull_in(&narrow, &inverses, &narrow_weights, n, threads);
+        if numerators.iter().all(|&x| x <= u128::from(u32::MAX)) {
+            let narrow = relabelled(numerators, first, n, threads, |x| x as u32);
+            return pull_in(&narrow, images, &narrow_weights, n, threads);
+        }
+        let narrow = relabelled(numerators, first, n, threads, |x| x as u64);
+        return pull_in(&narrow, images, &narrow_weights, n, threads);
     }
-    pull_in(numerators, &inverses, weights, n, threads)
+    match first {
+        None => pull_in(numerators, images, weights, n, threads),
+        Some(_) => {
+            let relabelled = relabelled(numerators, first, n, threads, |x| x);
+            pull_in(&relabelled, images, weights, n, threads)
+        }
+    }
 }
 
 /// An integer [`pull_exact`] sums in: u64 or u128.
@@ -57,84 +78,186 @@ trait Numerator:
 impl Numerator for u64 {}
 impl Numerator for u128 {}
 
-/// [`pull_exact`] in the integers `T`, the sums widened to u128 as they are written.
-fn pull_in<T: Numerator>(
-    numerators: &[T],
-    inverses: &[Vec<usize>],
-    weights: &[T],
+/// An integer [`pull_exact`] reads the law from: u32 (when every numerator fits, a quarter of
+/// the memory of u128), u64 or u128.
+trait Cell: Copy + Default + Send + Sync {}
+impl Cell for u32 {}
+impl Cell for u64 {}
+impl Cell for u128 {}
+
+/// The orderings a pull reads for each ordering y: y ∘ m⁻¹ for each move's inverse map
+/// (`source[slot] = y[inverse[slot]]`), or y with the positions of each swap exchanged.
+#[derive(Clone, Copy)]
+enum Images<'a> {
+    Moves(&'a [Vec<usize>]),
+    Swaps(&'a [Option<(usize, usize)>]),
+}
+
+/// `numerators` as `C`, relabelled by the swap `first` if there is one: cell x holds
+/// numerators(x ∘ first), x ∘ first being x with the two positions exchanged.
+fn relabelled<C: Cell>(
+    numerators: &[u128],
+    first: Option<(usize, usize)>,
     n: usize,
     threads: usize,
-) -> Vec<u128> {
-    let cells = numerators.len();
-    let mut next = vec![0u128; cells];
-    let share = cells.div_ceil(threads.max(1));
+    narrow: impl Fn(u128) -> C + Copy + Send + Sync,
+) -> Vec<C> {
+    let Some(first) = first else {
+        return numerators.iter().map(|&x| narrow(x)).collect();
+    };
+    let mut table = vec![C::default(); numerators.len()];
+    fill_in_parts(
+        &mut table,
+        threads,
+        &Relabel {
+            numerators,
+            first,
+            n,
+            narrow,
+        },
+    );
+    table
+}
+
+/// A table filled range by range of ranks, each range by a thread of its own.
+trait FillRange<X>: Sync {
+    /// Writes the cells of ranks `start..start + chunk.len()` into `chunk`.
+    fn fill(&self, start: usize, chunk: &mut [X]);
+}
+
+/// Fills `table` in `threads` ranges of ranks, each on its own thread, compiled with POPCNT (which
+/// [`rank`] and [`SwapRanks`] count with) where the CPU has it.
+fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, filler: &F) {
+    let share = table.len().div_ceil(threads.max(1)).max(1);
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
     std::thread::scope(|scope| {
-        for (part, chunk) in next.chunks_mut(share).enumerate() {
+        for (part, chunk) in table.chunks_mut(share).enumerate() {
             scope.spawn(move || {
-                let start = part * share;
                 #[cfg(target_arch = "x86_64")]
                 if popcnt {
                     // SAFETY: the CPU has popcnt (checked above).
-                    unsafe {
-                        pull_range_with_popcnt(numerators, inverses, weights, n, start, chunk)
-                    };
+                    unsafe { fill_with_popcnt(filler, part * share, chunk) };
                     return;
                 }
-                pull_range(numerators, inverses, weights, n, start, chunk);
+                filler.fill(part * share, chunk);
             });
         }
     });
-    next
 }
 
-/// [`pull_range`] compiled with the POPCNT instruction, which [`rank`] counts with.
+/// [`FillRange::fill`] compiled with the POPCNT instruction (each `fill` is inlined here).
 ///
 /// # Safety
 /// The CPU must support `popcnt`.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
-unsafe fn pull_range_with_popcnt<T: Numerator>(
-    numerators: &[T],
-    inverses: &[Vec<usize>],
-    weights: &[T],
-    n: usize,
-    start: usize,
-    chunk: &mut [u128],
-) {
-    pull_range(numerators, inverses, weights, n, start, chunk);
+unsafe fn fill_with_popcnt<X, F: FillRange<X>>(filler: &F, start: usize, chunk: &mut [X]) {
+    filler.fill(start, chunk);
 }
 
-/// [`pull_exact`]'s sums for the orderings of ranks `start..start + chunk.len()`, into `chunk`.
-#[inline(always)]
-fn pull_range<T: Numerator>(
-    numerators: &[T],
-    inverses: &[Vec<usize>],
+/// [`relabelled`]'s cells: numerators(x ∘ first), narrowed.
+struct Relabel<'a, N> {
+    numerators: &'a [u128],
+    first: (usize, usize),
+    n: usize,
+    narrow: N,
+}
+
+impl<C: Cell, N: Fn(u128) -> C + Sync> FillRange<C> for Relabel<'_, N> {
+    #[inline(always)]
+    fn fill(&self, start: usize, chunk: &mut [C]) {
+        let (low, high) = self.first;
+        let mut deck = [0 as Card; MAX_EXACT_DECK];
+        let deck = &mut deck[..self.n];
+        unrank_into(start, deck);
+        for cell in chunk.iter_mut() {
+            deck.swap(low, high);
+            *cell = (self.narrow)(self.numerators[rank(deck)]);
+            deck.swap(low, high);
+            next_permutation(deck);
+        }
+    }
+}
+
+/// [`pull_exact`] in the integers `T`, the sums widened to u128 as they are written.
+fn pull_in<C: Cell, T: Numerator + From<C>>(
+    numerators: &[C],
+    images: Images<'_>,
     weights: &[T],
     n: usize,
-    start: usize,
-    chunk: &mut [u128],
-) {
-    let mut source = [0 as Card; MAX_EXACT_DECK];
-    let source = &mut source[..n];
-    for_each_in_rank_range(n, start..start + chunk.len(), |cell, deck| {
-        if interrupt::requested() {
-            return;
-        }
-        let mut sum = T::default();
-        for (inverse, &weight) in inverses.iter().zip(weights) {
-            for (slot, &from) in source.iter_mut().zip(inverse) {
-                *slot = deck[from];
+    threads: usize,
+) -> Vec<u128> {
+    let mut next = vec![0u128; numerators.len()];
+    fill_in_parts(
+        &mut next,
+        threads,
+        &Pull {
+            numerators,
+            images,
+            weights,
+            n,
+        },
+    );
+    next
+}
+
+/// [`pull_exact`]'s sums.
+struct Pull<'a, C, T> {
+    numerators: &'a [C],
+    images: Images<'a>,
+    weights: &'a [T],
+    n: usize,
+}
+
+impl<C: Cell, T: Numerator + From<C>> FillRange<u128> for Pull<'_, C, T> {
+    /// The sums for the orderings of ranks `start..start + chunk.len()`, into `chunk`.
+    #[inline(always)]
+    fn fill(&self, start: usize, chunk: &mut [u128]) {
+        let Pull {
+            numerators,
+            images,
+            weights,
+            n,
+        } = *self;
+        let mut source = [0 as Card; MAX_EXACT_DECK];
+        let source = &mut source[..n];
+        let mut swapping = SwapRanks::new(n);
+        // A loop of its own rather than `for_each_in_rank_range`'s closure, which would be
+        // compiled apart, without the POPCNT of the caller.
+        let mut deck = [0 as Card; MAX_EXACT_DECK];
+        let deck = &mut deck[..n];
+        unrank_into(start, deck);
+        for (cell, sum) in (start..).zip(chunk.iter_mut()) {
+            if interrupt::requested() {
+                return;
             }
-            sum += numerators[rank(source)] * weight;
+            let mut total = T::default();
+            match images {
+                Images::Swaps(swaps) => {
+                    swapping.load(deck, cell);
+                    for (&swap, &weight) in swaps.iter().zip(weights) {
+                        total += T::from(numerators[swapping.rank_after(swap)]) * weight;
+                    }
+                }
+                Images::Moves(inverses) => {
+                    for (inverse, &weight) in inverses.iter().zip(weights) {
+                        for (slot, &from) in source.iter_mut().zip(inverse) {
+                            *slot = deck[from];
+                        }
+                        total += T::from(numerators[rank(source)]) * weight;
+                    }
+                }
+            }
+            *sum = total.into();
+            next_permutation(deck);
         }
-        chunk[cell - start] = sum.into();
-    });
+    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::push::push_part;
     use super::*;
     use crate::engine::permutation::{factorial, for_each_in_rank_order};
 
@@ -161,6 +284,27 @@ mod tests {
             })
             .collect();
         check_pull_against_push(n, &numerators, &swaps, &[1, 2, 3, 4, 5, 6]);
+        // A stage of 3-cycles that one swap makes swaps, as the naive shuffle's stages relative
+        // to its all-zero path: m_c = t ∘ u_c with t = (1 4) and u_c = (1 c), so m_c[p] =
+        // t[u_c[p]]; u_1 is nothing, and m_4 = t ∘ t is the identity.
+        let cycles: Vec<Vec<Card>> = (0..n as Card)
+            .map(|c| {
+                let mut u: Vec<Card> = (0..n as Card).collect();
+                u.swap(1, usize::from(c));
+                u.iter()
+                    .map(|&p| match p {
+                        1 => 4,
+                        4 => 1,
+                        p => p,
+                    })
+                    .collect()
+            })
+            .collect();
+        assert!(cycles.iter().any(|m| {
+            let moved = m.iter().enumerate().filter(|&(p, &c)| usize::from(c) != p);
+            moved.count() == 3
+        }));
+        check_pull_against_push(n, &numerators, &cycles, &[3, 1, 4, 1, 5, 9]);
     }
 
     fn check_pull_against_push(
@@ -180,13 +324,28 @@ mod tests {
                 pushed[rank(&composed)] += numerators[cell] * w;
             }
         });
-        // In 64 bits (the denominator fits) and in 128 (it does not).
-        for denominator in [1 << 40, u128::MAX] {
+        // The push of this module's sibling, over the whole support in two parts.
+        let support: Vec<usize> = (0..cells).filter(|&c| numerators[c] != 0).collect();
+        let (left, right) = support.split_at(support.len() / 3);
+        let mut parts = push_part(numerators, moves, weights, n, left, cells);
+        for (total, count) in parts
+            .iter_mut()
+            .zip(push_part(numerators, moves, weights, n, right, cells))
+        {
+            *total += count;
+        }
+        assert_eq!(parts, pushed, "push_part");
+        // Numerators below 2^10 read from 32-bit cells and summed in 64 bits (the denominator
+        // fits), the same shifted 33 bits up (above 2^32) read from 64-bit cells, and either
+        // in 128 bits (a denominator that does not fit): the sums are linear in the numerators.
+        for (shift, denominator) in [(0, 1u128 << 40), (33, 1 << 62), (0, u128::MAX)] {
+            let shifted: Vec<u128> = numerators.iter().map(|&x| x << shift).collect();
+            let expected: Vec<u128> = pushed.iter().map(|&x| x << shift).collect();
             for threads in [1, 3] {
                 assert_eq!(
-                    pull_exact(numerators, moves, weights, denominator, n, threads),
-                    pushed,
-                    "{threads} threads, denominator {denominator}"
+                    pull_exact(&shifted, moves, weights, denominator, n, threads),
+                    expected,
+                    "{threads} threads, numerators shifted {shift}, denominator {denominator}"
                 );
             }
         }
