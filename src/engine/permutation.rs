@@ -263,9 +263,7 @@ pub fn next_permutation(deck: &mut [Card]) -> bool {
 }
 
 /// [`for_each_in_rank_order`] over the ranks `ranks` only (of n! in all): the first unranked,
-/// the others stepped to as there. Inlined into its callers, so that a caller compiled with
-/// more instructions (POPCNT) visits with them.
-#[inline(always)]
+/// the others stepped to as there.
 pub fn for_each_in_rank_range(
     n: usize,
     ranks: std::ops::Range<usize>,
