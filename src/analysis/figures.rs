@@ -180,6 +180,19 @@ pub fn extreme_ranks(counts: &[u64]) -> (Vec<usize>, Vec<usize>) {
     extremes.ranks()
 }
 
+/// The ranks of the [`EXTREMES`] most and least likely orderings of a law, most likely first
+/// and least likely first (ties broken by rank), in one pass as [`extreme_ranks`]: the order of
+/// probabilities is `f64::total_cmp`'s, which on probabilities (never negative, never NaN) is
+/// the order of their bits as integers.
+pub fn extreme_probability_ranks(probabilities: &[f64]) -> (Vec<usize>, Vec<usize>) {
+    let mut extremes = Extremes::new(probabilities.len());
+    for (rank, &p) in probabilities.iter().enumerate() {
+        debug_assert!(p.is_sign_positive() && !p.is_nan());
+        extremes.offer(rank, p.to_bits());
+    }
+    extremes.ranks()
+}
+
 /// The [`EXTREMES`] most and least frequent ranks seen so far, ranks offered in increasing
 /// order (so that of equal counts the lower rank stays first).
 struct Extremes {
@@ -381,6 +394,43 @@ mod tests {
             // Many ties: counts 0..3 only.
             let tied: Vec<u64> = counts.iter().map(|c| c % 3).collect();
             assert_eq!(extreme_ranks(&tied), extreme_ranks_by_sorting(&tied));
+        }
+    }
+
+    #[test]
+    fn extremes_of_probabilities_are_those_of_a_full_sort_in_total_order() {
+        // The definition the theory report used: every rank sorted by probability with
+        // `total_cmp`, ties by rank. Probabilities with ties, zeros and subnormals.
+        for (len, seed) in [(1, 1), (2, 2), (6, 3), (24, 4), (720, 5), (40_320, 6)] {
+            let counts = scattered_counts(len, seed);
+            for spread in [3u64, 1_000_003] {
+                let probabilities: Vec<f64> = counts
+                    .iter()
+                    .map(|&c| match c % spread {
+                        0 => 0.0,
+                        1 => f64::MIN_POSITIVE / 4.0,
+                        c => c as f64 / 7.0,
+                    })
+                    .collect();
+                let k = EXTREMES.min(len);
+                let mut ranks: Vec<usize> = (0..len).collect();
+                ranks.sort_by(|&a, &b| {
+                    probabilities[b]
+                        .total_cmp(&probabilities[a])
+                        .then(a.cmp(&b))
+                });
+                let most = ranks[..k].to_vec();
+                ranks.sort_by(|&a, &b| {
+                    probabilities[a]
+                        .total_cmp(&probabilities[b])
+                        .then(a.cmp(&b))
+                });
+                assert_eq!(
+                    extreme_probability_ranks(&probabilities),
+                    (most, ranks[..k].to_vec()),
+                    "{len} orderings, spread {spread}"
+                );
+            }
         }
     }
 

@@ -13,7 +13,7 @@ use crate::theory::reachable::{Reachable, log2_factorial};
 
 use super::notes::{MAX_LISTED_DECK, Note};
 use super::run::serialize_rows;
-use crate::analysis::figures::EXTREMES;
+use crate::analysis::figures::extreme_probability_ranks;
 use crate::analysis::power::{ModelSummary, power_summary};
 use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, unrank};
@@ -206,32 +206,10 @@ pub fn build_theory_report(
             deck: n,
         });
     }
-    // Rank by probability, ties broken by rank (a total order, so the first k are the same
-    // whether the whole list is sorted or only the k smallest are selected, then sorted).
-    let k = EXTREMES.min(probabilities.len());
-    let first_k = |order: &dyn Fn(&usize, &usize) -> std::cmp::Ordering| {
-        let mut ranks: Vec<usize> = (0..probabilities.len()).collect();
-        if k < ranks.len() {
-            ranks.select_nth_unstable_by(k, order);
-        }
-        let mut first = ranks[..k].to_vec();
-        first.sort_by(order);
-        first
-    };
-    let most_likely: Vec<LawRow> = first_k(&|&a, &b| {
-        probabilities[b]
-            .total_cmp(&probabilities[a])
-            .then(a.cmp(&b))
-    })
-    .iter()
-    .map(|&r| table.row(r))
-    .collect();
-    let ranks = first_k(&|&a, &b| {
-        probabilities[a]
-            .total_cmp(&probabilities[b])
-            .then(a.cmp(&b))
-    });
-    let least_likely = ranks[..k].iter().map(|&r| table.row(r)).collect();
+    // Rank by probability, ties broken by rank, in one pass.
+    let (most, least) = extreme_probability_ranks(probabilities);
+    let most_likely: Vec<LawRow> = most.iter().map(|&r| table.row(r)).collect();
+    let least_likely = least.iter().map(|&r| table.row(r)).collect();
     let result = Ok(law.clone());
     TheoryReport {
         tool: "shuffle-bias",
