@@ -1,6 +1,8 @@
 //! A stage of an exact law pushed: each ordering x of the law's support carried to x ∘ m for
 //! every move m of the stage, into counters of its own thread ([`push_part`]), for laws whose
-//! support is a small share of the n! orderings (a dense one is pulled, [`super::pull`]).
+//! support is a small share of the n! orderings (a dense one is pulled, [`super::pull`]); or,
+//! for a law on so few orderings that an n! table would cost more than the stage, into a
+//! sorted list of (rank, numerator) pairs ([`push_sparse`]).
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
@@ -21,14 +23,53 @@ pub(super) fn push_part(
     cells: usize,
 ) -> Vec<u128> {
     let mut next = vec![0u128; cells];
+    let support = support.iter().map(|&cell| (cell, numerators[cell]));
+    push_compiled(support, moves, weights, n, |image, count| next[image] += count);
+    next
+}
+
+/// A law on few orderings pushed through a stage without an n! table: `entries` are its
+/// (rank, numerator) pairs in rank order; the stage's images are gathered as pairs, sorted
+/// by rank and those of one ordering added, so the result is again in rank order, without
+/// zeros, the same numerators [`push_part`] gives at those ranks. Ctrl-C is polled at every
+/// ordering; the caller reads it after.
+pub(super) fn push_sparse(
+    entries: &[(usize, u128)],
+    moves: &[Vec<Card>],
+    weights: &[u128],
+    n: usize,
+) -> Vec<(usize, u128)> {
+    let mut images = Vec::with_capacity(entries.len() * moves.len());
+    push_compiled(entries.iter().copied(), moves, weights, n, |image, count| {
+        images.push((image, count));
+    });
+    images.sort_unstable_by_key(|&(image, _)| image);
+    let mut merged: Vec<(usize, u128)> = Vec::with_capacity(images.len());
+    for (image, count) in images {
+        match merged.last_mut() {
+            Some((last, total)) if *last == image => *total += count,
+            _ => merged.push((image, count)),
+        }
+    }
+    merged.retain(|&(_, count)| count != 0);
+    merged
+}
+
+/// [`push`], compiled with POPCNT where the CPU has it.
+fn push_compiled(
+    support: impl Iterator<Item = (usize, u128)>,
+    moves: &[Vec<Card>],
+    weights: &[u128],
+    n: usize,
+    sink: impl FnMut(usize, u128),
+) {
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU has popcnt (checked above).
-        unsafe { push_with_popcnt(numerators, moves, weights, n, support, &mut next) };
-        return next;
+        unsafe { push_with_popcnt(support, moves, weights, n, sink) };
+        return;
     }
-    push(numerators, moves, weights, n, support, &mut next);
-    next
+    push(support, moves, weights, n, sink);
 }
 
 /// [`push`] compiled with the POPCNT instruction, which the ranks count with.
@@ -38,26 +79,26 @@ pub(super) fn push_part(
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "popcnt")]
 unsafe fn push_with_popcnt(
-    numerators: &[u128],
+    support: impl Iterator<Item = (usize, u128)>,
     moves: &[Vec<Card>],
     weights: &[u128],
     n: usize,
-    support: &[usize],
-    next: &mut [u128],
+    sink: impl FnMut(usize, u128),
 ) {
-    push(numerators, moves, weights, n, support, next);
+    push(support, moves, weights, n, sink);
 }
 
-/// [`push_part`]'s sums into `next`: a stage of swaps ([`SwapStage`]) ranks each image of x
-/// from the tables of [`SwapRanks`] formed for x ∘ t, any other composes and ranks it.
+/// Gives `sink` (rank of x ∘ m, numerator(x) · weight(m)) for each ordering x of `support`
+/// (its rank and numerator) and each move m of the stage (`composed[slot] = x[m[slot]]`): a
+/// stage of swaps ([`SwapStage`]) ranks each image of x from the tables of [`SwapRanks`]
+/// formed for x ∘ t, any other composes and ranks it.
 #[inline(always)]
 fn push(
-    numerators: &[u128],
+    support: impl Iterator<Item = (usize, u128)>,
     moves: &[Vec<Card>],
     weights: &[u128],
     n: usize,
-    support: &[usize],
-    next: &mut [u128],
+    mut sink: impl FnMut(usize, u128),
 ) {
     let stage = SwapStage::of(moves);
     let mut deck = [0 as Card; MAX_EXACT_DECK];
@@ -65,11 +106,10 @@ fn push(
     let mut composed = [0 as Card; MAX_EXACT_DECK];
     let composed = &mut composed[..n];
     let mut swapping = SwapRanks::new(n);
-    for &cell in support {
+    for (cell, count) in support {
         if interrupt::requested() {
             return;
         }
-        let count = numerators[cell];
         unrank_into(cell, deck);
         match &stage {
             Some(stage) => {
@@ -81,7 +121,7 @@ fn push(
                     None => swapping.load(deck, cell),
                 }
                 for (&swap, &weight) in stage.swaps.iter().zip(weights) {
-                    next[swapping.rank_after(swap)] += count * weight;
+                    sink(swapping.rank_after(swap), count * weight);
                 }
             }
             None => {
@@ -89,7 +129,7 @@ fn push(
                     for (slot, &position) in composed.iter_mut().zip(step_move) {
                         *slot = deck[usize::from(position)];
                     }
-                    next[rank(composed)] += count * weight;
+                    sink(rank(composed), count * weight);
                 }
             }
         }

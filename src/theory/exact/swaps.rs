@@ -3,7 +3,7 @@
 //! transposition shuffles are all swaps, and both ways of carrying a stage (pulled, pushed)
 //! rank n! orderings, or their support, once per swap.
 
-use super::MAX_EXACT_DECK;
+use super::{MAX_EXACT_DECK, Stage, compose, inverse};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::FACTORIALS;
 
@@ -167,6 +167,56 @@ impl SwapRanks {
     }
 }
 
+/// Rewrites a fixed move followed by stages of swaps ([`SwapStage`], each move t_i ∘ u) as
+/// one fixed move followed by stages of plain swaps, the same law for any law carried: with
+/// C_i = t_{i+1} ∘ … ∘ t_k (C_k the identity),
+///
+/// Z ∘ (t_1 ∘ u_1) ∘ … ∘ (t_k ∘ u_k)
+///   = (Z ∘ t_1 ∘ … ∘ t_k) ∘ (C_1⁻¹ ∘ u_1 ∘ C_1) ∘ … ∘ (C_k⁻¹ ∘ u_k ∘ C_k),
+///
+/// since t_1 ∘ … ∘ t_i ∘ C_i = t_1 ∘ … ∘ t_k for each i and the C's cancel in between. A
+/// swap conjugated is a swap, each stage keeps its weights move by move, and no stage then
+/// needs the copy of the law relabelled by its t (a pass over n! orderings, ranked one by
+/// one) that a pulled stage of 3-cycles reads, nor the ranking of x ∘ t for each ordering x
+/// that a pushed one makes. Stages that are not all of swaps are left as they are.
+pub(super) fn lead_with_swaps(stages: &mut [Stage]) {
+    let Some((fixed, rest)) = stages.split_first_mut() else {
+        return;
+    };
+    let [zero] = &mut fixed.moves[..] else {
+        return;
+    };
+    let Some(factored) = rest
+        .iter()
+        .map(|stage| SwapStage::of(&stage.moves))
+        .collect::<Option<Vec<SwapStage>>>()
+    else {
+        return;
+    };
+    if factored.iter().all(|stage| stage.first.is_none()) {
+        return;
+    }
+    let n = zero.len();
+    let identity: Vec<Card> = (0..n as Card).collect();
+    let swap = |(low, high): (usize, usize)| {
+        let mut map = identity.clone();
+        map.swap(low, high);
+        map
+    };
+    let mut carried = identity.clone();
+    for (stage, factored) in rest.iter_mut().zip(&factored).rev() {
+        let carried_inverse = inverse(&carried);
+        for (m, &u) in stage.moves.iter_mut().zip(&factored.swaps) {
+            let u = u.map_or_else(|| identity.clone(), swap);
+            *m = compose(&compose(&carried_inverse, &u), &carried);
+        }
+        if let Some(t) = factored.first {
+            carried = compose(&swap(t), &carried);
+        }
+    }
+    *zero = compose(zero, &carried);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -250,5 +300,77 @@ mod tests {
         mixed.push(vec![1, 2, 3, 4, 5, 0]);
         assert!(SwapStage::of(&mixed).is_none());
         assert!(SwapStage::of(&[]).is_none());
+    }
+
+    #[test]
+    fn stages_led_by_their_common_swaps_compose_every_path_to_the_same_deck() {
+        // Each algorithm's stages as step propagation writes them (relative to the all-zero
+        // path), then rewritten; along every one of the paths (choices as the digits of a
+        // mixed-radix counter) both give the deck the algorithm's own code deals.
+        use super::super::{Weights, first_path, run_script};
+        use crate::engine::algorithms::{Algorithm, Shuffle};
+        for algorithm in [
+            Algorithm::Naive,
+            Algorithm::NaiveOffByOne,
+            Algorithm::Sattolo,
+            Algorithm::FisherYates,
+            Algorithm::FisherYatesForward,
+        ] {
+            let n = 5;
+            let shuffle = Shuffle::once(algorithm);
+            let (bounds, _) = first_path(shuffle, n);
+            let zero = run_script(shuffle, n, vec![0; bounds.len()]);
+            let zero_inverse = inverse(&zero);
+            let exact = |numerators, denominator| Weights::Exact {
+                numerators,
+                denominator,
+            };
+            let mut stages = vec![Stage {
+                moves: vec![zero],
+                weights: exact(vec![1], 1),
+            }];
+            for (step, &bound) in bounds.iter().enumerate() {
+                let moves = (0..bound)
+                    .map(|choice| {
+                        let mut script = vec![0; bounds.len()];
+                        script[step] = choice;
+                        super::compose(&zero_inverse, &run_script(shuffle, n, script))
+                    })
+                    .collect();
+                stages.push(Stage {
+                    moves,
+                    weights: exact(vec![1; bound], bound as u128),
+                });
+            }
+            let led_before = stages[1..]
+                .iter()
+                .any(|stage| SwapStage::of(&stage.moves).is_some_and(|s| s.first.is_some()));
+            // The naive shuffle's stages are 3-cycles, each led by a swap of its own.
+            assert!(led_before || algorithm != Algorithm::Naive);
+            let mut led = stages.clone();
+            lead_with_swaps(&mut led);
+            assert!(
+                led[1..].iter().all(|stage| {
+                    SwapStage::of(&stage.moves).is_some_and(|s| s.first.is_none())
+                })
+            );
+            let paths: usize = bounds.iter().product();
+            for path in 0..paths {
+                let mut rest = path;
+                let mut choices = Vec::new();
+                let mut before = stages[0].moves[0].clone();
+                let mut after = led[0].moves[0].clone();
+                for (step, &bound) in bounds.iter().enumerate() {
+                    let choice = rest % bound;
+                    rest /= bound;
+                    choices.push(choice);
+                    before = super::compose(&before, &stages[step + 1].moves[choice]);
+                    after = super::compose(&after, &led[step + 1].moves[choice]);
+                }
+                let dealt = run_script(shuffle, n, choices.clone());
+                assert_eq!(before, dealt, "{algorithm:?} {choices:?}");
+                assert_eq!(after, dealt, "{algorithm:?} {choices:?}, rewritten");
+            }
+        }
     }
 }
