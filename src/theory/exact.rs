@@ -44,7 +44,9 @@ mod positions;
 mod pull;
 mod push;
 mod swaps;
+mod tables;
 use swaps::lead_with_swaps;
+use tables::Spare;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
 use push::{push_part, push_sparse};
@@ -782,13 +784,21 @@ impl Weights {
 
     fn probabilities(&self) -> Vec<f64> {
         match self {
+            // Below 2^64 (every numerator is at most the denominator) the conversion is one
+            // instruction, and rounds as the 128-bit one does.
             Weights::Exact {
                 numerators,
                 denominator,
-            } => numerators
-                .iter()
-                .map(|&k| k as f64 / *denominator as f64)
-                .collect(),
+            } => match u64::try_from(*denominator) {
+                Ok(narrow) => numerators
+                    .iter()
+                    .map(|&k| k as u64 as f64 / narrow as f64)
+                    .collect(),
+                Err(_) => numerators
+                    .iter()
+                    .map(|&k| k as f64 / *denominator as f64)
+                    .collect(),
+            },
             Weights::Float(probabilities) => probabilities.clone(),
         }
     }
@@ -990,11 +1000,12 @@ const SPARSE_SHARE: usize = 8;
 
 /// [`PassOperator::apply`] of `stages`.
 fn apply_stages(stages: &[Stage], weights: Weights, n: usize) -> Result<Weights, ExactError> {
+    let mut spare = Spare::default();
     stages.iter().try_fold(weights, |weights, stage| {
         if interrupt::requested() {
             return Err(ExactError::Interrupted);
         }
-        push_through(weights, stage, n)
+        push_through(weights, stage, n, &mut spare)
     })
 }
 
@@ -1020,9 +1031,15 @@ fn stage_threads(cells: usize) -> usize {
 /// Ctrl-C is polled at every ordering x carried (each composes the whole stage, so the poll
 /// costs nothing beside it): the sweep then skips the rest and the stage gives
 /// [`ExactError::Interrupted`], never a part of the law.
-fn push_through(weights: Weights, stage: &Stage, n: usize) -> Result<Weights, ExactError> {
+/// The table the stage reads is then kept in `spare`, and its tables are taken from there.
+fn push_through(
+    weights: Weights,
+    stage: &Stage,
+    n: usize,
+    spare: &mut Spare,
+) -> Result<Weights, ExactError> {
     let threads = stage_threads(weights.len());
-    push_through_split(weights, stage, n, threads)
+    push_through_split(weights, stage, n, threads, spare)
 }
 
 /// [`push_through`] with exact weights carried by `threads` threads (floats by one).
@@ -1031,6 +1048,7 @@ fn push_through_split(
     stage: &Stage,
     n: usize,
     threads: usize,
+    spare: &mut Spare,
 ) -> Result<Weights, ExactError> {
     let cells = weights.len();
     let mut composed = [0 as Card; MAX_EXACT_DECK];
@@ -1072,7 +1090,9 @@ fn push_through_split(
                     denominator,
                     n,
                     threads,
+                    spare.overwritten(cells),
                 );
+                keep_table(weights, spare);
                 if interrupt::requested() {
                     return Err(ExactError::Interrupted);
                 }
@@ -1092,16 +1112,22 @@ fn push_through_split(
             } else {
                 threads
             };
-            let carry =
-                |part: &[usize]| push_part(numerators, &stage.moves, stage_numerators, n, part, cells);
+            let carry = |part: &[usize], table: Vec<u128>| {
+                push_part(numerators, &stage.moves, stage_numerators, n, part, table)
+            };
             let share = support.len().div_ceil(threads.max(1)).max(1);
+            let mut tables: Vec<Vec<u128>> = (0..support.len().div_ceil(share).max(1))
+                .map(|_| spare.zeroed(cells))
+                .collect();
             let mut parts: Vec<Vec<u128>> = std::thread::scope(|scope| {
                 let mut pieces = support.chunks(share);
                 let first = pieces.next().unwrap_or(&[]);
+                let first_table = tables.swap_remove(0);
                 let workers: Vec<_> = pieces
-                    .map(|piece| scope.spawn(move || carry(piece)))
+                    .zip(tables)
+                    .map(|(piece, table)| scope.spawn(move || carry(piece, table)))
                     .collect();
-                let mut parts = vec![carry(first)];
+                let mut parts = vec![carry(first, first_table)];
                 parts.extend(
                     workers
                         .into_iter()
@@ -1111,10 +1137,12 @@ fn push_through_split(
             });
             let mut next = parts.swap_remove(0);
             for part in parts {
-                for (total, count) in next.iter_mut().zip(part) {
+                for (total, count) in next.iter_mut().zip(&part) {
                     *total += count;
                 }
+                spare.keep(part);
             }
+            keep_table(weights, spare);
             if interrupt::requested() {
                 return Err(ExactError::Interrupted);
             }
@@ -1144,6 +1172,13 @@ fn push_through_split(
             }
             Ok(Weights::Float(next))
         }
+    }
+}
+
+/// Keeps the table of numerators `weights` held, if any, for the next stage to write into.
+fn keep_table(weights: Weights, spare: &mut Spare) {
+    if let Weights::Exact { numerators, .. } = weights {
+        spare.keep(numerators);
     }
 }
 
@@ -1345,7 +1380,8 @@ mod tests {
                 denominator: 1,
             };
             for stage in &operator.stages {
-                weights = push_through_split(weights, stage, n, threads).unwrap();
+                weights =
+                    push_through_split(weights, stage, n, threads, &mut Spare::default()).unwrap();
             }
             match weights {
                 Weights::Exact {

@@ -22,7 +22,8 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: usize = 4;
 /// so does every numerator, product and partial sum (each at most the whole next numerator,
 /// at most the denominator): the law is read from a 64-bit copy, half the memory that the
 /// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (the naive
-/// shuffle's last stage at 10 cards reads numerators over 10⁹). Ctrl-C is polled at every
+/// shuffle's last stage at 10 cards reads numerators over 10⁹). The sums are written into
+/// `into` (a table whose contents are overwritten, of any length). Ctrl-C is polled at every
 /// ordering; the caller reads it after.
 ///
 /// A stage of swaps ([`SwapStage`]: m = t ∘ u with t fixed, u a swap or nothing) is read
@@ -35,6 +36,7 @@ pub(super) fn pull_exact(
     denominator: u128,
     n: usize,
     threads: usize,
+    into: Vec<u128>,
 ) -> Vec<u128> {
     let stage = SwapStage::of(moves);
     let inverses: Vec<Vec<usize>> = moves
@@ -56,16 +58,16 @@ pub(super) fn pull_exact(
         let narrow_weights: Vec<u64> = weights.iter().map(|&w| w as u64).collect();
         if numerators.iter().all(|&x| x <= u128::from(u32::MAX)) {
             let narrow = relabelled(numerators, first, n, threads, |x| x as u32);
-            return pull_in(&narrow, images, &narrow_weights, n, threads);
+            return pull_in(&narrow, images, &narrow_weights, n, threads, into);
         }
         let narrow = relabelled(numerators, first, n, threads, |x| x as u64);
-        return pull_in(&narrow, images, &narrow_weights, n, threads);
+        return pull_in(&narrow, images, &narrow_weights, n, threads, into);
     }
     match first {
-        None => pull_in(numerators, images, weights, n, threads),
+        None => pull_in(numerators, images, weights, n, threads, into),
         Some(_) => {
             let relabelled = relabelled(numerators, first, n, threads, |x| x);
-            pull_in(&relabelled, images, weights, n, threads)
+            pull_in(&relabelled, images, weights, n, threads, into)
         }
     }
 }
@@ -187,8 +189,9 @@ fn pull_in<C: Cell, T: Numerator + From<C>>(
     weights: &[T],
     n: usize,
     threads: usize,
+    mut next: Vec<u128>,
 ) -> Vec<u128> {
-    let mut next = vec![0u128; numerators.len()];
+    next.resize(numerators.len(), 0);
     fill_in_parts(
         &mut next,
         threads,
@@ -327,10 +330,10 @@ mod tests {
         // The push of this module's sibling, over the whole support in two parts.
         let support: Vec<usize> = (0..cells).filter(|&c| numerators[c] != 0).collect();
         let (left, right) = support.split_at(support.len() / 3);
-        let mut parts = push_part(numerators, moves, weights, n, left, cells);
+        let mut parts = push_part(numerators, moves, weights, n, left, vec![0; cells]);
         for (total, count) in parts
             .iter_mut()
-            .zip(push_part(numerators, moves, weights, n, right, cells))
+            .zip(push_part(numerators, moves, weights, n, right, vec![0; cells]))
         {
             *total += count;
         }
@@ -343,7 +346,7 @@ mod tests {
             let expected: Vec<u128> = pushed.iter().map(|&x| x << shift).collect();
             for threads in [1, 3] {
                 assert_eq!(
-                    pull_exact(&shifted, moves, weights, denominator, n, threads),
+                    pull_exact(&shifted, moves, weights, denominator, n, threads, vec![7; 3]),
                     expected,
                     "{threads} threads, numerators shifted {shift}, denominator {denominator}"
                 );

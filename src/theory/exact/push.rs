@@ -12,17 +12,16 @@ use crate::system::interrupt;
 
 /// The counters of one thread: Σ over the orderings x of ranks `support` (the law's non-zero
 /// cells) of numerators\[x\] · weight(m) at x ∘ m, for each move m (`composed[slot] =
-/// x[m[slot]]`), in a table of `cells` numerators. Ctrl-C is polled at every ordering; the
-/// caller reads it after.
+/// x[m[slot]]`), added into `next` (n! numerators, zero or a part already counted). Ctrl-C is
+/// polled at every ordering; the caller reads it after.
 pub(super) fn push_part(
     numerators: &[u128],
     moves: &[Vec<Card>],
     weights: &[u128],
     n: usize,
     support: &[usize],
-    cells: usize,
+    mut next: Vec<u128>,
 ) -> Vec<u128> {
-    let mut next = vec![0u128; cells];
     let support = support.iter().map(|&cell| (cell, numerators[cell]));
     push_compiled(support, moves, weights, n, |image, count| next[image] += count);
     next
