@@ -1245,7 +1245,7 @@ impl Law {
     /// Under the uniform law each card sits at each position in (n − 1)! of the n! orderings:
     /// every cell is (n − 1)!/n!, the correctly rounded 1/n, without a walk of the n! orderings
     /// (which would sum (n − 1)! roundings of 1/n!). With exact fractions each cell is the sum
-    /// of the numerators of the orderings that put the card there ([`position_sums`], exact)
+    /// of the numerators of the orderings that put the card there (summed exactly, by blocks)
     /// over the denominator, rounded once; otherwise the probabilities are summed.
     pub fn position_matrix(&self) -> Vec<Vec<f64>> {
         let n = self.deck;
