@@ -45,11 +45,11 @@ mod pull;
 mod push;
 mod swaps;
 mod tables;
-use swaps::lead_with_swaps;
-use tables::Spare;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
 use push::{push_part, push_sparse};
+use swaps::lead_with_swaps;
+use tables::Spare;
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -1030,8 +1030,8 @@ fn stage_threads(cells: usize) -> usize {
 /// the product of the denominators fits in 128 bits (reducing first if that helps), f64 after.
 /// Ctrl-C is polled at every ordering x carried (each composes the whole stage, so the poll
 /// costs nothing beside it): the sweep then skips the rest and the stage gives
-/// [`ExactError::Interrupted`], never a part of the law.
-/// The table the stage reads is then kept in `spare`, and its tables are taken from there.
+/// [`ExactError::Interrupted`], never a part of the law. The stage's tables are taken from
+/// `spare`, and the table it reads is kept there after.
 fn push_through(
     weights: Weights,
     stage: &Stage,
@@ -1137,10 +1137,9 @@ fn push_through_split(
             });
             let mut next = parts.swap_remove(0);
             for part in parts {
-                for (total, count) in next.iter_mut().zip(&part) {
+                for (total, count) in next.iter_mut().zip(part) {
                     *total += count;
                 }
-                spare.keep(part);
             }
             keep_table(weights, spare);
             if interrupt::requested() {
