@@ -18,8 +18,9 @@
 //!   partitions λ of n with first part k, f_λ the number of standard Young tableaux of shape
 //!   λ, given by the hook-length formula f_λ = n!/Π hooks (Frame, Robinson & Thrall 1954;
 //!   Schensted 1961; Stanley, *EC* 2, §7.11 and §7.23; OEIS A047874). Computed over every
-//!   partition of n (281 589 for 52 cards, about 0.1 s), each f_λ from the prime exponents of
-//!   n! less those of its hooks;
+//!   partition of n (281 589 for 52 cards, about 20 ms), grown a row at a time so that each
+//!   new cell adds its hook's prime exponents, f_λ multiplied out from those of n! less those
+//!   of its hooks;
 //! * Spearman's footrule D = Σ|deck\[i\] − i| (Diaconis & Graham 1977, "Spearman's footrule
 //!   as a measure of disarray", *J. R. Stat. Soc. B* 39) — by a transfer matrix: read positions
 //!   and cards 0, 1, … together; after step t let k be the number of positions ≤ t whose card
@@ -112,14 +113,16 @@ pub fn descent_counts(rising_sequence_counts: Vec<BigUint>) -> Vec<BigUint> {
 /// prime: 31 primes up to 128).
 pub const LONGEST_INCREASING_MAX_N: usize = 128;
 
-/// Lanes of the prime-exponent arrays: at least the primes up to [`LONGEST_INCREASING_MAX_N`].
-const PRIME_LANES: usize = 32;
-
 /// Permutations of n whose longest increasing subsequence has length k, k = 0..=n (none with
-/// k = 0): Σ f_λ² over the partitions λ of n with λ₁ = k. Each f_λ = n!/Π hooks is kept as the
-/// exponents of the primes up to n (Legendre's formula for n!, less the hooks divisible by each
-/// prime power) and multiplied out from a table of prime powers, in u128 while it fits
-/// (always up to 57 cards, where f_λ ≤ √n! < 2^128, and the squares then add in 256 bits).
+/// k = 0): Σ f_λ² over the partitions λ of n with λ₁ = k, f_λ = n!/Π hooks.
+///
+/// The partitions are grown a row at a time from the shortest row up. A row laid on top of the
+/// others, at least as long as each, leaves every hook below it unchanged (a cell's hook counts
+/// the cells to its right and below it), and the new row's cell in column c has hook
+/// (length − c) + (the column's height so far). So Π hooks is carried down the walk as the
+/// exponents of the primes up to n, one small vector addition per new cell, and f_λ is
+/// multiplied out only at a leaf: from a table of prime powers, in u128 (always up to 57 cards,
+/// where f_λ ≤ √n! < 2^128, and the squares then add in 256 bits), in big integers beyond.
 /// Panics unless 1 ≤ n ≤ [`LONGEST_INCREASING_MAX_N`].
 pub fn longest_increasing_counts(n: usize) -> Vec<BigUint> {
     let threads = if n < LONGEST_INCREASING_THREADS_FROM {
@@ -130,6 +133,10 @@ pub fn longest_increasing_counts(n: usize) -> Vec<BigUint> {
     longest_increasing_counts_on(n, threads)
 }
 
+/// Decks from which [`longest_increasing_counts`] sums on several threads: the 5,604
+/// partitions of 30 take no time, the 281,589 of 52 about 20 ms on one core.
+const LONGEST_INCREASING_THREADS_FROM: usize = 40;
+
 /// [`longest_increasing_counts`] summed by `threads` threads (at least one).
 fn longest_increasing_counts_on(n: usize, threads: usize) -> Vec<BigUint> {
     assert!(
@@ -139,131 +146,209 @@ fn longest_increasing_counts_on(n: usize, threads: usize) -> Vec<BigUint> {
     let primes: Vec<usize> = (2..=n)
         .filter(|&p| (2..p).take_while(|d| d * d <= p).all(|d| p % d != 0))
         .collect();
-    // Legendre: v_p(n!) = Σ_k ⌊n/p^k⌋.
-    let mut of_factorial = [0i32; PRIME_LANES];
-    for (lane, &p) in primes.iter().enumerate() {
-        let mut power = p;
-        while power <= n {
-            of_factorial[lane] += (n / power) as i32;
-            power *= p;
-        }
+    // 15 primes up to 52 cards: half the lanes to add at each cell.
+    if primes.len() <= 16 {
+        TableauxSquares::<16>::sum(n, &primes, threads)
+    } else {
+        TableauxSquares::<32>::sum(n, &primes, threads)
     }
-    // powers[lane][e] = p^e in u128 where it fits.
-    let powers: Vec<Vec<Option<u128>>> = primes
-        .iter()
-        .zip(of_factorial)
-        .map(|(&p, most)| {
-            let mut power = Some(1u128);
-            (0..=most)
-                .map(|_| {
-                    let this = power;
-                    power = power.and_then(|x| x.checked_mul(p as u128));
-                    this
-                })
-                .collect()
-        })
-        .collect();
-    // Σ f² in 256 bits while n! < 2^256 (n ≤ 57), where every f fits a u128.
-    let narrow = n <= 57;
-    // The partitions split by their first part k, whose Σ f² goes to cell k alone: threads
-    // take the next k from a shared counter (largest first, the one partition of k = n
-    // leading) and sum into cells of their own, added at the end. Integer sums, so the counts
-    // are the same whichever thread summed which k.
-    let taken = AtomicUsize::new(0);
-    let sums: Vec<(Vec<[u128; 2]>, Vec<BigUint>)> = std::thread::scope(|scope| {
-        let worker = || {
-            let mut wide = vec![[0u128; 2]; n + 1];
-            let mut counts = vec![BigUint::zero(); n + 1];
-            let mut parts = Vec::with_capacity(n);
-            let mut columns = vec![0usize; n + 1];
-            let mut hooks = vec![0u32; n + 1];
-            let mut visit = |parts: &[usize]| {
-                // Column lengths λ'_j.
-                columns[..parts[0]].fill(0);
-                for &part in parts {
-                    for column in &mut columns[..part] {
-                        *column += 1;
-                    }
-                }
-                // How many cells have each hook length, then each prime's exponent in Π hooks as
-                // Σ_k (hooks divisible by p^k).
-                hooks[..=n].fill(0);
-                for (row, &part) in parts.iter().enumerate() {
-                    for (column, &height) in columns[..part].iter().enumerate() {
-                        hooks[(part - column - 1) + (height - row)] += 1;
-                    }
-                }
-                let mut exponents = of_factorial;
-                for (lane, &p) in primes.iter().enumerate() {
-                    let mut power = p;
-                    while power <= n {
-                        let divisible: u32 = hooks[power..=n].iter().step_by(power).sum();
-                        exponents[lane] -= divisible as i32;
-                        power *= p;
-                    }
-                }
-                // f_λ, in a word while it fits.
-                let mut word = 1u128;
-                let mut big: Option<BigUint> = None;
-                for (lane, &p) in primes.iter().enumerate() {
-                    let e = exponents[lane];
-                    debug_assert!(e >= 0, "the hook-length formula gives an integer");
-                    match powers[lane][e as usize].and_then(|power| word.checked_mul(power)) {
-                        Some(product) => word = product,
-                        None => {
-                            let product = big.take().unwrap_or_else(BigUint::one) * word;
-                            big = Some(product * BigUint::from(p).pow(e as u32));
-                            word = 1;
-                        }
-                    }
-                }
-                match big {
-                    None if narrow => {
-                        let [high, low] = square_wide(word);
-                        let total = &mut wide[parts[0]];
-                        let (sum, carry) = total[1].overflowing_add(low);
-                        total[1] = sum;
-                        total[0] += high + u128::from(carry);
-                    }
-                    big => {
-                        let tableaux = big.unwrap_or_else(BigUint::one) * word;
-                        counts[parts[0]] += &tableaux * &tableaux;
-                    }
-                }
-            };
-            loop {
-                let index = taken.fetch_add(1, Ordering::Relaxed);
-                if index >= n {
-                    break;
-                }
-                let first = n - index;
-                parts.push(first);
-                for_each_partition(n - first, first, &mut parts, &mut visit);
-                parts.pop();
-            }
-            (wide, counts)
-        };
-        let helpers: Vec<_> = (1..threads.max(1)).map(|_| scope.spawn(worker)).collect();
-        let mut sums = vec![worker()];
-        sums.extend(
-            helpers
-                .into_iter()
-                .map(|helper| helper.join().expect("a partition-summing thread panicked")),
-        );
-        sums
-    });
-    let mut counts = vec![BigUint::zero(); n + 1];
-    for (wide, part) in sums {
-        for ((count, [high, low]), add) in counts.iter_mut().zip(wide).zip(part) {
-            *count += (BigUint::from(high) << 128u32) + low + add;
-        }
-    }
-    counts
 }
 
-/// Decks from which [`longest_increasing_counts`] sums on several threads: 5,604 partitions of
-/// 30 take no time, the 281,589 of 52 about 0.1 s on one core.
-const LONGEST_INCREASING_THREADS_FROM: usize = 30;
+/// Exponents of the primes up to n (lane i: the i-th prime), as many lanes as `L` ≥ the
+/// primes; i16 holds v_p(n!) ≤ n − 1 < 2^15.
+type Exponents<const L: usize> = [i16; L];
+
+/// The walk of [`longest_increasing_counts`] over the partitions of n, for exponent vectors of
+/// `L` lanes.
+struct TableauxSquares<'a, const L: usize> {
+    n: usize,
+    primes: &'a [usize],
+    /// Exponents of each integer 0..=n (0 unused): a hook's contribution to Π hooks.
+    of: Vec<Exponents<L>>,
+    /// Exponents of n! (Legendre).
+    of_factorial: Exponents<L>,
+    /// `powers[lane * stride + e]` = p^e, wrapped in u128: exact wherever it is used, since
+    /// with f_λ < 2^128 every prime power dividing f_λ fits.
+    powers: Vec<u128>,
+    stride: usize,
+}
+
+/// One thread's sums and walking state.
+struct Walker<const L: usize> {
+    /// Column heights of the rows laid so far.
+    heights: Vec<usize>,
+    /// Σ f_λ² by λ₁ in 256 bits, `[high, low]` (up to 57 cards).
+    wide: Vec<[u128; 2]>,
+    /// Σ f_λ² by λ₁ in big integers (beyond 57 cards).
+    counts: Vec<BigUint>,
+}
+
+impl<'a, const L: usize> TableauxSquares<'a, L> {
+    fn sum(n: usize, primes: &'a [usize], threads: usize) -> Vec<BigUint> {
+        assert!(primes.len() <= L, "a lane for each prime");
+        let mut of = vec![[0i16; L]; n + 1];
+        for (value, exponents) in of.iter_mut().enumerate().skip(1) {
+            let mut rest = value;
+            for (lane, &p) in primes.iter().enumerate() {
+                while rest % p == 0 {
+                    rest /= p;
+                    exponents[lane] += 1;
+                }
+            }
+        }
+        let mut of_factorial = [0i16; L];
+        for exponents in &of[1..] {
+            for (total, &e) in of_factorial.iter_mut().zip(exponents) {
+                *total += e;
+            }
+        }
+        let stride = usize::try_from(of_factorial[0]).unwrap_or(0) + 1;
+        let mut powers = vec![0u128; primes.len() * stride];
+        for (lane, &p) in primes.iter().enumerate() {
+            let mut power = 1u128;
+            for slot in &mut powers[lane * stride..(lane + 1) * stride] {
+                *slot = power;
+                power = power.wrapping_mul(p as u128);
+            }
+        }
+        let walk = TableauxSquares {
+            n,
+            primes,
+            of,
+            of_factorial,
+            powers,
+            stride,
+        };
+        // A partition is m rows of one card under a partition of n − m into rows of at least
+        // two, whose shortest row p starts its walk: the items (m, p) the threads share, the
+        // largest first (m = 0, p = 2: a ninth of the partitions of 52), each from a counter.
+        // Integer sums, so the counts are the same whichever thread summed which item.
+        let mut items: Vec<(usize, usize)> = Vec::new();
+        for ones in 0..=n {
+            let rest = n - ones;
+            if rest == 0 {
+                items.push((ones, 0));
+            }
+            items.extend(
+                (2..=rest)
+                    .filter(|&p| rest - p == 0 || rest - p >= p)
+                    .map(|p| (ones, p)),
+            );
+        }
+        let taken = AtomicUsize::new(0);
+        let sums: Vec<Walker<L>> = std::thread::scope(|scope| {
+            let worker = || {
+                let mut walker = Walker {
+                    heights: vec![0; n + 1],
+                    wide: vec![[0; 2]; n + 1],
+                    counts: vec![BigUint::zero(); n + 1],
+                };
+                loop {
+                    let index = taken.fetch_add(1, Ordering::Relaxed);
+                    let Some(&(ones, shortest)) = items.get(index) else {
+                        break;
+                    };
+                    // m rows of one card: hooks 1, 2, …, m.
+                    let mut hooks = [0i16; L];
+                    for hook in 1..=ones {
+                        walk.add(&mut hooks, hook);
+                    }
+                    walker.heights.fill(0);
+                    walker.heights[0] = ones;
+                    if shortest == 0 {
+                        walk.leaf(&mut walker, &hooks, 1);
+                    } else {
+                        let hooks = walk.lay_row(&mut walker, hooks, shortest);
+                        walk.grow(&mut walker, &hooks, n - ones - shortest, shortest);
+                    }
+                }
+                walker
+            };
+            let helpers: Vec<_> = (1..threads.max(1)).map(|_| scope.spawn(worker)).collect();
+            let mut sums = vec![worker()];
+            sums.extend(
+                helpers
+                    .into_iter()
+                    .map(|helper| helper.join().expect("a partition-summing thread panicked")),
+            );
+            sums
+        });
+        let mut counts = vec![BigUint::zero(); n + 1];
+        for walker in sums {
+            for ((count, [high, low]), add) in counts.iter_mut().zip(walker.wide).zip(walker.counts)
+            {
+                *count += (BigUint::from(high) << 128u32) + low + add;
+            }
+        }
+        counts
+    }
+
+    fn add(&self, hooks: &mut Exponents<L>, hook: usize) {
+        for (total, &e) in hooks.iter_mut().zip(&self.of[hook]) {
+            *total += e;
+        }
+    }
+
+    /// Lays a row of `length` cards on top of the rows so far (none shorter): its hooks added
+    /// to `hooks`, the columns it covers one higher.
+    fn lay_row(
+        &self,
+        walker: &mut Walker<L>,
+        mut hooks: Exponents<L>,
+        length: usize,
+    ) -> Exponents<L> {
+        for (column, height) in walker.heights[..length].iter_mut().enumerate() {
+            self.add(&mut hooks, length - column + *height);
+            *height += 1;
+        }
+        hooks
+    }
+
+    /// Every way to finish the partition with `remaining` cards in rows of at least `top`.
+    fn grow(&self, walker: &mut Walker<L>, hooks: &Exponents<L>, remaining: usize, top: usize) {
+        if remaining == 0 {
+            self.leaf(walker, hooks, top);
+            return;
+        }
+        // A row of p leaves remaining − p, none or at least p for the rows above it.
+        let rows = (top..=remaining / 2).chain(std::iter::once(remaining));
+        for length in rows {
+            let above = self.lay_row(walker, *hooks, length);
+            self.grow(walker, &above, remaining - length, length);
+            for height in &mut walker.heights[..length] {
+                *height -= 1;
+            }
+        }
+    }
+
+    /// Adds f_λ² to the cell of λ₁ = `first`, f_λ = n!/Π hooks.
+    fn leaf(&self, walker: &mut Walker<L>, hooks: &Exponents<L>, first: usize) {
+        let exponent = |lane: usize| {
+            let e = self.of_factorial[lane] - hooks[lane];
+            debug_assert!(e >= 0, "the hook-length formula gives an integer");
+            e as usize
+        };
+        if self.n <= 57 {
+            let tableaux = (0..self.primes.len()).fold(1u128, |product, lane| {
+                product.wrapping_mul(self.powers[lane * self.stride + exponent(lane)])
+            });
+            let [high, low] = square_wide(tableaux);
+            let total = &mut walker.wide[first];
+            let (sum, carry) = total[1].overflowing_add(low);
+            total[1] = sum;
+            total[0] += high + u128::from(carry);
+        } else {
+            let tableaux = self
+                .primes
+                .iter()
+                .enumerate()
+                .fold(BigUint::one(), |product, (lane, &p)| {
+                    product * BigUint::from(p).pow(exponent(lane) as u32)
+                });
+            walker.counts[first] += &tableaux * &tableaux;
+        }
+    }
+}
 
 /// x² as 256 bits, `[high, low]`.
 fn square_wide(x: u128) -> [u128; 2] {
@@ -273,25 +358,6 @@ fn square_wide(x: u128) -> [u128; 2] {
     let (low, carry_a) = low.overflowing_add(middle << 65);
     let high = hi * hi + (middle >> 63) + u128::from(carry_a);
     [high, low]
-}
-
-/// Calls `visit` with every partition of `n` into parts of at most `largest`, appended to
-/// `parts` (parts in non-increasing order).
-fn for_each_partition(
-    n: usize,
-    largest: usize,
-    parts: &mut Vec<usize>,
-    visit: &mut impl FnMut(&[usize]),
-) {
-    if n == 0 {
-        visit(parts);
-        return;
-    }
-    for part in (1..=largest.min(n)).rev() {
-        parts.push(part);
-        for_each_partition(n - part, part, parts, visit);
-        parts.pop();
-    }
 }
 
 /// Permutations of n with footrule D, D = 0..=⌊n²/2⌋ (odd D never occur), by the transfer
@@ -660,6 +726,26 @@ mod tests {
         // (OEIS A000108): C_10 = 16 796.
         let lis_10 = longest_increasing_counts(10);
         assert_eq!(&lis_10[1] + &lis_10[2], BigUint::from(16_796u32));
+        // At 40 and 52 cards, by other counts: only the reversal has no increasing pair;
+        // (n − 1)² permutations have a longest increasing subsequence of n − 1 (move one card
+        // elsewhere: n(n − 1) moves, the n − 1 swaps of neighbours each counted twice); and
+        // those without an increasing subsequence of 3 are the Catalan numbers
+        // C_m = (2m)!/(m!(m + 1)!) (C_40 = 2 622 127 042 276 492 108 820, C_52 from the
+        // factorials).
+        for n in [40usize, 52] {
+            let lis = longest_increasing_counts(n);
+            assert_eq!(lis[1], BigUint::one(), "n={n}");
+            assert_eq!(lis[n], BigUint::one(), "n={n}");
+            assert_eq!(lis[n - 1], BigUint::from((n - 1) * (n - 1)), "n={n}");
+            let catalan = big_factorial(2 * n) / (big_factorial(n) * big_factorial(n + 1));
+            assert_eq!(&lis[1] + &lis[2], catalan, "n={n}");
+            if n == 40 {
+                assert_eq!(
+                    catalan,
+                    "2622127042276492108820".parse::<BigUint>().unwrap()
+                );
+            }
+        }
     }
 
     #[test]
