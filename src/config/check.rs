@@ -242,6 +242,7 @@ impl CheckConfig {
                     fingerprint_limit: deal_fingerprint_limit(),
                 }),
                 limit: args.trials,
+                digest: args.save_tally.is_some(),
             },
             against: check_against(args)?,
             model,

@@ -153,6 +153,10 @@ pub struct ReaderOptions {
     /// `--trials N`: stop reading once N permutations (or deals) are tallied; None: read the
     /// whole input.
     pub limit: Option<u64>,
+    /// Digest each source's bytes as they are read ([`InputTally::contents`]), which
+    /// `--save-tally` records; false: do not (a SipHash pass over every byte, a twelfth of the
+    /// processor time of reading 52-card decks on one core).
+    pub digest: bool,
 }
 
 /// What the reader's deal-stream accumulator keeps ([`crate::engine::deal_stream`]).
@@ -300,7 +304,8 @@ pub struct InputTally {
     /// The sources, in order.
     pub sources: Vec<String>,
     /// The size and digest of each source read to its end, in order (all of them unless the
-    /// reading was stopped or the observer broke).
+    /// reading was stopped or the observer broke), when [`ReaderOptions::digest`] asked for
+    /// them; empty otherwise.
     pub contents: Vec<ContentDigest>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,

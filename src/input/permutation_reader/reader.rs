@@ -67,6 +67,8 @@ pub(super) struct Reader<'a> {
     wide: bool,
     /// The size and digest of each source read to its end.
     pub(super) contents: Vec<ContentDigest>,
+    /// Whether the reading thread digests each source ([`ReaderOptions::digest`]).
+    digest: bool,
 }
 
 /// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
@@ -194,6 +196,7 @@ impl<'a> Reader<'a> {
             batch: None,
             wide: wide_line_parser::available(),
             contents: Vec::new(),
+            digest: options.digest,
         }
     }
 
@@ -813,6 +816,7 @@ impl<'a> Reader<'a> {
         progress: &mut dyn FnMut(u64),
     ) -> Result<bool, InputError> {
         let names: Vec<String> = inputs.iter().map(|(name, _)| name.clone()).collect();
+        let digest = self.digest;
         let Some(first) = names.first() else {
             return Ok(true);
         };
@@ -820,7 +824,7 @@ impl<'a> Reader<'a> {
         let (spent, reusable) = mpsc::channel();
         let reading = thread::Builder::new()
             .name("shuffle-bias input".to_string())
-            .spawn(move || feed(inputs, &chunks, &reusable))
+            .spawn(move || feed(inputs, digest, &chunks, &reusable))
             .map_err(|error| InputError::new(first.clone(), InputProblem::CannotStart(error)))?;
         let mut source = 0;
         let mut lines = Lines::new(first);
@@ -841,7 +845,7 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Ok(Delivery::End(content)) => {
-                    self.contents.push(content);
+                    self.contents.extend(content);
                     self.end(&mut lines)?;
                     progress(self.lines);
                     if self.stopped() {

@@ -35,17 +35,20 @@ impl Lines {
 pub(super) enum Delivery {
     /// The next bytes of the current source: `buffer[..length]` (the buffer is sent back).
     Chunk(Vec<u8>, usize),
-    /// The current source is read to its end (its size and digest); the next one follows.
-    End(ContentDigest),
+    /// The current source is read to its end (its size and digest, when asked for); the next
+    /// one follows.
+    End(Option<ContentDigest>),
     /// The current source could not be opened or read; nothing follows.
     Failed(InputError),
 }
 
 /// The reading thread: open each input in turn, read it in chunks into the buffers that the
-/// parser sends back (at most [`CHUNKS`] of them exist), and send them in order. It ends after
-/// the last input, at the first failure, or as soon as the parser has gone.
+/// parser sends back (at most [`CHUNKS`] of them exist), and send them in order, each source
+/// digested if `digest`. It ends after the last input, at the first failure, or as soon as the
+/// parser has gone.
 pub(super) fn feed(
     inputs: Vec<(String, Input)>,
+    digest: bool,
     chunks: &SyncSender<Delivery>,
     reusable: &Receiver<Vec<u8>>,
 ) {
@@ -59,7 +62,7 @@ pub(super) fn feed(
                 return;
             }
         };
-        let mut content = ContentHasher::new();
+        let mut content = digest.then(ContentHasher::new);
         loop {
             let mut buffer = match spare.take().or_else(|| reusable.try_recv().ok()) {
                 Some(buffer) => buffer,
@@ -75,10 +78,12 @@ pub(super) fn feed(
             let delivery = match source.read(&mut buffer) {
                 Ok(0) => {
                     spare = Some(buffer);
-                    Delivery::End(content.finish())
+                    Delivery::End(content.as_ref().map(ContentHasher::finish))
                 }
                 Ok(length) => {
-                    content.update(&buffer[..length]);
+                    if let Some(content) = &mut content {
+                        content.update(&buffer[..length]);
+                    }
                     Delivery::Chunk(buffer, length)
                 }
                 Err(error) if error.kind() == io::ErrorKind::Interrupted => {

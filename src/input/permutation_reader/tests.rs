@@ -53,6 +53,28 @@ fn zero_based_lines_with_comments_blanks_commas_and_crlf_are_tallied() {
 }
 
 #[test]
+fn each_source_is_digested_only_when_asked() {
+    use crate::input::content_digest::ContentHasher;
+    let text = "0 1 2\n2 1 0\n";
+    let plain = tally(text, &ReaderOptions::default()).unwrap();
+    assert!(plain.contents.is_empty());
+    let digested = tally(
+        text,
+        &ReaderOptions {
+            digest: true,
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    let mut hasher = ContentHasher::new();
+    hasher.update(text.as_bytes());
+    assert_eq!(digested.contents, vec![hasher.finish()]);
+    assert_eq!(digested.contents[0].bytes, text.len() as u64);
+    // The tallies are the same either way.
+    assert_eq!(digested.counts.full(), plain.counts.full());
+}
+
+#[test]
 fn one_based_lines_are_shifted_to_zero_based() {
     let t = tally("1 2 3\n3 2 1\n", &ReaderOptions::default()).unwrap();
     assert_eq!(t.numbering, Numbering::OneBased);
