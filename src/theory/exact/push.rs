@@ -7,7 +7,7 @@
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
 use crate::engine::algorithms::Card;
-use crate::engine::permutation::{rank, unrank_into};
+use crate::engine::permutation::{next_permutation, rank, unrank_into};
 use crate::system::interrupt;
 
 /// The counters of one thread: Σ over the orderings x of ranks `support` (the law's non-zero
@@ -53,6 +53,10 @@ pub(super) fn push_sparse(
     merged.retain(|&(_, count)| count != 0);
     merged
 }
+
+/// Ranks ahead of the last ordering pushed from which the next is unranked rather than
+/// stepped to: a lexicographic step costs about a tenth of an unranking of 10 cards.
+const STEPS_BEFORE_UNRANKING: usize = 6;
 
 /// [`push`], compiled with POPCNT where the CPU has it.
 fn push_compiled(
@@ -105,17 +109,30 @@ fn push(
     let mut composed = [0 as Card; MAX_EXACT_DECK];
     let composed = &mut composed[..n];
     let mut swapping = SwapRanks::new(n);
+    // The rank `deck` holds: the support comes in rank order, so the next ordering is
+    // usually a few lexicographic steps on (a step costs a few comparisons, an unranking a
+    // division per card).
+    let mut at: Option<usize> = None;
     for (cell, count) in support {
         if interrupt::requested() {
             return;
         }
-        unrank_into(cell, deck);
+        match at {
+            Some(at) if cell > at && cell - at <= STEPS_BEFORE_UNRANKING => {
+                for _ in at..cell {
+                    next_permutation(deck);
+                }
+            }
+            _ => unrank_into(cell, deck),
+        }
+        at = Some(cell);
         match &stage {
             Some(stage) => {
                 match stage.first {
                     Some((low, high)) => {
-                        deck.swap(low, high);
-                        swapping.load(deck, rank(deck));
+                        composed.copy_from_slice(deck);
+                        composed.swap(low, high);
+                        swapping.load(composed, rank(composed));
                     }
                     None => swapping.load(deck, cell),
                 }
