@@ -242,11 +242,17 @@ pub(super) struct KernelCounter {
     /// The CPU has AVX-512 F and VPOPCNTDQ: eight pairs' distances at once
     /// ([`Self::pairs_at`]; asked once, in [`Self::new`]).
     lanes: bool,
-    /// Two batches of eight pairs' relabelled next decks, transposed: `columns[b][slot][pair]`.
+    /// With `lanes`, the CPU also has AVX-512 BW and VBMI: a batch's decks are relabelled and
+    /// transposed in vector registers ([`relabel_lanes`]; asked once, in [`Self::new`]).
+    vbmi: bool,
+    /// Cards in a deck.
+    deck: usize,
+    /// Two batches of eight pairs' relabelled next decks, transposed: `columns[b][slot][pair]`
+    /// (64 slots, the first `deck` counted).
     /// A batch is counted when the next one has been written (or in [`Self::distances`]): its
     /// stores have long left the store buffer by then, and a column's one vector load is not
     /// stalled waiting on the eight stores that wrote it.
-    columns: [Vec<[u16; PAIR_LANES]>; 2],
+    columns: [Vec<[u8; PAIR_LANES]>; 2],
     /// The batch written but not yet counted, if any.
     pending: Option<usize>,
     /// `slot_of[card]`: the card's slot in the previous deck.
@@ -266,8 +272,10 @@ impl KernelCounter {
             distances: vec![0; deck * deck.saturating_sub(1) / 2 + 1],
             popcnt: popcnt_available(),
             lanes: deck <= 64 && lanes_available(),
+            vbmi: deck <= 64 && lanes_available() && vbmi_available(),
+            deck,
             columns: std::array::from_fn(|_| {
-                vec![[0; PAIR_LANES]; if deck <= 64 { deck } else { 0 }]
+                vec![[0; PAIR_LANES]; if deck <= 64 { 64 } else { 0 }]
             }),
             pending: None,
             slot_of: vec![0; deck],
@@ -342,19 +350,34 @@ impl KernelCounter {
         let mut p = first;
         while p + PAIR_LANES <= count {
             let batch = self.pending.map_or(0, |pending| 1 - pending);
-            for lane in 0..PAIR_LANES {
-                let pair = p + lane;
-                for (slot, &card) in before(pair).iter().enumerate() {
-                    self.slot_of[usize::from(card)] = slot;
+            if self.vbmi {
+                // Each previous deck's inverse (card → slot) as bytes; the rest in vectors.
+                let mut inverses = [[0u8; 64]; PAIR_LANES];
+                for (lane, inverse) in inverses.iter_mut().enumerate() {
+                    for (slot, &card) in before(p + lane).iter().enumerate() {
+                        inverse[usize::from(card)] = slot as u8;
+                    }
                 }
-                let next = &deals[pair * k..(pair + 1) * k];
-                for (column, &card) in self.columns[batch].iter_mut().zip(next) {
-                    column[lane] = self.slot_of[usize::from(card)] as u16;
+                let nexts = &deals[p * k..(p + PAIR_LANES) * k];
+                // SAFETY: `vbmi` is only set where the CPU has AVX-512 F, BW and VBMI; the
+                // decks have k ≤ 64 cards, each below 64.
+                unsafe { relabel_lanes(&inverses, nexts, k, &mut self.columns[batch]) };
+            } else {
+                for lane in 0..PAIR_LANES {
+                    let pair = p + lane;
+                    for (slot, &card) in before(pair).iter().enumerate() {
+                        self.slot_of[usize::from(card)] = slot;
+                    }
+                    let next = &deals[pair * k..(pair + 1) * k];
+                    for (column, &card) in self.columns[batch].iter_mut().zip(next) {
+                        column[lane] = self.slot_of[usize::from(card)] as u8;
+                    }
                 }
             }
             if let Some(pending) = self.pending {
                 // SAFETY: `lanes` is only set where the CPU has AVX-512 F and VPOPCNTDQ.
-                let distances = unsafe { inversions_of_lanes(&self.columns[pending]) };
+                let distances =
+                    unsafe { inversions_of_lanes(&self.columns[pending][..self.deck]) };
                 for distance in distances {
                     self.distances[distance as usize] += 1;
                 }
@@ -381,7 +404,7 @@ impl KernelCounter {
         if let Some(pending) = self.pending {
             // SAFETY: a batch is only pending where `lanes` was set, which the CPU's AVX-512 F
             // and VPOPCNTDQ allow.
-            for distance in unsafe { inversions_of_lanes(&self.columns[pending]) } {
+            for distance in unsafe { inversions_of_lanes(&self.columns[pending][..self.deck]) } {
                 distances[distance as usize] += 1;
             }
         }
@@ -423,15 +446,15 @@ fn lanes_available() -> bool {
 /// above it). Only where [`lanes_available`] (the caller's promise).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
-unsafe fn inversions_of_lanes(columns: &[[u16; PAIR_LANES]]) -> [u64; PAIR_LANES] {
+unsafe fn inversions_of_lanes(columns: &[[u8; PAIR_LANES]]) -> [u64; PAIR_LANES] {
     use std::arch::x86_64::*;
     let ones = _mm512_set1_epi64(1);
     let all_but_zero = _mm512_set1_epi64(!1u64 as i64);
     let mut seen = _mm512_setzero_si512();
     let mut inversions = _mm512_setzero_si512();
     for column in columns {
-        // SAFETY: a column is 8 × 16 bits, one 128-bit load.
-        let value = _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(column.as_ptr().cast()) });
+        // SAFETY: a column is 8 × 8 bits, one 64-bit load.
+        let value = _mm512_cvtepu8_epi64(unsafe { _mm_loadl_epi64(column.as_ptr().cast()) });
         let above = _mm512_sllv_epi64(all_but_zero, value);
         inversions = _mm512_add_epi64(
             inversions,
@@ -447,8 +470,169 @@ unsafe fn inversions_of_lanes(columns: &[[u16; PAIR_LANES]]) -> [u64; PAIR_LANES
 
 /// Never called off x86-64 ([`lanes_available`] is false there).
 #[cfg(not(target_arch = "x86_64"))]
-unsafe fn inversions_of_lanes(_: &[[u16; PAIR_LANES]]) -> [u64; PAIR_LANES] {
+unsafe fn inversions_of_lanes(_: &[[u8; PAIR_LANES]]) -> [u64; PAIR_LANES] {
     unreachable!("no lanes off x86-64")
+}
+
+/// Whether this CPU permutes bytes in 512-bit vectors (AVX-512 BW and VBMI), for
+/// [`relabel_lanes`].
+fn vbmi_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// Bytes of [`relabel_lanes`]' packing permutation: the low byte of each of 64 sixteen-bit
+/// cards, 32 in each source.
+const PACK: [u8; 64] = {
+    let mut picks = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        picks[i] = (2 * i) as u8;
+        i += 1;
+    }
+    picks
+};
+
+/// [`relabel_lanes`]' byte pairs: element i of (first source, second source) interleaved from
+/// element `offset`: `offset + i/2` of the first when i is even, of the second when odd.
+const fn interleave_bytes(offset: usize) -> [u8; 64] {
+    let mut picks = [0; 64];
+    let mut i = 0;
+    while i < 64 {
+        picks[i] = (offset + i / 2 + 64 * (i % 2)) as u8;
+        i += 1;
+    }
+    picks
+}
+
+/// [`interleave_bytes`] for 16-bit elements.
+const fn interleave_words(offset: usize) -> [u16; 32] {
+    let mut picks = [0; 32];
+    let mut i = 0;
+    while i < 32 {
+        picks[i] = (offset + i / 2 + 32 * (i % 2)) as u16;
+        i += 1;
+    }
+    picks
+}
+
+/// [`interleave_bytes`] for 32-bit elements.
+const fn interleave_dwords(offset: usize) -> [u32; 16] {
+    let mut picks = [0; 16];
+    let mut i = 0;
+    while i < 16 {
+        picks[i] = (offset + i / 2 + 16 * (i % 2)) as u32;
+        i += 1;
+    }
+    picks
+}
+
+const PAIRS: [[u8; 64]; 2] = [interleave_bytes(0), interleave_bytes(32)];
+const WORDS: [[u16; 32]; 2] = [interleave_words(0), interleave_words(16)];
+const DWORDS: [[u32; 16]; 2] = [interleave_dwords(0), interleave_dwords(8)];
+
+/// Writes `columns[slot][lane]` = `inverses[lane][next[slot]]` for the eight decks `nexts`
+/// (`k` ≤ 64 cards each, one after another): each deck's cards packed to bytes and looked up
+/// in its lane's inverse with one byte permutation, then the eight 64-byte rows transposed to
+/// 64 columns of eight bytes in three rounds of two-source permutations (bytes to pairs, pairs
+/// to fours, fours to eights, each keeping the slots in order). Slots from `k` on hold
+/// nothing meaningful. Only where [`vbmi_available`] and [`lanes_available`] (the caller's
+/// promise).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn relabel_lanes(
+    inverses: &[[u8; 64]; PAIR_LANES],
+    nexts: &[Card],
+    k: usize,
+    columns: &mut [[u8; PAIR_LANES]],
+) {
+    use std::arch::x86_64::*;
+    assert!(k <= 64 && nexts.len() == PAIR_LANES * k && columns.len() == 64);
+    // SAFETY (every load below): a 64-byte table, one 512-bit load.
+    let pack = unsafe { _mm512_loadu_si512(PACK.as_ptr().cast()) };
+    let low_mask = if k >= 32 { u32::MAX } else { (1u32 << k) - 1 };
+    let high_mask = if k >= 64 {
+        u32::MAX
+    } else if k > 32 {
+        (1u32 << (k - 32)) - 1
+    } else {
+        0
+    };
+    let mut rows = [_mm512_setzero_si512(); PAIR_LANES];
+    for (lane, row) in rows.iter_mut().enumerate() {
+        let deck = nexts[lane * k..].as_ptr();
+        // SAFETY: masked loads read the deck's k cards only, and fault on nothing past them.
+        let (low, high) = unsafe {
+            (
+                _mm512_maskz_loadu_epi16(low_mask, deck.cast()),
+                _mm512_maskz_loadu_epi16(high_mask, deck.wrapping_add(32).cast()),
+            )
+        };
+        let cards = _mm512_permutex2var_epi8(low, pack, high);
+        let inverse = unsafe { _mm512_loadu_si512(inverses[lane].as_ptr().cast()) };
+        *row = _mm512_permutexvar_epi8(cards, inverse);
+    }
+    // Round 1: rows 2a and 2a + 1 to byte pairs: pairs[2a + h] holds slots 32h..32h + 32.
+    let pair_picks = unsafe {
+        [
+            _mm512_loadu_si512(PAIRS[0].as_ptr().cast()),
+            _mm512_loadu_si512(PAIRS[1].as_ptr().cast()),
+        ]
+    };
+    let mut pairs = [_mm512_setzero_si512(); 8];
+    for a in 0..4 {
+        for h in 0..2 {
+            pairs[2 * a + h] =
+                _mm512_permutex2var_epi8(rows[2 * a], pair_picks[h], rows[2 * a + 1]);
+        }
+    }
+    // Round 2: the pairs of lanes 4g, 4g + 1 with those of 4g + 2, 4g + 3: fours[4g + q]
+    // holds slots 16q..16q + 16 of lanes 4g..4g + 4.
+    let word_picks = unsafe {
+        [
+            _mm512_loadu_si512(WORDS[0].as_ptr().cast()),
+            _mm512_loadu_si512(WORDS[1].as_ptr().cast()),
+        ]
+    };
+    let mut fours = [_mm512_setzero_si512(); 8];
+    for g in 0..2 {
+        for half in 0..2 {
+            let (first, second) = (pairs[4 * g + half], pairs[4 * g + 2 + half]);
+            for h in 0..2 {
+                fours[4 * g + 2 * half + h] =
+                    _mm512_permutex2var_epi16(first, word_picks[h], second);
+            }
+        }
+    }
+    // Round 3: the fours of lanes 0–3 with those of 4–7: slots 16q + 8h..16q + 8h + 8, eight
+    // bytes each, one to a lane.
+    let dword_picks = unsafe {
+        [
+            _mm512_loadu_si512(DWORDS[0].as_ptr().cast()),
+            _mm512_loadu_si512(DWORDS[1].as_ptr().cast()),
+        ]
+    };
+    for q in 0..4 {
+        for h in 0..2 {
+            let eights = _mm512_permutex2var_epi32(fours[q], dword_picks[h], fours[4 + q]);
+            // SAFETY: `columns` has 64 slots of 8 bytes; the store writes slots
+            // 16q + 8h..16q + 8h + 8.
+            unsafe { _mm512_storeu_si512(columns[16 * q + 8 * h..].as_mut_ptr().cast(), eights) };
+        }
+    }
+}
+
+/// Never called off x86-64 ([`vbmi_available`] is false there).
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn relabel_lanes(_: &[[u8; 64]; PAIR_LANES], _: &[Card], _: usize, _: &mut [[u8; PAIR_LANES]]) {
+    unreachable!("no byte permutations off x86-64")
 }
 
 /// Whether this CPU has a one-instruction population count.
@@ -541,9 +725,10 @@ mod tests {
 
     #[test]
     fn a_batch_of_pairs_counts_what_its_pairs_count_one_by_one() {
-        // Decks of 52 and 64 cards from a fixed generator, batches of every length 1 to 20
+        // Decks of 52, 64 and 17 cards from a fixed generator, batches of every length 1 to 20
         // (below, at and past the eight lanes, with and without a previous deal): the distances
-        // counted in lanes (where the CPU has them) and pair by pair are the same integers.
+        // counted in lanes (where the CPU has them, relabelled in vectors where it has VBMI
+        // and card by card) and pair by pair are the same integers.
         use rand::seq::SliceRandom;
         use rand::{RngExt, SeedableRng};
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
@@ -566,13 +751,23 @@ mod tests {
                 let mut one_by_one = KernelCounter::new(n);
                 one_by_one.lanes = false;
                 one_by_one.pairs_at(3, with_previous.then_some(&previous[..]), &deals, n);
+                // Lanes relabelled card by card (the CPUs without AVX-512 VBMI).
+                let mut scalar_relabel = KernelCounter::new(n);
+                scalar_relabel.vbmi = false;
+                scalar_relabel.pairs_at(3, with_previous.then_some(&previous[..]), &deals, n);
                 // Twice: the second call's first batch counts the first call's, left pending.
                 batched.pairs_at(9, None, &deals, n);
                 one_by_one.pairs_at(9, None, &deals, n);
+                scalar_relabel.pairs_at(9, None, &deals, n);
                 assert_eq!(
                     batched.distances(),
                     one_by_one.distances(),
                     "{n} cards, {count}"
+                );
+                assert_eq!(
+                    scalar_relabel.distances(),
+                    one_by_one.distances(),
+                    "{n} cards, {count}, relabelled card by card"
                 );
                 assert_eq!(batched.sums(), one_by_one.sums());
                 let pairs = 2 * (count - 1) + usize::from(with_previous);
