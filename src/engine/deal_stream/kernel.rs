@@ -500,43 +500,31 @@ const PACK: [u8; 64] = {
     picks
 };
 
-/// [`relabel_lanes`]' byte pairs: element i of (first source, second source) interleaved from
-/// element `offset`: `offset + i/2` of the first when i is even, of the second when odd.
-const fn interleave_bytes(offset: usize) -> [u8; 64] {
-    let mut picks = [0; 64];
+/// An index vector of [`relabel_lanes`]' two-source permutations, as its 64 bytes: elements of
+/// `width` bytes (64/width of them in each source), element i taking element `offset + i/2`
+/// of the first source when i is even and of the second when it is odd.
+const fn interleave(width: usize, offset: usize) -> [u8; 64] {
+    let per_source = 64 / width;
+    let mut bytes = [0; 64];
     let mut i = 0;
-    while i < 64 {
-        picks[i] = (offset + i / 2 + 64 * (i % 2)) as u8;
+    while i < per_source {
+        let pick = offset + i / 2 + per_source * (i % 2);
+        let mut byte = 0;
+        while byte < width {
+            bytes[i * width + byte] = (pick >> (8 * byte)) as u8;
+            byte += 1;
+        }
         i += 1;
     }
-    picks
+    bytes
 }
 
-/// [`interleave_bytes`] for 16-bit elements.
-const fn interleave_words(offset: usize) -> [u16; 32] {
-    let mut picks = [0; 32];
-    let mut i = 0;
-    while i < 32 {
-        picks[i] = (offset + i / 2 + 32 * (i % 2)) as u16;
-        i += 1;
-    }
-    picks
-}
-
-/// [`interleave_bytes`] for 32-bit elements.
-const fn interleave_dwords(offset: usize) -> [u32; 16] {
-    let mut picks = [0; 16];
-    let mut i = 0;
-    while i < 16 {
-        picks[i] = (offset + i / 2 + 16 * (i % 2)) as u32;
-        i += 1;
-    }
-    picks
-}
-
-const PAIRS: [[u8; 64]; 2] = [interleave_bytes(0), interleave_bytes(32)];
-const WORDS: [[u16; 32]; 2] = [interleave_words(0), interleave_words(16)];
-const DWORDS: [[u32; 16]; 2] = [interleave_dwords(0), interleave_dwords(8)];
+/// Round 1 of [`relabel_lanes`]: bytes of slots 0..32, then of slots 32..64.
+const PAIRS: [[u8; 64]; 2] = [interleave(1, 0), interleave(1, 32)];
+/// Round 2: 16-bit words 0..16, then 16..32.
+const WORDS: [[u8; 64]; 2] = [interleave(2, 0), interleave(2, 16)];
+/// Round 3: 32-bit words 0..8, then 8..16.
+const DWORDS: [[u8; 64]; 2] = [interleave(4, 0), interleave(4, 8)];
 
 /// Writes `columns[slot][lane]` = `inverses[lane][next[slot]]` for the eight decks `nexts`
 /// (`k` ≤ 64 cards each, one after another): each deck's cards packed to bytes and looked up
