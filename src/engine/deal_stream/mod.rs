@@ -45,9 +45,29 @@ const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
 
 /// Deals kept before their pairs are added, slot by slot, into the slot tables (see
 /// [`DealStream::drain_pending`]): with a few hundred pairs per slot, most of a slot table's
-/// cache lines take several updates while in L1. The buffer, 2·K·256 bytes (26 KiB at 52
-/// cards), is written in order, one copy of each deal.
+/// cache lines take several updates while in L1. The buffer, K·256 bytes of card groups (13 KiB
+/// at 52 cards, which leaves room in a 32 KiB L1 cache for the 8 KiB table being updated), is
+/// written in order, one copy of each deal.
 const PENDING_DEALS: usize = 256;
+
+/// Card `card`'s group in the slot tables as a byte (`group_of[card]`, below [`MAX_GROUPS`];
+/// the card itself in a deck of at most [`MAX_GROUPS`] cards).
+#[inline(always)]
+fn group_byte(card: Card, group_of: &[u16]) -> u8 {
+    if group_of.len() <= MAX_GROUPS {
+        card as u8
+    } else {
+        group_of[usize::from(card)] as u8
+    }
+}
+
+/// Writes the groups of `deal`'s cards into `kept` ([`group_byte`]).
+#[inline(always)]
+fn keep_groups(kept: &mut [u8], deal: &[Card], group_of: &[u16]) {
+    for (kept, &card) in kept.iter_mut().zip(deal) {
+        *kept = group_byte(card, group_of);
+    }
+}
 
 /// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
 /// worker; 11! would add 320 MB a worker to the run.
@@ -217,8 +237,10 @@ pub struct DealStream {
     /// included).
     in_narrow: u32,
     /// The deals of the last pairs, not yet added into `narrow`, one after the other
-    /// ([`PENDING_DEALS`] of K cards).
-    pending: Vec<Card>,
+    /// ([`PENDING_DEALS`] of K cards), each card written as its group (below [`MAX_GROUPS`]:
+    /// the card itself up to 64 cards), a byte: all that the slot tables count, in half the
+    /// memory of the cards.
+    pending: Vec<u8>,
     /// `paired[i]`: whether pending deal i is paired with deal i − 1.
     paired: Vec<bool>,
     /// Deals in `pending`.
@@ -423,9 +445,7 @@ impl DealStream {
                 self.drain_pending();
             }
             let at = self.in_pending;
-            for (kept, &card) in self.pending[at * k..(at + 1) * k].iter_mut().zip(deal) {
-                *kept = card;
-            }
+            keep_groups(&mut self.pending[at * k..(at + 1) * k], deal, &self.group_of);
             self.paired[at] = paired;
             self.in_pending += 1;
             paired = true;
@@ -439,10 +459,15 @@ impl DealStream {
         self.in_block += count as u64;
     }
 
-    /// Whether the last pending deal is the previous deal.
+    /// Whether the last pending deal is the previous deal, in groups (all that the slot
+    /// tables count).
     fn previous_is_pending(&self) -> bool {
         let k = self.options.dealt;
-        self.in_pending > 0 && self.pending[(self.in_pending - 1) * k..][..k] == self.previous[..]
+        self.in_pending > 0
+            && self.pending[(self.in_pending - 1) * k..][..k]
+                .iter()
+                .zip(&self.previous)
+                .all(|(&kept, &card)| kept == group_byte(card, &self.group_of))
     }
 
     /// Put `deal` in the pending buffer, paired with nothing.
@@ -451,7 +476,11 @@ impl DealStream {
         if self.in_pending == PENDING_DEALS {
             self.drain_pending();
         }
-        self.pending[self.in_pending * k..][..k].copy_from_slice(deal);
+        keep_groups(
+            &mut self.pending[self.in_pending * k..][..k],
+            deal,
+            &self.group_of,
+        );
         self.paired[self.in_pending] = false;
         self.in_pending += 1;
     }
@@ -556,19 +585,29 @@ impl DealStream {
         if self.in_pending + 2 > PENDING_DEALS {
             self.drain_pending();
         }
-        // Whether the last deal kept is `previous` (compared whole, without branches).
+        // Whether the last deal kept is `previous`, in groups (compared whole, without
+        // branches).
+        let group_of = &self.group_of;
         let follows = self.in_pending > 0
             && self.pending[(self.in_pending - 1) * k..][..k]
                 .iter()
                 .zip(previous)
-                .fold(0, |differ, (&a, &b)| differ | (a ^ b))
+                .fold(0, |differ, (&a, &b)| differ | (a ^ group_byte(b, group_of)))
                 == 0;
         if !follows {
-            self.pending[self.in_pending * k..][..k].copy_from_slice(previous);
+            keep_groups(
+                &mut self.pending[self.in_pending * k..][..k],
+                previous,
+                group_of,
+            );
             self.paired[self.in_pending] = false;
             self.in_pending += 1;
         }
-        self.pending[self.in_pending * k..][..k].copy_from_slice(next);
+        keep_groups(
+            &mut self.pending[self.in_pending * k..][..k],
+            next,
+            &self.group_of,
+        );
         self.paired[self.in_pending] = true;
         self.in_pending += 1;
     }
@@ -581,22 +620,15 @@ impl DealStream {
     /// back out; the 16-bit counts wrap in between, and are right once they are taken out.
     /// The last deal stays, unpaired, as the first of the next pairs.
     fn drain_pending(&mut self) {
-        let (k, g) = (self.options.dealt, self.groups);
+        let k = self.options.dealt;
         let count = self.in_pending;
         if count == 0 {
             return;
         }
         let deals = &self.pending[..count * k];
         let paired = &self.paired[..count];
-        let grouped = g != self.options.deck;
-        let group_of = &self.group_of;
-        let group = |card: Card| {
-            if grouped {
-                usize::from(group_of[usize::from(card)])
-            } else {
-                usize::from(card)
-            }
-        };
+        // The pending deals hold groups already.
+        let group = usize::from;
         // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
         let mut unpaired = [0usize; PENDING_DEALS];
         let mut unpaired_count = 0;
