@@ -355,7 +355,8 @@ impl KernelCounter {
                 let mut inverses = [[0u8; 64]; PAIR_LANES];
                 for (lane, inverse) in inverses.iter_mut().enumerate() {
                     for (slot, &card) in before(p + lane).iter().enumerate() {
-                        inverse[usize::from(card)] = slot as u8;
+                        // Cards are below 64 here: the mask only spares a bounds check.
+                        inverse[usize::from(card) & 63] = slot as u8;
                     }
                 }
                 let nexts = &deals[p * k..(p + PAIR_LANES) * k];
