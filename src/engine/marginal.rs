@@ -159,7 +159,8 @@ pub struct FusedMarginalTally {
     /// The CPU counts bits in one instruction ([`bit_counts::order_of_batch`]).
     bit_counts: bool,
     /// The CPU runs [`wide::order_statistics`] (AVX-512 F and VPOPCNTDQ: eight decks' order
-    /// statistics in the lanes of one vector), asked once, in [`Self::new`].
+    /// statistics in the lanes of one vector; BW and VBMI: the decks transposed in vectors),
+    /// asked once, in [`Self::new`].
     wide_order: bool,
 }
 
@@ -595,12 +596,14 @@ mod wide {
         }
     }
 
-    /// Whether this CPU runs [`order_statistics`].
+    /// Whether this CPU runs [`order_statistics`] (whose decks are transposed by
+    /// [`crate::engine::byte_columns`]).
     pub(super) fn order_available() -> bool {
         #[cfg(target_arch = "x86_64")]
         {
             std::arch::is_x86_feature_detected!("avx512f")
                 && std::arch::is_x86_feature_detected!("avx512vpopcntdq")
+                && crate::engine::byte_columns::available()
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
@@ -651,6 +654,7 @@ mod wide {
     #[cfg(target_arch = "x86_64")]
     mod x86 {
         use super::{Card, FUSED_MAX_DECK, LANES};
+        use crate::engine::byte_columns;
         use std::arch::x86_64::*;
 
         /// See [`super::order_statistics`]: the scalar walk of [`crate::engine::marginal`]'s
@@ -661,15 +665,13 @@ mod wide {
         /// those up to the card, are the card's bit alone; after a fall (or with nothing unseen
         /// above) the greatest unseen card below, which the card equals exactly when the unseen
         /// cards below the last, shifted down by the card, are 1.
-        #[target_feature(enable = "avx512f,avx512vpopcntdq")]
+        #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")]
         pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
-            // The decks transposed: `columns[position][deck]`.
-            let mut columns = [[0u16; LANES]; FUSED_MAX_DECK];
-            for (lane, deck) in decks.chunks_exact(n).enumerate() {
-                for (column, &card) in columns.iter_mut().zip(deck) {
-                    column[lane] = card & (FUSED_MAX_DECK as u16 - 1);
-                }
-            }
+            // The decks transposed: `columns[position][deck]`, the cards as bytes.
+            let mut columns = [[0u8; LANES]; FUSED_MAX_DECK];
+            let rows: [__m512i; LANES] =
+                std::array::from_fn(|lane| byte_columns::deck_bytes(&decks[lane * n..][..n]));
+            byte_columns::rows_to_columns(&rows, &mut columns);
             let all = _mm512_set1_epi64(if n == FUSED_MAX_DECK {
                 -1
             } else {
@@ -732,9 +734,9 @@ mod wide {
         /// The eight cards of one position, one to a 64-bit lane.
         #[target_feature(enable = "avx512f")]
         #[inline]
-        fn load_column(column: &[u16; LANES]) -> __m512i {
-            // SAFETY: a column is 8 × 16 bits, one 128-bit load.
-            _mm512_cvtepu16_epi64(unsafe { _mm_loadu_si128(column.as_ptr().cast()) })
+        fn load_column(column: &[u8; LANES]) -> __m512i {
+            // SAFETY: a column is 8 × 8 bits, one 64-bit load.
+            _mm512_cvtepu8_epi64(unsafe { _mm_loadl_epi64(column.as_ptr().cast()) })
         }
 
         /// See [`super::statistics`]: one call for the batch, the decks' work inlined.

@@ -3,6 +3,7 @@
 
 pub mod algorithms;
 pub mod blocks;
+pub mod byte_columns;
 pub mod chacha;
 pub mod choice_table;
 pub mod counters;

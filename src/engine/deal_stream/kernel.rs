@@ -17,6 +17,7 @@
 //! twice.
 
 use crate::engine::algorithms::Card;
+use crate::engine::byte_columns;
 use crate::engine::permutation::MAX_FULL_DECK;
 use crate::engine::statistics::{inversions, inversions_in_bit_set};
 
@@ -252,7 +253,7 @@ pub(super) struct KernelCounter {
     /// A batch is counted when the next one has been written (or in [`Self::distances`]): its
     /// stores have long left the store buffer by then, and a column's one vector load is not
     /// stalled waiting on the eight stores that wrote it.
-    columns: [Vec<[u8; PAIR_LANES]>; 2],
+    columns: [Box<[[u8; PAIR_LANES]; 64]>; 2],
     /// The batch written but not yet counted, if any.
     pending: Option<usize>,
     /// `slot_of[card]`: the card's slot in the previous deck.
@@ -272,11 +273,9 @@ impl KernelCounter {
             distances: vec![0; deck * deck.saturating_sub(1) / 2 + 1],
             popcnt: popcnt_available(),
             lanes: deck <= 64 && lanes_available(),
-            vbmi: deck <= 64 && lanes_available() && vbmi_available(),
+            vbmi: deck <= 64 && lanes_available() && byte_columns::available(),
             deck,
-            columns: std::array::from_fn(|_| {
-                vec![[0; PAIR_LANES]; if deck <= 64 { 64 } else { 0 }]
-            }),
+            columns: std::array::from_fn(|_| Box::new([[0; PAIR_LANES]; 64])),
             pending: None,
             slot_of: vec![0; deck],
             relabelled: vec![0; deck],
@@ -475,150 +474,31 @@ unsafe fn inversions_of_lanes(_: &[[u8; PAIR_LANES]]) -> [u64; PAIR_LANES] {
     unreachable!("no lanes off x86-64")
 }
 
-/// Whether this CPU permutes bytes in 512-bit vectors (AVX-512 BW and VBMI), for
-/// [`relabel_lanes`].
-fn vbmi_available() -> bool {
-    #[cfg(target_arch = "x86_64")]
-    {
-        std::arch::is_x86_feature_detected!("avx512bw")
-            && std::arch::is_x86_feature_detected!("avx512vbmi")
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        false
-    }
-}
-
-/// Bytes of [`relabel_lanes`]' packing permutation: the low byte of each of 64 sixteen-bit
-/// cards, 32 in each source.
-const PACK: [u8; 64] = {
-    let mut picks = [0; 64];
-    let mut i = 0;
-    while i < 64 {
-        picks[i] = (2 * i) as u8;
-        i += 1;
-    }
-    picks
-};
-
-/// An index vector of [`relabel_lanes`]' two-source permutations, as its 64 bytes: elements of
-/// `width` bytes (64/width of them in each source), element i taking element `offset + i/2`
-/// of the first source when i is even and of the second when it is odd.
-const fn interleave(width: usize, offset: usize) -> [u8; 64] {
-    let per_source = 64 / width;
-    let mut bytes = [0; 64];
-    let mut i = 0;
-    while i < per_source {
-        let pick = offset + i / 2 + per_source * (i % 2);
-        let mut byte = 0;
-        while byte < width {
-            bytes[i * width + byte] = (pick >> (8 * byte)) as u8;
-            byte += 1;
-        }
-        i += 1;
-    }
-    bytes
-}
-
-/// Round 1 of [`relabel_lanes`]: bytes of slots 0..32, then of slots 32..64.
-const PAIRS: [[u8; 64]; 2] = [interleave(1, 0), interleave(1, 32)];
-/// Round 2: 16-bit words 0..16, then 16..32.
-const WORDS: [[u8; 64]; 2] = [interleave(2, 0), interleave(2, 16)];
-/// Round 3: 32-bit words 0..8, then 8..16.
-const DWORDS: [[u8; 64]; 2] = [interleave(4, 0), interleave(4, 8)];
-
 /// Writes `columns[slot][lane]` = `inverses[lane][next[slot]]` for the eight decks `nexts`
 /// (`k` ≤ 64 cards each, one after another): each deck's cards packed to bytes and looked up
-/// in its lane's inverse with one byte permutation, then the eight 64-byte rows transposed to
-/// 64 columns of eight bytes in three rounds of two-source permutations (bytes to pairs, pairs
-/// to fours, fours to eights, each keeping the slots in order). Slots from `k` on hold
-/// nothing meaningful. Only where [`vbmi_available`] and [`lanes_available`] (the caller's
-/// promise).
+/// in its lane's inverse with one byte permutation, then transposed
+/// ([`byte_columns::rows_to_columns`]). Slots from `k` on hold nothing meaningful. Only where
+/// [`byte_columns::available`] (the caller's promise).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn relabel_lanes(
     inverses: &[[u8; 64]; PAIR_LANES],
     nexts: &[Card],
     k: usize,
-    columns: &mut [[u8; PAIR_LANES]],
+    columns: &mut [[u8; PAIR_LANES]; 64],
 ) {
     use std::arch::x86_64::*;
-    assert!(k <= 64 && nexts.len() == PAIR_LANES * k && columns.len() == 64);
-    // SAFETY (every load below): a 64-byte table, one 512-bit load.
-    let pack = unsafe { _mm512_loadu_si512(PACK.as_ptr().cast()) };
-    let low_mask = if k >= 32 { u32::MAX } else { (1u32 << k) - 1 };
-    let high_mask = if k >= 64 {
-        u32::MAX
-    } else if k > 32 {
-        (1u32 << (k - 32)) - 1
-    } else {
-        0
-    };
-    let mut rows = [_mm512_setzero_si512(); PAIR_LANES];
-    for (lane, row) in rows.iter_mut().enumerate() {
-        let deck = nexts[lane * k..].as_ptr();
-        // SAFETY: masked loads read the deck's k cards only, and fault on nothing past them.
-        let (low, high) = unsafe {
-            (
-                _mm512_maskz_loadu_epi16(low_mask, deck.cast()),
-                _mm512_maskz_loadu_epi16(high_mask, deck.wrapping_add(32).cast()),
-            )
-        };
-        let cards = _mm512_permutex2var_epi8(low, pack, high);
+    assert!(k <= 64 && nexts.len() == PAIR_LANES * k);
+    let rows: [__m512i; PAIR_LANES] = std::array::from_fn(|lane| {
+        let cards = byte_columns::deck_bytes(&nexts[lane * k..(lane + 1) * k]);
+        // SAFETY: `inverses[lane]` is 64 bytes, one 512-bit load.
         let inverse = unsafe { _mm512_loadu_si512(inverses[lane].as_ptr().cast()) };
-        *row = _mm512_permutexvar_epi8(cards, inverse);
-    }
-    // Round 1: rows 2a and 2a + 1 to byte pairs: pairs[2a + h] holds slots 32h..32h + 32.
-    let pair_picks = unsafe {
-        [
-            _mm512_loadu_si512(PAIRS[0].as_ptr().cast()),
-            _mm512_loadu_si512(PAIRS[1].as_ptr().cast()),
-        ]
-    };
-    let mut pairs = [_mm512_setzero_si512(); 8];
-    for a in 0..4 {
-        for h in 0..2 {
-            pairs[2 * a + h] =
-                _mm512_permutex2var_epi8(rows[2 * a], pair_picks[h], rows[2 * a + 1]);
-        }
-    }
-    // Round 2: the pairs of lanes 4g, 4g + 1 with those of 4g + 2, 4g + 3: fours[4g + q]
-    // holds slots 16q..16q + 16 of lanes 4g..4g + 4.
-    let word_picks = unsafe {
-        [
-            _mm512_loadu_si512(WORDS[0].as_ptr().cast()),
-            _mm512_loadu_si512(WORDS[1].as_ptr().cast()),
-        ]
-    };
-    let mut fours = [_mm512_setzero_si512(); 8];
-    for g in 0..2 {
-        for half in 0..2 {
-            let (first, second) = (pairs[4 * g + half], pairs[4 * g + 2 + half]);
-            for h in 0..2 {
-                fours[4 * g + 2 * half + h] =
-                    _mm512_permutex2var_epi16(first, word_picks[h], second);
-            }
-        }
-    }
-    // Round 3: the fours of lanes 0–3 with those of 4–7: slots 16q + 8h..16q + 8h + 8, eight
-    // bytes each, one to a lane.
-    let dword_picks = unsafe {
-        [
-            _mm512_loadu_si512(DWORDS[0].as_ptr().cast()),
-            _mm512_loadu_si512(DWORDS[1].as_ptr().cast()),
-        ]
-    };
-    for q in 0..4 {
-        for h in 0..2 {
-            let eights = _mm512_permutex2var_epi32(fours[q], dword_picks[h], fours[4 + q]);
-            // SAFETY: `columns` has 64 slots of 8 bytes; the store writes slots
-            // 16q + 8h..16q + 8h + 8.
-            unsafe { _mm512_storeu_si512(columns[16 * q + 8 * h..].as_mut_ptr().cast(), eights) };
-        }
-    }
+        _mm512_permutexvar_epi8(cards, inverse)
+    });
+    byte_columns::rows_to_columns(&rows, columns);
 }
 
-/// Never called off x86-64 ([`vbmi_available`] is false there).
+/// Never called off x86-64 ([`byte_columns::available`] is false there).
 #[cfg(not(target_arch = "x86_64"))]
 unsafe fn relabel_lanes(_: &[[u8; 64]; PAIR_LANES], _: &[Card], _: usize, _: &mut [[u8; PAIR_LANES]]) {
     unreachable!("no byte permutations off x86-64")
