@@ -6,8 +6,6 @@
 //! and a store per card; here it is 24 two-source byte, word and double-word permutations for
 //! the eight decks. x86-64 with AVX-512 F, BW and VBMI only ([`available`]).
 
-use crate::engine::algorithms::Card;
-
 /// Decks a transposition takes, one to a 64-bit lane.
 pub const ROWS: usize = 8;
 
@@ -29,6 +27,7 @@ pub fn available() -> bool {
 /// (64/width of them in each source), element i taking element `offset + i/2` of the first
 /// source when i is even and of the second when it is odd; with `width` 0, the packing of
 /// sixteen-bit cards (byte i takes byte 2i, the low byte of card i).
+#[cfg(target_arch = "x86_64")]
 const fn picks(width: usize, offset: usize) -> [u8; 64] {
     let mut bytes = [0; 64];
     if width == 0 {
@@ -54,12 +53,16 @@ const fn picks(width: usize, offset: usize) -> [u8; 64] {
 }
 
 /// The low bytes of 64 sixteen-bit cards, 32 from each source.
+#[cfg(target_arch = "x86_64")]
 const PACK: [u8; 64] = picks(0, 0);
 /// Round 1: bytes of slots 0..32, then of slots 32..64.
+#[cfg(target_arch = "x86_64")]
 const PAIRS: [[u8; 64]; 2] = [picks(1, 0), picks(1, 32)];
 /// Round 2: 16-bit words 0..16, then 16..32.
+#[cfg(target_arch = "x86_64")]
 const WORDS: [[u8; 64]; 2] = [picks(2, 0), picks(2, 16)];
 /// Round 3: 32-bit words 0..8, then 8..16.
+#[cfg(target_arch = "x86_64")]
 const DWORDS: [[u8; 64]; 2] = [picks(4, 0), picks(4, 8)];
 
 #[cfg(target_arch = "x86_64")]
@@ -67,7 +70,8 @@ pub use x86::{deck_bytes, rows_to_columns};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{Card, DWORDS, PACK, PAIRS, ROWS, WORDS};
+    use super::{DWORDS, PACK, PAIRS, ROWS, WORDS};
+    use crate::engine::algorithms::Card;
     use std::arch::x86_64::*;
 
     /// The cards of `deck` (at most 64, each below 256) as the bytes of one vector, 0 past
@@ -145,6 +149,7 @@ mod x86 {
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
+    use crate::engine::algorithms::Card;
 
     #[test]
     fn eight_decks_become_their_columns() {
