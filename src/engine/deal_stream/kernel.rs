@@ -246,10 +246,8 @@ pub(super) struct KernelCounter {
     /// With `lanes`, the CPU also has AVX-512 BW and VBMI: a batch's decks are relabelled and
     /// transposed in vector registers ([`relabel_lanes`]; asked once, in [`Self::new`]).
     vbmi: bool,
-    /// Cards in a deck.
-    deck: usize,
     /// Two batches of eight pairs' relabelled next decks, transposed: `columns[b][slot][pair]`
-    /// (64 slots, the first `deck` counted).
+    /// (64 slots, the first `kernel.deck` counted).
     /// A batch is counted when the next one has been written (or in [`Self::distances`]): its
     /// stores have long left the store buffer by then, and a column's one vector load is not
     /// stalled waiting on the eight stores that wrote it.
@@ -274,7 +272,6 @@ impl KernelCounter {
             popcnt: popcnt_available(),
             lanes: deck <= 64 && lanes_available(),
             vbmi: deck <= 64 && lanes_available() && byte_columns::available(),
-            deck,
             columns: std::array::from_fn(|_| Box::new([[0; PAIR_LANES]; 64])),
             pending: None,
             slot_of: vec![0; deck],
@@ -377,7 +374,7 @@ impl KernelCounter {
             if let Some(pending) = self.pending {
                 // SAFETY: `lanes` is only set where the CPU has AVX-512 F and VPOPCNTDQ.
                 let distances =
-                    unsafe { inversions_of_lanes(&self.columns[pending][..self.deck]) };
+                    unsafe { inversions_of_lanes(&self.columns[pending][..self.kernel.deck]) };
                 for distance in distances {
                     self.distances[distance as usize] += 1;
                 }
@@ -402,9 +399,10 @@ impl KernelCounter {
     fn distances(&self) -> Vec<u64> {
         let mut distances = self.distances.clone();
         if let Some(pending) = self.pending {
+            let columns = &self.columns[pending][..self.kernel.deck];
             // SAFETY: a batch is only pending where `lanes` was set, which the CPU's AVX-512 F
             // and VPOPCNTDQ allow.
-            for distance in unsafe { inversions_of_lanes(&self.columns[pending][..self.deck]) } {
+            for distance in unsafe { inversions_of_lanes(columns) } {
                 distances[distance as usize] += 1;
             }
         }

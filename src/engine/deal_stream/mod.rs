@@ -627,8 +627,6 @@ impl DealStream {
         }
         let deals = &self.pending[..count * k];
         let paired = &self.paired[..count];
-        // The pending deals hold groups already.
-        let group = usize::from;
         // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
         let mut unpaired = [0usize; PENDING_DEALS];
         let mut unpaired_count = 0;
@@ -641,15 +639,15 @@ impl DealStream {
         let take_back = |table: &mut [u16; TABLE], slot: usize| {
             for &after in unpaired {
                 let (a, b) = (deals[(after - 1) * k + slot], deals[after * k + slot]);
-                let cell = &mut table[(group(a) * MAX_GROUPS + group(b)) % TABLE];
+                let cell = &mut table[(usize::from(a) * MAX_GROUPS + usize::from(b)) % TABLE];
                 *cell = cell.wrapping_sub(1);
             }
         };
         for (slot, table) in self.narrow.chunks_exact_mut(TABLE).enumerate() {
             let table: &mut [u16; TABLE] = table.try_into().expect("tables of TABLE counts");
-            let mut before = group(deals[slot]);
+            let mut before = usize::from(deals[slot]);
             for deal in deals[k..].chunks_exact(k) {
-                let after = group(deal[slot]);
+                let after = usize::from(deal[slot]);
                 let cell = &mut table[(before * MAX_GROUPS + after) % TABLE];
                 *cell = cell.wrapping_add(1);
                 before = after;

@@ -67,8 +67,6 @@ pub(super) struct Reader<'a> {
     wide: bool,
     /// The size and digest of each source read to its end.
     pub(super) contents: Vec<ContentDigest>,
-    /// Whether the reading thread digests each source ([`ReaderOptions::digest`]).
-    digest: bool,
 }
 
 /// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
@@ -196,7 +194,6 @@ impl<'a> Reader<'a> {
             batch: None,
             wide: wide_line_parser::available(),
             contents: Vec::new(),
-            digest: options.digest,
         }
     }
 
@@ -816,7 +813,7 @@ impl<'a> Reader<'a> {
         progress: &mut dyn FnMut(u64),
     ) -> Result<bool, InputError> {
         let names: Vec<String> = inputs.iter().map(|(name, _)| name.clone()).collect();
-        let digest = self.digest;
+        let digest = self.options.digest;
         let Some(first) = names.first() else {
             return Ok(true);
         };
