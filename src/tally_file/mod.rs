@@ -180,26 +180,7 @@ fn populate(counts: &[u64]) {
 /// part first, and up to twice as fast when the shared cache is not busy).
 #[cfg(target_os = "linux")]
 fn populate_pages(counts: &[u64]) {
-    let bytes = std::mem::size_of_val(counts);
-    if bytes < PAGE {
-        return;
-    }
-    let start = counts.as_ptr() as usize;
-    let first = start.next_multiple_of(PAGE);
-    let end = (start + bytes) / PAGE * PAGE;
-    if end <= first {
-        return;
-    }
-    // SAFETY: the advice covers whole pages inside the vector's own allocation; populating
-    // them for writing allocates zero pages where the lazy zero mapping was, so the contents
-    // (zero) do not change; a refusal (older kernel) is harmless, so the result is ignored.
-    unsafe {
-        libc::madvise(
-            first as *mut libc::c_void,
-            end - first,
-            libc::MADV_POPULATE_WRITE,
-        );
-    }
+    crate::system::pages::advise_whole_pages(counts, PAGE, libc::MADV_POPULATE_WRITE);
 }
 
 #[cfg(not(target_os = "linux"))]

@@ -6,7 +6,7 @@ use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{next_permutation, rank, unrank_into};
-use crate::system::interrupt;
+use crate::system::{interrupt, pages};
 
 /// The exact stage from a law whose support is at least 1/this of the orderings is pulled
 /// ([`pull_exact`]) rather than pushed: pushing costs a random update per ordering of the
@@ -104,10 +104,13 @@ fn relabelled<C: Cell>(
     threads: usize,
     narrow: impl Fn(u128) -> C + Copy + Send + Sync,
 ) -> Vec<C> {
+    let mut table = pages::zeroed(numerators.len());
     let Some(first) = first else {
-        return numerators.iter().map(|&x| narrow(x)).collect();
+        for (cell, &x) in table.iter_mut().zip(numerators) {
+            *cell = narrow(x);
+        }
+        return table;
     };
-    let mut table = vec![C::default(); numerators.len()];
     fill_in_parts(
         &mut table,
         threads,
@@ -261,6 +264,7 @@ impl<C: Cell, T: Numerator + From<C>> FillRange<u128> for Pull<'_, C, T> {
 #[cfg(test)]
 mod tests {
     use super::super::push::push_part;
+    use super::super::widened_sum;
     use super::*;
     use crate::engine::permutation::{factorial, for_each_in_rank_order};
 
@@ -338,6 +342,20 @@ mod tests {
             *total += count;
         }
         assert_eq!(parts, pushed, "push_part");
+        // The same parts counted in 32 bits (every sum here is below 2^20), and shifted 33 bits
+        // up (above 2^32) in 64 bits, then widened and added as a pushed stage adds them.
+        let narrow = vec![
+            push_part(numerators, moves, weights, n, left, vec![0u32; cells]),
+            push_part(numerators, moves, weights, n, right, vec![0u32; cells]),
+        ];
+        assert_eq!(widened_sum(narrow, vec![7; 2]), pushed, "32-bit push_part");
+        let shifted: Vec<u128> = numerators.iter().map(|&x| x << 33).collect();
+        let wide = vec![
+            push_part(&shifted, moves, weights, n, left, vec![0u64; cells]),
+            push_part(&shifted, moves, weights, n, right, vec![0u64; cells]),
+        ];
+        let expected: Vec<u128> = pushed.iter().map(|&x| x << 33).collect();
+        assert_eq!(widened_sum(wide, Vec::new()), expected, "64-bit push_part");
         // Numerators below 2^10 read from 32-bit cells and summed in 64 bits (the denominator
         // fits), the same shifted 33 bits up (above 2^32) read from 64-bit cells, and either
         // in 128 bits (a denominator that does not fit): the sums are linear in the numerators.

@@ -11,6 +11,8 @@
 /// table, which is zeroed first (a sweep of memory at its bandwidth, no faults). At most one
 /// table is kept, so that a law never holds more tables than it did without: the one a stage
 /// reads and the ones it writes.
+use crate::system::pages;
+
 #[derive(Debug, Default)]
 pub(super) struct Spare(Option<Vec<u128>>);
 
@@ -23,7 +25,7 @@ impl Spare {
                 table.resize(len, 0);
                 table
             }
-            None => vec![0; len],
+            None => pages::zeroed(len),
         }
     }
 
@@ -35,7 +37,7 @@ impl Spare {
                 table.resize(len, 0);
                 table
             }
-            None => vec![0; len],
+            None => pages::zeroed(len),
         }
     }
 
