@@ -1082,7 +1082,8 @@ fn push_through_split(
             // A dense law is pulled: each ordering y sums the orderings that the stage takes
             // to it, y ∘ m⁻¹ for each move m, written once, threads over disjoint ranges.
             let support = numerators.iter().filter(|&&count| count != 0).count();
-            if support >= cells / PULL_FROM_SUPPORT_SHARE {
+            let (share, of) = PULL_FROM_SUPPORT_SHARE;
+            if support * of >= cells * share {
                 let next = pull_exact(
                     numerators,
                     &stage.moves,
