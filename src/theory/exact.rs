@@ -47,7 +47,7 @@ mod swaps;
 mod tables;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
-use push::{Counter, push_part, push_sparse};
+use push::{Counter, PushedStage, push_sparse, widened_sum};
 use swaps::lead_with_swaps;
 use tables::Spare;
 
@@ -1170,72 +1170,6 @@ fn push_through_split(
             Ok(Weights::Float(next))
         }
     }
-}
-
-/// A stage pushed from the orderings of ranks `support` (a law's non-zero cells), split in
-/// `threads` ranges of ranks, each carried into the counters of its own thread.
-struct PushedStage<'a> {
-    numerators: &'a [u128],
-    moves: &'a [Vec<Card>],
-    weights: &'a [u128],
-    n: usize,
-    support: &'a [usize],
-    threads: usize,
-}
-
-impl PushedStage<'_> {
-    /// The threads' counters, each table from `table` (n! zeros), in the order of the ranges.
-    fn counted<C: Counter>(&self, mut table: impl FnMut() -> Vec<C>) -> Vec<Vec<C>> {
-        let PushedStage {
-            numerators,
-            moves,
-            weights,
-            n,
-            support,
-            threads,
-        } = *self;
-        let carry =
-            |part: &[usize], table: Vec<C>| push_part(numerators, moves, weights, n, part, table);
-        let share = support.len().div_ceil(threads.max(1)).max(1);
-        let mut tables: Vec<Vec<C>> = (0..support.len().div_ceil(share).max(1))
-            .map(|_| table())
-            .collect();
-        std::thread::scope(|scope| {
-            let mut pieces = support.chunks(share);
-            let first = pieces.next().unwrap_or(&[]);
-            let first_table = tables.swap_remove(0);
-            let workers: Vec<_> = pieces
-                .zip(tables)
-                .map(|(piece, table)| scope.spawn(move || carry(piece, table)))
-                .collect();
-            let mut parts = vec![carry(first, first_table)];
-            parts.extend(
-                workers
-                    .into_iter()
-                    .map(|w| w.join().expect("a stage thread")),
-            );
-            parts
-        })
-    }
-}
-
-/// The sum of the threads' counters `parts` (one table or more, of one length), widened to
-/// u128 and written over `into`, which takes their length.
-fn widened_sum<C: Counter>(parts: Vec<Vec<C>>, mut into: Vec<u128>) -> Vec<u128> {
-    let Some((first, rest)) = parts.split_first() else {
-        into.clear();
-        return into;
-    };
-    into.resize(first.len(), 0);
-    for (total, &count) in into.iter_mut().zip(first) {
-        *total = count.widened();
-    }
-    for part in rest {
-        for (total, &count) in into.iter_mut().zip(part) {
-            *total += count.widened();
-        }
-    }
-    into
 }
 
 /// Keeps the table of numerators `weights` held, if any, for the next stage to write into.

@@ -266,8 +266,7 @@ impl<C: Cell, T: Numerator + From<C>> FillRange<u128> for Pull<'_, C, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::push::push_part;
-    use super::super::widened_sum;
+    use super::super::push::{push_part, widened_sum};
     use super::*;
     use crate::engine::permutation::{factorial, for_each_in_rank_order};
 
