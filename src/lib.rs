@@ -125,7 +125,8 @@
 //!   progress bar, and the files written without ever destroying one;
 //! - `commands` — one file per subcommand, wiring the above together: the only place that
 //!   touches the terminal;
-//! - `system` — what the tool asks of the machine: the Ctrl-C flag, the memory a run may take;
+//! - `system` — what the tool asks of the machine: the Ctrl-C flag, the memory a run may take,
+//!   huge pages for large tables;
 //! - `library` — the front door above: [`ShuffleTest`] and [`PermutationTally`], which judge
 //!   with the code `check` runs.
 

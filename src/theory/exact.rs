@@ -1115,7 +1115,7 @@ fn push_through_split(
             };
             // The threads count in the narrowest integers that hold the product denominator,
             // then their parts are added, widened, into one table.
-            let push = |threads| PushedStage {
+            let push = PushedStage {
                 numerators,
                 moves: &stage.moves,
                 weights: stage_numerators,
@@ -1124,13 +1124,13 @@ fn push_through_split(
                 threads,
             };
             let next = if denominator <= <u32 as Counter>::LARGEST {
-                let parts = push(threads).counted(|| pages::zeroed::<u32>(cells));
+                let parts = push.counted(|| pages::zeroed::<u32>(cells));
                 widened_sum(parts, spare.overwritten(cells))
             } else if denominator <= <u64 as Counter>::LARGEST {
-                let parts = push(threads).counted(|| pages::zeroed::<u64>(cells));
+                let parts = push.counted(|| pages::zeroed::<u64>(cells));
                 widened_sum(parts, spare.overwritten(cells))
             } else {
-                let mut parts = push(threads).counted(|| spare.zeroed(cells));
+                let mut parts = push.counted(|| spare.zeroed(cells));
                 let mut next = parts.swap_remove(0);
                 for part in parts {
                     for (total, count) in next.iter_mut().zip(part) {
