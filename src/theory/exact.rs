@@ -47,7 +47,7 @@ mod swaps;
 mod tables;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
-use push::{Counter, PushedStage, push_sparse, widened_sum};
+use push::{Counter, PushedStage, push_sparse};
 use swaps::lead_with_swaps;
 use tables::Spare;
 
@@ -1091,7 +1091,7 @@ fn push_through_split(
                     denominator,
                     n,
                     threads,
-                    spare.overwritten(cells),
+                    spare,
                 );
                 keep_table(weights, spare);
                 if interrupt::requested() {
@@ -1124,20 +1124,11 @@ fn push_through_split(
                 threads,
             };
             let next = if denominator <= <u32 as Counter>::LARGEST {
-                let parts = push.counted(|| pages::zeroed::<u32>(cells));
-                widened_sum(parts, spare.overwritten(cells))
+                push.summed::<u32>(cells, spare)
             } else if denominator <= <u64 as Counter>::LARGEST {
-                let parts = push.counted(|| pages::zeroed::<u64>(cells));
-                widened_sum(parts, spare.overwritten(cells))
+                push.summed::<u64>(cells, spare)
             } else {
-                let mut parts = push.counted(|| spare.zeroed(cells));
-                let mut next = parts.swap_remove(0);
-                for part in parts {
-                    for (total, count) in next.iter_mut().zip(part) {
-                        *total += count;
-                    }
-                }
-                next
+                push.summed_wide(cells, spare)
             };
             keep_table(weights, spare);
             if interrupt::requested() {

@@ -4,9 +4,10 @@
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
+use super::tables::{Kept, Spare};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{next_permutation, rank, unrank_into};
-use crate::system::{interrupt, pages};
+use crate::system::interrupt;
 
 /// The exact stage from a law whose support is at least this share of the orderings (a
 /// numerator and a denominator) is pulled ([`pull_exact`]) rather than pushed: pushing costs a
@@ -25,8 +26,8 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: (usize, usize) = (2, 3);
 /// so does every numerator, product and partial sum (each at most the whole next numerator,
 /// at most the denominator): the law is read from a 64-bit copy, half the memory that the
 /// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (the naive
-/// shuffle's last stage at 10 cards reads numerators over 10⁹). The sums are written into
-/// `into` (a table whose contents are overwritten, of any length). Ctrl-C is polled at every
+/// shuffle's last stage at 10 cards reads numerators over 10⁹). The sums are written into a
+/// table of `spare`, and the copy is kept there after. Ctrl-C is polled at every
 /// ordering; the caller reads it after.
 ///
 /// A stage of swaps ([`SwapStage`]: m = t ∘ u with t fixed, u a swap or nothing) is read
@@ -39,8 +40,9 @@ pub(super) fn pull_exact(
     denominator: u128,
     n: usize,
     threads: usize,
-    into: Vec<u128>,
+    spare: &mut Spare,
 ) -> Vec<u128> {
+    let into = spare.overwritten(numerators.len());
     let stage = SwapStage::of(moves);
     let inverses: Vec<Vec<usize>> = moves
         .iter()
@@ -60,17 +62,23 @@ pub(super) fn pull_exact(
         debug_assert!(numerators.iter().all(|&x| x <= u128::from(denominator)));
         let narrow_weights: Vec<u64> = weights.iter().map(|&w| w as u64).collect();
         if numerators.iter().all(|&x| x <= u128::from(u32::MAX)) {
-            let narrow = relabelled(numerators, first, n, threads, |x| x as u32);
-            return pull_in(&narrow, images, &narrow_weights, n, threads, into);
+            let narrow = relabelled(numerators, first, n, threads, |x| x as u32, spare);
+            let next = pull_in(&narrow, images, &narrow_weights, n, threads, into);
+            spare.keep(narrow);
+            return next;
         }
-        let narrow = relabelled(numerators, first, n, threads, |x| x as u64);
-        return pull_in(&narrow, images, &narrow_weights, n, threads, into);
+        let narrow = relabelled(numerators, first, n, threads, |x| x as u64, spare);
+        let next = pull_in(&narrow, images, &narrow_weights, n, threads, into);
+        spare.keep(narrow);
+        return next;
     }
     match first {
         None => pull_in(numerators, images, weights, n, threads, into),
         Some(_) => {
-            let relabelled = relabelled(numerators, first, n, threads, |x| x);
-            pull_in(&relabelled, images, weights, n, threads, into)
+            let relabelled = relabelled(numerators, first, n, threads, |x| x, spare);
+            let next = pull_in(&relabelled, images, weights, n, threads, into);
+            spare.keep(relabelled);
+            next
         }
     }
 }
@@ -85,7 +93,7 @@ impl Numerator for u128 {}
 
 /// An integer [`pull_exact`] reads the law from: u32 (when every numerator fits, a quarter of
 /// the memory of u128), u64 or u128.
-trait Cell: Copy + Default + Send + Sync {}
+trait Cell: Copy + Default + Send + Sync + Kept {}
 impl Cell for u32 {}
 impl Cell for u64 {}
 impl Cell for u128 {}
@@ -99,15 +107,17 @@ enum Images<'a> {
 }
 
 /// `numerators` as `C`, relabelled by the swap `first` if there is one: cell x holds
-/// numerators(x ∘ first), x ∘ first being x with the two positions exchanged.
+/// numerators(x ∘ first), x ∘ first being x with the two positions exchanged. The copy is
+/// written into a table of `spare`.
 fn relabelled<C: Cell>(
     numerators: &[u128],
     first: Option<(usize, usize)>,
     n: usize,
     threads: usize,
     narrow: impl Fn(u128) -> C + Copy + Send + Sync,
+    spare: &mut Spare,
 ) -> Vec<C> {
-    let mut table = pages::zeroed(numerators.len());
+    let mut table = spare.overwritten(numerators.len());
     let Some(first) = first else {
         for (cell, &x) in table.iter_mut().zip(numerators) {
             *cell = narrow(x);
@@ -350,14 +360,14 @@ mod tests {
             push_part(numerators, moves, weights, n, left, vec![0u32; cells]),
             push_part(numerators, moves, weights, n, right, vec![0u32; cells]),
         ];
-        assert_eq!(widened_sum(narrow, vec![7; 2]), pushed, "32-bit push_part");
+        assert_eq!(widened_sum(&narrow, vec![7; 2], 1), pushed, "32-bit push_part");
         let shifted: Vec<u128> = numerators.iter().map(|&x| x << 33).collect();
         let wide = vec![
             push_part(&shifted, moves, weights, n, left, vec![0u64; cells]),
             push_part(&shifted, moves, weights, n, right, vec![0u64; cells]),
         ];
         let expected: Vec<u128> = pushed.iter().map(|&x| x << 33).collect();
-        assert_eq!(widened_sum(wide, Vec::new()), expected, "64-bit push_part");
+        assert_eq!(widened_sum(&wide, Vec::new(), 3), expected, "64-bit, 3 ranges");
         // Numerators below 2^10 read from 32-bit cells and summed in 64 bits (the denominator
         // fits), the same shifted 33 bits up (above 2^32) read from 64-bit cells, and either
         // in 128 bits (a denominator that does not fit): the sums are linear in the numerators.
@@ -366,7 +376,15 @@ mod tests {
             let expected: Vec<u128> = pushed.iter().map(|&x| x << shift).collect();
             for threads in [1, 3] {
                 assert_eq!(
-                    pull_exact(&shifted, moves, weights, denominator, n, threads, vec![7; 3]),
+                    pull_exact(
+                        &shifted,
+                        moves,
+                        weights,
+                        denominator,
+                        n,
+                        threads,
+                        &mut Spare::default(),
+                    ),
                     expected,
                     "{threads} threads, numerators shifted {shift}, denominator {denominator}"
                 );

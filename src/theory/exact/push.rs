@@ -6,6 +6,7 @@
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
+use super::tables::{Kept, Spare};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{next_permutation, rank, unrank_into};
 use crate::system::interrupt;
@@ -81,22 +82,72 @@ impl PushedStage<'_> {
     }
 }
 
+impl PushedStage<'_> {
+    /// The stage's numerators over `cells` orderings: counted by the threads in `C`, their
+    /// tables taken from `spare` and kept there after, and summed into a table of `spare`.
+    pub(super) fn summed<C: Counter + Kept + Sync>(
+        &self,
+        cells: usize,
+        spare: &mut Spare,
+    ) -> Vec<u128> {
+        let parts = self.counted(|| spare.zeroed::<C>(cells));
+        let next = widened_sum(&parts, spare.overwritten(cells), self.threads);
+        for part in parts {
+            spare.keep(part);
+        }
+        next
+    }
+
+    /// [`PushedStage::summed`] in u128, the threads' tables summed into the first.
+    pub(super) fn summed_wide(&self, cells: usize, spare: &mut Spare) -> Vec<u128> {
+        let mut parts = self.counted(|| spare.zeroed::<u128>(cells));
+        let mut next = parts.swap_remove(0);
+        for part in parts {
+            for (total, &count) in next.iter_mut().zip(&part) {
+                *total += count;
+            }
+            spare.keep(part);
+        }
+        next
+    }
+}
+
 /// The sum of the threads' counters `parts` (one table or more, of one length), widened to
-/// u128 and written over `into`, which takes their length.
-pub(super) fn widened_sum<C: Counter>(parts: Vec<Vec<C>>, mut into: Vec<u128>) -> Vec<u128> {
-    let Some((first, rest)) = parts.split_first() else {
+/// u128 and written over `into`, which takes their length: in `threads` ranges of cells, each
+/// summed by a thread of its own (a fresh `into` is faulted in and zeroed by the kernel on the
+/// thread that first writes it, so that those faults are split too).
+pub(super) fn widened_sum<C: Counter + Sync>(
+    parts: &[Vec<C>],
+    mut into: Vec<u128>,
+    threads: usize,
+) -> Vec<u128> {
+    let Some(first) = parts.first() else {
         into.clear();
         return into;
     };
     into.resize(first.len(), 0);
-    for (total, &count) in into.iter_mut().zip(first) {
-        *total = count.widened();
-    }
-    for part in rest {
-        for (total, &count) in into.iter_mut().zip(part) {
-            *total += count.widened();
+    let share = into.len().div_ceil(threads.max(1)).max(1);
+    let sum_range = |start: usize, totals: &mut [u128]| {
+        let range = start..start + totals.len();
+        for (total, &count) in totals.iter_mut().zip(&first[range.clone()]) {
+            *total = count.widened();
         }
-    }
+        for part in &parts[1..] {
+            for (total, &count) in totals.iter_mut().zip(&part[range.clone()]) {
+                *total += count.widened();
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        let mut ranges = into.chunks_mut(share).enumerate();
+        let head = ranges.next();
+        for (index, totals) in ranges {
+            scope.spawn(move || sum_range(index * share, totals));
+        }
+        if let Some((_, totals)) = head {
+            sum_range(0, totals);
+        }
+    });
     into
 }
 

@@ -1,49 +1,87 @@
-//! The n! tables of numerators that the stages of a law write, kept from one stage for the
-//! next ([`Spare`]) rather than each allocated afresh.
+//! The n! tables that the stages of a law write (numerators, and the counters of a pushed
+//! stage's threads), kept from one stage for the next ([`Spare`]) rather than each allocated
+//! afresh.
 
-/// A table of numerators that a stage has finished with (the law it read, or a thread's part
-/// once added in), for the next stage to write into.
+/// Tables that a stage has finished with (the law it read, a thread's counters once added in),
+/// for the next stage to write into.
 ///
-/// A fresh table costs the kernel a page fault and a zeroed page every 4 KiB it touches:
-/// 14,000 faults for the 58 MB of a 10-card table, about 30 ms of processor time, so that the
-/// stages of `theory naive -n 10` spent a sixth of their time in the kernel. A pulled stage
-/// overwrites every cell, so a kept table serves it as it is; a pushed one adds into its
-/// table, which is zeroed first (a sweep of memory at its bandwidth, no faults). At most one
-/// table is kept, so that a law never holds more tables than it did without: the one a stage
-/// reads and the ones it writes.
-use crate::system::pages;
-
+/// A fresh table costs the kernel a zeroed page at every page it touches, on the thread that
+/// first touches it: at 10 cards, where a stage takes about a tenth of a second, each fresh
+/// 58 MB table of u128 numerators cost `theory naive` about 70 ms of processor time in the
+/// kernel, a third of the command's. A pulled stage overwrites every cell, so a kept table
+/// serves it as it is; a pushed one adds into its tables, which are zeroed first (a sweep of
+/// memory at its bandwidth, no faults).
+///
+/// Tables are kept by width. So that a law never holds more memory than it did without, a
+/// stage that asks for a width of which none is kept is given a fresh table, and the tables of
+/// narrower widths (counters, which the next stages would not ask for in that width) are
+/// released first.
 #[derive(Debug, Default)]
-pub(super) struct Spare(Option<Vec<u128>>);
+pub(super) struct Spare {
+    narrow: Vec<Vec<u32>>,
+    middle: Vec<Vec<u64>>,
+    wide: Vec<Vec<u128>>,
+}
+
+/// An integer whose tables [`Spare`] keeps.
+pub(super) trait Kept: Copy + Default {
+    /// The tables of this width kept.
+    fn kept(spare: &mut Spare) -> &mut Vec<Vec<Self>>;
+}
+
+impl Kept for u32 {
+    fn kept(spare: &mut Spare) -> &mut Vec<Vec<u32>> {
+        &mut spare.narrow
+    }
+}
+
+impl Kept for u64 {
+    fn kept(spare: &mut Spare) -> &mut Vec<Vec<u64>> {
+        &mut spare.middle
+    }
+}
+
+impl Kept for u128 {
+    fn kept(spare: &mut Spare) -> &mut Vec<Vec<u128>> {
+        &mut spare.wide
+    }
+}
 
 impl Spare {
-    /// `len` numerators, every one zero.
-    pub(super) fn zeroed(&mut self, len: usize) -> Vec<u128> {
-        match self.0.take() {
+    /// `len` zeros.
+    pub(super) fn zeroed<T: Kept>(&mut self, len: usize) -> Vec<T> {
+        match T::kept(self).pop() {
             Some(mut table) => {
                 table.clear();
-                table.resize(len, 0);
+                table.resize(len, T::default());
                 table
             }
-            None => pages::zeroed(len),
+            None => self.fresh(len),
         }
     }
 
-    /// `len` numerators, each to be overwritten.
-    pub(super) fn overwritten(&mut self, len: usize) -> Vec<u128> {
-        match self.0.take() {
+    /// `len` cells, each to be overwritten.
+    pub(super) fn overwritten<T: Kept>(&mut self, len: usize) -> Vec<T> {
+        match T::kept(self).pop() {
             Some(mut table) => {
                 table.truncate(len);
-                table.resize(len, 0);
+                table.resize(len, T::default());
                 table
             }
-            None => pages::zeroed(len),
+            None => self.fresh(len),
         }
     }
 
-    /// Keeps `table` for the next stage (in place of the one kept before, if any).
-    pub(super) fn keep(&mut self, table: Vec<u128>) {
-        self.0 = Some(table);
+    /// Keeps `table` for a later stage.
+    pub(super) fn keep<T: Kept>(&mut self, table: Vec<T>) {
+        T::kept(self).push(table);
+    }
+
+    /// A fresh table of `len` zeros, once the counters kept are released.
+    fn fresh<T: Kept>(&mut self, len: usize) -> Vec<T> {
+        self.narrow = Vec::new();
+        self.middle = Vec::new();
+        crate::system::pages::zeroed(len)
     }
 }
 
@@ -54,13 +92,31 @@ mod tests {
     #[test]
     fn a_kept_table_is_given_back_zeroed_or_of_the_length_asked() {
         let mut spare = Spare::default();
-        assert_eq!(spare.zeroed(3), vec![0; 3]);
-        spare.keep(vec![7; 5]);
-        assert_eq!(spare.zeroed(4), vec![0; 4]);
-        spare.keep(vec![7; 5]);
-        assert_eq!(spare.overwritten(3).len(), 3);
-        assert_eq!(spare.overwritten(6), vec![0; 6]);
-        spare.keep(vec![7; 2]);
-        assert_eq!(spare.overwritten(4).len(), 4);
+        assert_eq!(spare.zeroed::<u128>(3), vec![0; 3]);
+        spare.keep(vec![7u128; 5]);
+        assert_eq!(spare.zeroed::<u128>(4), vec![0; 4]);
+        spare.keep(vec![7u128; 5]);
+        assert_eq!(spare.overwritten::<u128>(3).len(), 3);
+        assert_eq!(spare.overwritten::<u128>(6), vec![0; 6]);
+        spare.keep(vec![7u128; 2]);
+        assert_eq!(spare.overwritten::<u128>(4).len(), 4);
+    }
+
+    #[test]
+    fn tables_are_kept_by_width_and_counters_released_for_a_fresh_table() {
+        let mut spare = Spare::default();
+        spare.keep(vec![1u32; 4]);
+        spare.keep(vec![2u32; 4]);
+        spare.keep(vec![3u64; 4]);
+        spare.keep(vec![4u128; 4]);
+        assert_eq!(spare.zeroed::<u32>(4), vec![0; 4]);
+        assert_eq!(spare.narrow.len(), 1);
+        assert_eq!(spare.overwritten::<u128>(4).len(), 4);
+        assert_eq!(spare.middle.len(), 1, "a kept table asked for releases nothing");
+        assert_eq!(spare.zeroed::<u128>(2), vec![0; 2]);
+        assert!(
+            spare.narrow.is_empty() && spare.middle.is_empty(),
+            "a fresh table releases the counters kept"
+        );
     }
 }
