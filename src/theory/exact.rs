@@ -47,7 +47,7 @@ mod swaps;
 mod tables;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
-use push::{Counter, PushedStage, push_sparse};
+use push::{Counter, PushedStage, Support, push_sparse};
 use swaps::lead_with_swaps;
 use tables::Spare;
 
@@ -945,7 +945,7 @@ impl PassOperator {
     /// (a stage of a convolution composes every ordering with every one of a support that may
     /// be all n! of them: 1.6·10^9 compositions, a minute, at 8 cards).
     fn apply(&self, weights: Weights, n: usize) -> Result<Weights, ExactError> {
-        apply_stages(&self.stages, weights, n)
+        apply_stages(&self.stages, weights, n, &mut Spare::default())
     }
 
     /// [`PassOperator::apply`] to the point mass on the ordering of rank `cell`. The first
@@ -981,6 +981,38 @@ impl PassOperator {
             denominator = product;
             rest = later;
         }
+        let mut spare = Spare::default();
+        // The first stage that needs a table is pushed from the pairs: a table of them would be
+        // a fresh n! table written on one thread (its pages faulted and zeroed by the kernel,
+        // 70 ms of `theory naive -n 10`) only to be read at its few non-zero cells.
+        if let Some((stage, later)) = rest.split_first()
+            && let Weights::Exact {
+                numerators: weights,
+                denominator: stage_denominator,
+            } = &stage.weights
+            && let Some(product) = denominator.checked_mul(*stage_denominator)
+        {
+            let threads = stage_threads(cells);
+            let support = Support::Pairs(&entries);
+            let numerators = push_stage(
+                support,
+                &stage.moves,
+                weights,
+                product,
+                n,
+                threads,
+                &mut spare,
+            );
+            drop(entries);
+            if interrupt::requested() {
+                return Err(ExactError::Interrupted);
+            }
+            let weights = Weights::Exact {
+                numerators,
+                denominator: product,
+            };
+            return apply_stages(later, weights, n, &mut spare);
+        }
         let mut numerators = pages::zeroed(cells);
         for (cell, count) in entries {
             numerators[cell] = count;
@@ -989,7 +1021,7 @@ impl PassOperator {
             numerators,
             denominator,
         };
-        apply_stages(rest, weights, n)
+        apply_stages(rest, weights, n, &mut spare)
     }
 }
 
@@ -998,14 +1030,18 @@ impl PassOperator {
 /// gathering and sorting that many pairs costs less than a table of n! numerators.
 const SPARSE_SHARE: usize = 8;
 
-/// [`PassOperator::apply`] of `stages`.
-fn apply_stages(stages: &[Stage], weights: Weights, n: usize) -> Result<Weights, ExactError> {
-    let mut spare = Spare::default();
+/// [`PassOperator::apply`] of `stages`, their tables taken from and kept in `spare`.
+fn apply_stages(
+    stages: &[Stage],
+    weights: Weights,
+    n: usize,
+    spare: &mut Spare,
+) -> Result<Weights, ExactError> {
     stages.iter().try_fold(weights, |weights, stage| {
         if interrupt::requested() {
             return Err(ExactError::Interrupted);
         }
-        push_through(weights, stage, n, &mut spare)
+        push_through(weights, stage, n, spare)
     })
 }
 
@@ -1102,34 +1138,21 @@ fn push_through_split(
                     denominator,
                 });
             }
-            // A sparse one is pushed: the orderings x of the support, split in ranges of
-            // ranks each carried into the counters of its own thread (one thread when the
-            // stage is too small for a second table to pay). The numerators are integers, so
-            // the ranges' sums (and the pull's) add up to the same law whatever the split or the
-            // way (the float branch below keeps one order, and one thread).
-            let support: Vec<usize> = (0..cells).filter(|&cell| numerators[cell] != 0).collect();
-            let threads = if support.len() * stage.moves.len() < PUSH_SPLIT_FROM_COMPOSITIONS {
-                1
-            } else {
-                threads
-            };
-            // The threads count in the narrowest integers that hold the product denominator,
-            // then their parts are added, widened, into one table.
-            let push = PushedStage {
+            // A sparse one is pushed.
+            let ranks: Vec<usize> = (0..cells).filter(|&cell| numerators[cell] != 0).collect();
+            let support = Support::Table {
                 numerators,
-                moves: &stage.moves,
-                weights: stage_numerators,
+                ranks: &ranks,
+            };
+            let next = push_stage(
+                support,
+                &stage.moves,
+                stage_numerators,
+                denominator,
                 n,
-                support: &support,
                 threads,
-            };
-            let next = if denominator <= <u32 as Counter>::LARGEST {
-                push.summed::<u32>(cells, spare)
-            } else if denominator <= <u64 as Counter>::LARGEST {
-                push.summed::<u64>(cells, spare)
-            } else {
-                push.summed_wide(cells, spare)
-            };
+                spare,
+            );
             keep_table(weights, spare);
             if interrupt::requested() {
                 return Err(ExactError::Interrupted);
@@ -1160,6 +1183,44 @@ fn push_through_split(
             }
             Ok(Weights::Float(next))
         }
+    }
+}
+
+/// The numerators over the product `denominator` of the stage of `moves` and `weights` pushed
+/// from the orderings x of `support`, split in ranges of ranks each carried into the counters
+/// of its own thread (one thread when the stage is too small for a second table to pay). The threads count in the
+/// narrowest integers that hold `denominator`, then their parts are added, widened, into one
+/// table of n! numerators. The numerators are integers, so the ranges' sums (and the pull's)
+/// add up to the same law whatever the split or the way (the float branch of
+/// [`push_through_split`] keeps one order, and one thread).
+fn push_stage(
+    support: Support,
+    moves: &[Vec<Card>],
+    weights: &[u128],
+    denominator: u128,
+    n: usize,
+    threads: usize,
+    spare: &mut Spare,
+) -> Vec<u128> {
+    let threads = if support.len() * moves.len() < PUSH_SPLIT_FROM_COMPOSITIONS {
+        1
+    } else {
+        threads
+    };
+    let push = PushedStage {
+        support,
+        moves,
+        weights,
+        n,
+        threads,
+    };
+    let cells = factorial(n) as usize;
+    if denominator <= <u32 as Counter>::LARGEST {
+        push.summed::<u32>(cells, spare)
+    } else if denominator <= <u64 as Counter>::LARGEST {
+        push.summed::<u64>(cells, spare)
+    } else {
+        push.summed_wide(cells, spare)
     }
 }
 

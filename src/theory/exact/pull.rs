@@ -276,7 +276,7 @@ impl<C: Cell, T: Numerator + From<C>> FillRange<u128> for Pull<'_, C, T> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::push::{push_part, widened_sum};
+    use super::super::push::{Support, push_part, widened_sum};
     use super::*;
     use crate::engine::permutation::{factorial, for_each_in_rank_order};
 
@@ -343,13 +343,20 @@ mod tests {
                 pushed[rank(&composed)] += numerators[cell] * w;
             }
         });
-        // The push of this module's sibling, over the whole support in two parts.
+        // The push of this module's sibling, over the whole support in two parts: the left
+        // from the table, the right from (rank, numerator) pairs.
         let support: Vec<usize> = (0..cells).filter(|&c| numerators[c] != 0).collect();
         let (left, right) = support.split_at(support.len() / 3);
-        let mut parts = push_part(numerators, moves, weights, n, left, vec![0; cells]);
+        let right_pairs: Vec<(usize, u128)> = right.iter().map(|&c| (c, numerators[c])).collect();
+        let left_part = Support::Table {
+            numerators,
+            ranks: left,
+        };
+        let right_part = Support::Pairs(&right_pairs);
+        let mut parts = push_part(left_part, moves, weights, n, vec![0; cells]);
         for (total, count) in parts
             .iter_mut()
-            .zip(push_part(numerators, moves, weights, n, right, vec![0; cells]))
+            .zip(push_part(right_part, moves, weights, n, vec![0; cells]))
         {
             *total += count;
         }
@@ -357,14 +364,20 @@ mod tests {
         // The same parts counted in 32 bits (every sum here is below 2^20), and shifted 33 bits
         // up (above 2^32) in 64 bits, then widened and added as a pushed stage adds them.
         let narrow = vec![
-            push_part(numerators, moves, weights, n, left, vec![0u32; cells]),
-            push_part(numerators, moves, weights, n, right, vec![0u32; cells]),
+            push_part(left_part, moves, weights, n, vec![0u32; cells]),
+            push_part(right_part, moves, weights, n, vec![0u32; cells]),
         ];
         assert_eq!(widened_sum(&narrow, vec![7; 2], 1), pushed, "32-bit push_part");
         let shifted: Vec<u128> = numerators.iter().map(|&x| x << 33).collect();
+        let shifted_pairs: Vec<(usize, u128)> = right.iter().map(|&c| (c, shifted[c])).collect();
+        let left_part = Support::Table {
+            numerators: &shifted,
+            ranks: left,
+        };
+        let right_part = Support::Pairs(&shifted_pairs);
         let wide = vec![
-            push_part(&shifted, moves, weights, n, left, vec![0u64; cells]),
-            push_part(&shifted, moves, weights, n, right, vec![0u64; cells]),
+            push_part(left_part, moves, weights, n, vec![0u64; cells]),
+            push_part(right_part, moves, weights, n, vec![0u64; cells]),
         ];
         let expected: Vec<u128> = pushed.iter().map(|&x| x << 33).collect();
         assert_eq!(widened_sum(&wide, Vec::new(), 3), expected, "64-bit, 3 ranges");

@@ -11,38 +11,73 @@ use crate::engine::algorithms::Card;
 use crate::engine::permutation::{next_permutation, rank, unrank_into};
 use crate::system::interrupt;
 
-/// The counters of one thread: Σ over the orderings x of ranks `support` (the law's non-zero
-/// cells) of numerators\[x\] · weight(m) at x ∘ m, for each move m (`composed[slot] =
-/// x[m[slot]]`), added into `next` (n! numerators, zero or a part already counted). Ctrl-C is
-/// polled at every ordering; the caller reads it after.
+/// The orderings a pushed stage carries, in rank order, with their numerators.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Support<'a> {
+    /// The cells of ranks `ranks` (its non-zero ones) of the table `numerators`.
+    Table {
+        numerators: &'a [u128],
+        ranks: &'a [usize],
+    },
+    /// (rank, numerator) pairs: a law carried without an n! table ([`push_sparse`]).
+    Pairs(&'a [(usize, u128)]),
+}
+
+impl<'a> Support<'a> {
+    /// The number of orderings.
+    pub(super) fn len(self) -> usize {
+        match self {
+            Support::Table { ranks, .. } => ranks.len(),
+            Support::Pairs(pairs) => pairs.len(),
+        }
+    }
+
+    /// The orderings in ranges of `share` (the last shorter), in rank order.
+    fn chunks(self, share: usize) -> Vec<Support<'a>> {
+        match self {
+            Support::Table { numerators, ranks } => ranks
+                .chunks(share)
+                .map(|ranks| Support::Table { numerators, ranks })
+                .collect(),
+            Support::Pairs(pairs) => pairs.chunks(share).map(Support::Pairs).collect(),
+        }
+    }
+}
+
+/// The counters of one thread: Σ over the orderings x of `support` of numerator(x) ·
+/// weight(m) at x ∘ m, for each move m (`composed[slot] = x[m[slot]]`), added into `next`
+/// (n! numerators, zero or a part already counted). Ctrl-C is polled at every ordering; the
+/// caller reads it after.
 ///
 /// The counters are of any width `C` that holds the stage's product denominator (which bounds
 /// every numerator, product and partial sum of the stage): a narrow table is a smaller share
 /// of the caches that its random updates walk, and fewer pages to fault and zero (u32 at 10
 /// cards is 14.5 MB, u128 58 MB).
 pub(super) fn push_part<C: Counter>(
-    numerators: &[u128],
+    support: Support,
     moves: &[Vec<Card>],
     weights: &[u128],
     n: usize,
-    support: &[usize],
     mut next: Vec<C>,
 ) -> Vec<C> {
-    let support = support.iter().map(|&cell| (cell, numerators[cell]));
-    push_compiled(support, moves, weights, n, |image, count| {
-        next[image] += C::narrowed(count);
-    });
+    let mut add = |image: usize, count: u128| next[image] += C::narrowed(count);
+    match support {
+        Support::Table { numerators, ranks } => {
+            let support = ranks.iter().map(|&cell| (cell, numerators[cell]));
+            push_compiled(support, moves, weights, n, &mut add);
+        }
+        Support::Pairs(pairs) => push_compiled(pairs.iter().copied(), moves, weights, n, &mut add),
+    }
     next
 }
 
-/// A stage pushed from the orderings of ranks `support` (a law's non-zero cells), split in
-/// `threads` ranges of ranks, each carried into the counters of its own thread.
+/// A stage pushed from the orderings of `support`, split in `threads` ranges of ranks, each
+/// carried into the counters of its own thread.
 pub(super) struct PushedStage<'a> {
-    pub(super) numerators: &'a [u128],
+    pub(super) support: Support<'a>,
     pub(super) moves: &'a [Vec<Card>],
     pub(super) weights: &'a [u128],
     pub(super) n: usize,
-    pub(super) support: &'a [usize],
     pub(super) threads: usize,
 }
 
@@ -50,23 +85,19 @@ impl PushedStage<'_> {
     /// The threads' counters, each table from `table` (n! zeros), in the order of the ranges.
     pub(super) fn counted<C: Counter>(&self, mut table: impl FnMut() -> Vec<C>) -> Vec<Vec<C>> {
         let PushedStage {
-            numerators,
+            support,
             moves,
             weights,
             n,
-            support,
             threads,
         } = *self;
-        let carry =
-            |part: &[usize], table: Vec<C>| push_part(numerators, moves, weights, n, part, table);
+        let carry = |part: Support, table: Vec<C>| push_part(part, moves, weights, n, table);
         let share = support.len().div_ceil(threads.max(1)).max(1);
-        let mut tables: Vec<Vec<C>> = (0..support.len().div_ceil(share).max(1))
-            .map(|_| table())
-            .collect();
+        let mut pieces = support.chunks(share).into_iter();
+        let first = pieces.next().unwrap_or(Support::Pairs(&[]));
+        let first_table = table();
+        let tables: Vec<Vec<C>> = pieces.clone().map(|_| table()).collect();
         std::thread::scope(|scope| {
-            let mut pieces = support.chunks(share);
-            let first = pieces.next().unwrap_or(&[]);
-            let first_table = tables.swap_remove(0);
             let workers: Vec<_> = pieces
                 .zip(tables)
                 .map(|(piece, table)| scope.spawn(move || carry(piece, table)))
