@@ -1138,11 +1138,16 @@ fn push_through_split(
         ) => {
             // A dense law is pulled: each ordering y sums the orderings that the stage takes
             // to it, y ∘ m⁻¹ for each move m, written once, threads over disjoint ranges.
-            let support = numerators.iter().filter(|&&count| count != 0).count();
+            let (support, largest) = numerators
+                .iter()
+                .fold((0, 0), |(support, largest), &count| {
+                    (support + usize::from(count != 0), largest.max(count))
+                });
             let (share, of) = PULL_FROM_SUPPORT_SHARE;
             if support * of >= cells * share {
                 let next = pull_exact(
                     numerators,
+                    largest,
                     &stage.moves,
                     stage_numerators,
                     denominator,

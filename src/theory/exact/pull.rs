@@ -25,16 +25,17 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: (usize, usize) = (2, 3);
 /// are integers, so they are a push's exactly. When the product `denominator` fits 64 bits
 /// so does every numerator, product and partial sum (each at most the whole next numerator,
 /// at most the denominator): the law is read from a 64-bit copy, half the memory that the
-/// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (the naive
-/// shuffle's last stage at 10 cards reads numerators over 10⁹). The sums are written into a
-/// table of `spare`, and the copy is kept there after. Ctrl-C is polled at every
-/// ordering; the caller reads it after.
+/// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (`largest`,
+/// the largest of them, does; the naive shuffle's last stage at 10 cards reads numerators over
+/// 10⁹). The sums are written into a table of `spare`, and the copy is kept there after.
+/// Ctrl-C is polled at every ordering; the caller reads it after.
 ///
 /// A stage of swaps ([`SwapStage`]: m = t ∘ u with t fixed, u a swap or nothing) is read
 /// from a copy relabelled by t, x ↦ numerators(x ∘ t) (y ∘ m⁻¹ = (y ∘ u) ∘ t), in which each
 /// move is one swap ranked from [`SwapRanks`]' tables.
 pub(super) fn pull_exact(
     numerators: &[u128],
+    largest: u128,
     moves: &[Vec<Card>],
     weights: &[u128],
     denominator: u128,
@@ -60,8 +61,9 @@ pub(super) fn pull_exact(
     };
     if let Ok(denominator) = u64::try_from(denominator) {
         debug_assert!(numerators.iter().all(|&x| x <= u128::from(denominator)));
+        debug_assert_eq!(numerators.iter().max().copied().unwrap_or(0), largest);
         let narrow_weights: Vec<u64> = weights.iter().map(|&w| w as u64).collect();
-        if numerators.iter().all(|&x| x <= u128::from(u32::MAX)) {
+        if largest <= u128::from(u32::MAX) {
             let narrow = relabelled(numerators, first, n, threads, |x| x as u32, spare);
             let next = pull_in(&narrow, images, &narrow_weights, n, threads, into);
             spare.keep(narrow);
@@ -119,9 +121,7 @@ fn relabelled<C: Cell>(
 ) -> Vec<C> {
     let mut table = spare.overwritten(numerators.len());
     let Some(first) = first else {
-        for (cell, &x) in table.iter_mut().zip(numerators) {
-            *cell = narrow(x);
-        }
+        fill_in_parts(&mut table, threads, &Narrow { numerators, narrow });
         return table;
     };
     fill_in_parts(
@@ -172,6 +172,22 @@ fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, fill
 #[target_feature(enable = "popcnt")]
 unsafe fn fill_with_popcnt<X, F: FillRange<X>>(filler: &F, start: usize, chunk: &mut [X]) {
     filler.fill(start, chunk);
+}
+
+/// [`relabelled`]'s cells without a swap: numerators(x), narrowed (a copy of a fresh table at
+/// 10 cards is 29 MB of pages for the kernel to zero on the threads that first write them).
+struct Narrow<'a, N> {
+    numerators: &'a [u128],
+    narrow: N,
+}
+
+impl<C: Cell, N: Fn(u128) -> C + Sync> FillRange<C> for Narrow<'_, N> {
+    #[inline(always)]
+    fn fill(&self, start: usize, chunk: &mut [C]) {
+        for (cell, &x) in chunk.iter_mut().zip(&self.numerators[start..]) {
+            *cell = (self.narrow)(x);
+        }
+    }
 }
 
 /// [`relabelled`]'s cells: numerators(x ∘ first), narrowed.
@@ -391,6 +407,7 @@ mod tests {
                 assert_eq!(
                     pull_exact(
                         &shifted,
+                        shifted.iter().copied().max().unwrap_or(0),
                         moves,
                         weights,
                         denominator,
