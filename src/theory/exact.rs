@@ -46,7 +46,7 @@ mod push;
 mod swaps;
 mod tables;
 use positions::position_sums;
-use pull::{PULL_FROM_SUPPORT_SHARE, pull_exact};
+use pull::{PULL_FROM_SUPPORT_SHARE, PulledLaw, pull_exact};
 use push::{Counter, PushedStage, Support, push_sparse};
 use swaps::lead_with_swaps;
 use tables::Spare;
@@ -1146,8 +1146,10 @@ fn push_through_split(
             let (share, of) = PULL_FROM_SUPPORT_SHARE;
             if support * of >= cells * share {
                 let next = pull_exact(
-                    numerators,
-                    largest,
+                    PulledLaw {
+                        numerators,
+                        largest,
+                    },
                     &stage.moves,
                     stage_numerators,
                     denominator,

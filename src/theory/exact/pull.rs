@@ -25,8 +25,8 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: (usize, usize) = (2, 3);
 /// are integers, so they are a push's exactly. When the product `denominator` fits 64 bits
 /// so does every numerator, product and partial sum (each at most the whole next numerator,
 /// at most the denominator): the law is read from a 64-bit copy, half the memory that the
-/// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (`largest`,
-/// the largest of them, does; the naive shuffle's last stage at 10 cards reads numerators over
+/// random reads walk (29 MB at 10 cards), or a 32-bit one when every numerator fits (the
+/// largest does; the naive shuffle's last stage at 10 cards reads numerators over
 /// 10⁹). The sums are written into a table of `spare`, and the copy is kept there after.
 /// Ctrl-C is polled at every ordering; the caller reads it after.
 ///
@@ -34,8 +34,10 @@ pub(super) const PULL_FROM_SUPPORT_SHARE: (usize, usize) = (2, 3);
 /// from a copy relabelled by t, x ↦ numerators(x ∘ t) (y ∘ m⁻¹ = (y ∘ u) ∘ t), in which each
 /// move is one swap ranked from [`SwapRanks`]' tables.
 pub(super) fn pull_exact(
-    numerators: &[u128],
-    largest: u128,
+    PulledLaw {
+        numerators,
+        largest,
+    }: PulledLaw,
     moves: &[Vec<Card>],
     weights: &[u128],
     denominator: u128,
@@ -83,6 +85,14 @@ pub(super) fn pull_exact(
             next
         }
     }
+}
+
+/// The law a stage is pulled from ([`pull_exact`]): its numerators, and the largest of them
+/// (which chooses the width of the copy read).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct PulledLaw<'a> {
+    pub(super) numerators: &'a [u128],
+    pub(super) largest: u128,
 }
 
 /// An integer [`pull_exact`] sums in: u64 or u128.
@@ -406,8 +416,10 @@ mod tests {
             for threads in [1, 3] {
                 assert_eq!(
                     pull_exact(
-                        &shifted,
-                        shifted.iter().copied().max().unwrap_or(0),
+                        PulledLaw {
+                            numerators: &shifted,
+                            largest: shifted.iter().copied().max().unwrap_or(0),
+                        },
                         moves,
                         weights,
                         denominator,
