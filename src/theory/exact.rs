@@ -47,7 +47,7 @@ mod swaps;
 mod tables;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, PulledLaw, pull_exact};
-use push::{Counter, PushedStage, Support, push_sparse};
+use push::{Support, push_sparse, push_stage};
 use swaps::lead_with_swaps;
 use tables::Spare;
 
@@ -1066,10 +1066,6 @@ fn apply_stages(
     })
 }
 
-/// Compositions (orderings of the support times moves) from which a pushed stage is split
-/// between threads: below, a second n! table to zero and add would cost more than it saves.
-const PUSH_SPLIT_FROM_COMPOSITIONS: usize = 1 << 20;
-
 /// Orderings from which a stage of exact weights is carried by several threads (7! = 5,040 and
 /// fewer take no time to carry; 8! = 40,320 and more are split).
 const STAGE_THREADS_FROM_CELLS: usize = 40_320;
@@ -1211,44 +1207,6 @@ fn push_through_split(
             }
             Ok(Weights::Float(next))
         }
-    }
-}
-
-/// The numerators over the product `denominator` of the stage of `moves` and `weights` pushed
-/// from the orderings x of `support`, split in ranges of ranks each carried into the counters
-/// of its own thread (one thread when the stage is too small for a second table to pay). The threads count in the
-/// narrowest integers that hold `denominator`, then their parts are added, widened, into one
-/// table of n! numerators. The numerators are integers, so the ranges' sums (and the pull's)
-/// add up to the same law whatever the split or the way (the float branch of
-/// [`push_through_split`] keeps one order, and one thread).
-fn push_stage(
-    support: Support,
-    moves: &[Vec<Card>],
-    weights: &[u128],
-    denominator: u128,
-    n: usize,
-    threads: usize,
-    spare: &mut Spare,
-) -> Vec<u128> {
-    let threads = if support.len() * moves.len() < PUSH_SPLIT_FROM_COMPOSITIONS {
-        1
-    } else {
-        threads
-    };
-    let push = PushedStage {
-        support,
-        moves,
-        weights,
-        n,
-        threads,
-    };
-    let cells = factorial(n) as usize;
-    if denominator <= <u32 as Counter>::LARGEST {
-        push.summed::<u32>(cells, spare)
-    } else if denominator <= <u64 as Counter>::LARGEST {
-        push.summed::<u64>(cells, spare)
-    } else {
-        push.summed_wide(cells, spare)
     }
 }
 

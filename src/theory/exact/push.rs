@@ -1,15 +1,57 @@
-//! A stage of an exact law pushed: each ordering x of the law's support carried to x ∘ m for
-//! every move m of the stage, into counters of its own thread ([`push_part`]), for laws whose
-//! support is a small share of the n! orderings (a dense one is pulled, [`super::pull`]); or,
-//! for a law on so few orderings that an n! table would cost more than the stage, into a
-//! sorted list of (rank, numerator) pairs ([`push_sparse`]).
+//! A stage of an exact law pushed ([`push_stage`]): each ordering x of the law's support
+//! carried to x ∘ m for every move m of the stage, into counters of its own thread
+//! ([`push_part`]), for laws whose support is a small share of the n! orderings (a dense one is
+//! pulled, [`super::pull`]); or, for a law on so few orderings that an n! table would cost more
+//! than the stage, into a sorted list of (rank, numerator) pairs ([`push_sparse`]).
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
 use super::tables::{Kept, Spare};
 use crate::engine::algorithms::Card;
-use crate::engine::permutation::{next_permutation, rank, unrank_into};
+use crate::engine::permutation::{factorial, next_permutation, rank, unrank_into};
 use crate::system::interrupt;
+
+/// Compositions (orderings of the support times moves) from which a pushed stage is split
+/// between threads: below, a second n! table to zero and add would cost more than it saves.
+const PUSH_SPLIT_FROM_COMPOSITIONS: usize = 1 << 20;
+
+/// The numerators over the product `denominator` of the stage of `moves` and `weights` pushed
+/// from the orderings x of `support`, split in ranges of ranks each carried into the counters
+/// of its own thread (one thread when the stage is too small for a second table to pay). The
+/// threads count in the narrowest integers that hold `denominator`, then their parts are
+/// added, widened, into one table of n! numerators. The numerators are integers, so the
+/// ranges' sums (and the pull's) add up to the same law whatever the split or the way (the
+/// float branch of [`super::push_through_split`] keeps one order, and one thread).
+pub(super) fn push_stage(
+    support: Support,
+    moves: &[Vec<Card>],
+    weights: &[u128],
+    denominator: u128,
+    n: usize,
+    threads: usize,
+    spare: &mut Spare,
+) -> Vec<u128> {
+    let threads = if support.len() * moves.len() < PUSH_SPLIT_FROM_COMPOSITIONS {
+        1
+    } else {
+        threads
+    };
+    let push = PushedStage {
+        support,
+        moves,
+        weights,
+        n,
+        threads,
+    };
+    let cells = factorial(n) as usize;
+    if denominator <= <u32 as Counter>::LARGEST {
+        push.summed::<u32>(cells, spare)
+    } else if denominator <= <u64 as Counter>::LARGEST {
+        push.summed::<u64>(cells, spare)
+    } else {
+        push.summed_wide(cells, spare)
+    }
+}
 
 /// The orderings a pushed stage carries, in rank order, with their numerators.
 #[derive(Clone, Copy, Debug)]
