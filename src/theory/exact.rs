@@ -49,7 +49,7 @@ use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, PulledLaw, pull_exact};
 use push::{Support, push_sparse, push_stage};
 use swaps::lead_with_swaps;
-use tables::Spare;
+use tables::{Spare, fill_in_parts};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -795,29 +795,22 @@ impl Weights {
             } => {
                 let mut probabilities = pages::zeroed(numerators.len());
                 let threads = stage_threads(numerators.len());
-                let share = numerators.len().div_ceil(threads).max(1);
-                let convert = |from: &[u128], into: &mut [f64]| match u64::try_from(*denominator) {
-                    Ok(narrow) => {
-                        for (p, &k) in into.iter_mut().zip(from) {
-                            *p = k as u64 as f64 / narrow as f64;
+                let convert = |start: usize, into: &mut [f64]| {
+                    let from = &numerators[start..start + into.len()];
+                    match u64::try_from(*denominator) {
+                        Ok(narrow) => {
+                            for (p, &k) in into.iter_mut().zip(from) {
+                                *p = k as u64 as f64 / narrow as f64;
+                            }
                         }
-                    }
-                    Err(_) => {
-                        for (p, &k) in into.iter_mut().zip(from) {
-                            *p = k as f64 / *denominator as f64;
+                        Err(_) => {
+                            for (p, &k) in into.iter_mut().zip(from) {
+                                *p = k as f64 / *denominator as f64;
+                            }
                         }
                     }
                 };
-                std::thread::scope(|scope| {
-                    let mut ranges = numerators.chunks(share).zip(probabilities.chunks_mut(share));
-                    let head = ranges.next();
-                    for (from, into) in ranges {
-                        scope.spawn(move || convert(from, into));
-                    }
-                    if let Some((from, into)) = head {
-                        convert(from, into);
-                    }
-                });
+                fill_in_parts(&mut probabilities, threads, &convert);
                 probabilities
             }
             Weights::Float(probabilities) => probabilities.clone(),

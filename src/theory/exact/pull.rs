@@ -4,7 +4,7 @@
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
-use super::tables::{Kept, Spare};
+use super::tables::{FillRange, Kept, Spare, fill_in_parts};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{next_permutation, rank, unrank_into};
 use crate::system::interrupt;
@@ -145,43 +145,6 @@ fn relabelled<C: Cell>(
         },
     );
     table
-}
-
-/// A table filled range by range of ranks, each range by a thread of its own.
-trait FillRange<X>: Sync {
-    /// Writes the cells of ranks `start..start + chunk.len()` into `chunk`.
-    fn fill(&self, start: usize, chunk: &mut [X]);
-}
-
-/// Fills `table` in `threads` ranges of ranks, each on its own thread, compiled with POPCNT (which
-/// [`rank`] and [`SwapRanks`] count with) where the CPU has it.
-fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, filler: &F) {
-    let share = table.len().div_ceil(threads.max(1)).max(1);
-    #[cfg(target_arch = "x86_64")]
-    let popcnt = std::arch::is_x86_feature_detected!("popcnt");
-    std::thread::scope(|scope| {
-        for (part, chunk) in table.chunks_mut(share).enumerate() {
-            scope.spawn(move || {
-                #[cfg(target_arch = "x86_64")]
-                if popcnt {
-                    // SAFETY: the CPU has popcnt (checked above).
-                    unsafe { fill_with_popcnt(filler, part * share, chunk) };
-                    return;
-                }
-                filler.fill(part * share, chunk);
-            });
-        }
-    });
-}
-
-/// [`FillRange::fill`] compiled with the POPCNT instruction (each `fill` is inlined here).
-///
-/// # Safety
-/// The CPU must support `popcnt`.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "popcnt")]
-unsafe fn fill_with_popcnt<X, F: FillRange<X>>(filler: &F, start: usize, chunk: &mut [X]) {
-    filler.fill(start, chunk);
 }
 
 /// [`relabelled`]'s cells without a swap: numerators(x), narrowed (a copy of a fresh table at

@@ -6,7 +6,7 @@
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
-use super::tables::{Kept, Spare};
+use super::tables::{Kept, Spare, fill_in_parts};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{factorial, next_permutation, rank, unrank_into};
 use crate::system::interrupt;
@@ -199,7 +199,6 @@ pub(super) fn widened_sum<C: Counter + Sync>(
         return into;
     };
     into.resize(first.len(), 0);
-    let share = into.len().div_ceil(threads.max(1)).max(1);
     let sum_range = |start: usize, totals: &mut [u128]| {
         let range = start..start + totals.len();
         for (total, &count) in totals.iter_mut().zip(&first[range.clone()]) {
@@ -211,16 +210,7 @@ pub(super) fn widened_sum<C: Counter + Sync>(
             }
         }
     };
-    std::thread::scope(|scope| {
-        let mut ranges = into.chunks_mut(share).enumerate();
-        let head = ranges.next();
-        for (index, totals) in ranges {
-            scope.spawn(move || sum_range(index * share, totals));
-        }
-        if let Some((_, totals)) = head {
-            sum_range(0, totals);
-        }
-    });
+    fill_in_parts(&mut into, threads, &sum_range);
     into
 }
 

@@ -1,6 +1,6 @@
 //! The n! tables that the stages of a law write (numerators, and the counters of a pushed
 //! stage's threads), kept from one stage for the next ([`Spare`]) rather than each allocated
-//! afresh.
+//! afresh, and filled by threads range by range ([`fill_in_parts`]).
 
 /// Tables that a stage has finished with (the law it read, a thread's counters once added in),
 /// for the next stage to write into.
@@ -83,6 +83,58 @@ impl Spare {
         self.middle = Vec::new();
         crate::system::pages::zeroed(len)
     }
+}
+
+/// A table filled range by range of ranks, each range by a thread of its own.
+pub(super) trait FillRange<X>: Sync {
+    /// Writes the cells of ranks `start..start + chunk.len()` into `chunk`.
+    fn fill(&self, start: usize, chunk: &mut [X]);
+}
+
+/// A closure of the range's first rank and its cells fills it.
+impl<X, F: Fn(usize, &mut [X]) + Sync> FillRange<X> for F {
+    #[inline(always)]
+    fn fill(&self, start: usize, chunk: &mut [X]) {
+        self(start, chunk);
+    }
+}
+
+/// Fills `table` in `threads` ranges of ranks, each on its own thread (which also faults in and
+/// zeroes the pages of its range, when the table is fresh), compiled with POPCNT (which ranks
+/// count with) where the CPU has it.
+pub(super) fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, filler: &F) {
+    let share = table.len().div_ceil(threads.max(1)).max(1);
+    #[cfg(target_arch = "x86_64")]
+    let popcnt = std::arch::is_x86_feature_detected!("popcnt");
+    let fill = move |start: usize, chunk: &mut [X]| {
+        #[cfg(target_arch = "x86_64")]
+        if popcnt {
+            // SAFETY: the CPU has popcnt (checked above).
+            unsafe { fill_with_popcnt(filler, start, chunk) };
+            return;
+        }
+        filler.fill(start, chunk);
+    };
+    if table.len() <= share {
+        // One range: filled here, without a thread to start.
+        fill(0, table);
+        return;
+    }
+    std::thread::scope(|scope| {
+        for (part, chunk) in table.chunks_mut(share).enumerate() {
+            scope.spawn(move || fill(part * share, chunk));
+        }
+    });
+}
+
+/// [`FillRange::fill`] compiled with the POPCNT instruction (each `fill` is inlined here).
+///
+/// # Safety
+/// The CPU must support `popcnt`.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt")]
+unsafe fn fill_with_popcnt<X, F: FillRange<X>>(filler: &F, start: usize, chunk: &mut [X]) {
+    filler.fill(start, chunk);
 }
 
 #[cfg(test)]
