@@ -174,9 +174,7 @@ pub fn max_min_ratio(counts: &[u64]) -> Option<f64> {
 /// tie), and almost every count is one comparison against each list's last entry.
 pub fn extreme_ranks(counts: &[u64]) -> (Vec<usize>, Vec<usize>) {
     let mut extremes = Extremes::new(counts.len());
-    for (rank, &count) in counts.iter().enumerate() {
-        extremes.offer(rank, count);
-    }
+    extremes.offer_all(counts, |count| count);
     extremes.ranks()
 }
 
@@ -186,12 +184,15 @@ pub fn extreme_ranks(counts: &[u64]) -> (Vec<usize>, Vec<usize>) {
 /// the order of their bits as integers.
 pub fn extreme_probability_ranks(probabilities: &[f64]) -> (Vec<usize>, Vec<usize>) {
     let mut extremes = Extremes::new(probabilities.len());
-    for (rank, &p) in probabilities.iter().enumerate() {
+    extremes.offer_all(probabilities, |p| {
         debug_assert!(p.is_sign_positive() && !p.is_nan());
-        extremes.offer(rank, p.to_bits());
-    }
+        p.to_bits()
+    });
     extremes.ranks()
 }
+
+/// Ranks that [`Extremes::offer_all`] sweeps at once to pass them over.
+const SKIPPED_RUN: usize = 32;
 
 /// The [`EXTREMES`] most and least frequent ranks seen so far, ranks offered in increasing
 /// order (so that of equal counts the lower rank stays first).
@@ -227,6 +228,36 @@ impl Extremes {
             let at = self.least.partition_point(|&(c, _)| c <= count);
             self.least.insert(at, (count, rank));
             self.least.truncate(k);
+        }
+    }
+
+    /// Consider every rank of `values` (rank 0 first), each counted `count(value)` times.
+    ///
+    /// Once both lists are full, a run of [`SKIPPED_RUN`] ranks none of which would enter
+    /// either (its largest count at most the last most frequent one kept, its smallest at
+    /// least the last least frequent one) is passed over after one sweep without branches: the
+    /// lists are what offering each rank gives, at a fraction of the cost (the 3.6 million
+    /// probabilities of a 10-card law: about 9 ms offered one by one).
+    fn offer_all<T: Copy>(&mut self, values: &[T], count: impl Fn(T) -> u64) {
+        let mut rank = 0;
+        for run in values.chunks(SKIPPED_RUN) {
+            if let (Some(&(most, _)), Some(&(least, _))) = (self.most.last(), self.least.last())
+                && self.most.len() == self.k
+                && self.least.len() == self.k
+            {
+                let (largest, smallest) = run.iter().fold((0, u64::MAX), |(high, low), &v| {
+                    let c = count(v);
+                    (high.max(c), low.min(c))
+                });
+                if largest <= most && smallest >= least {
+                    rank += run.len();
+                    continue;
+                }
+            }
+            for &value in run {
+                self.offer(rank, count(value));
+                rank += 1;
+            }
         }
     }
 

@@ -47,9 +47,9 @@ mod swaps;
 mod tables;
 use positions::position_sums;
 use pull::{PULL_FROM_SUPPORT_SHARE, PulledLaw, pull_exact};
-use push::{Support, push_sparse, push_stage};
+use push::{Support, push_sparse, push_stage, support_ranks};
 use swaps::lead_with_swaps;
-use tables::{Spare, fill_in_parts};
+use tables::{Spare, fill_in_parts, read_in_parts};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -988,7 +988,7 @@ impl PassOperator {
             if entries.len() * stage.moves.len() > cells / SPARSE_SHARE {
                 break;
             }
-            entries = push_sparse(&entries, &stage.moves, weights, n);
+            entries = push_sparse(&entries, &stage.moves, weights, n, stage_threads(cells));
             if interrupt::requested() {
                 return Err(ExactError::Interrupted);
             }
@@ -1127,11 +1127,14 @@ fn push_through_split(
         ) => {
             // A dense law is pulled: each ordering y sums the orderings that the stage takes
             // to it, y ∘ m⁻¹ for each move m, written once, threads over disjoint ranges.
-            let (support, largest) = numerators
-                .iter()
-                .fold((0, 0), |(support, largest), &count| {
+            // The support and the largest numerator of each range, read by the stage's threads.
+            let ranges = read_in_parts(numerators, threads, |_, cells| {
+                cells.iter().fold((0, 0), |(support, largest), &count| {
                     (support + usize::from(count != 0), largest.max(count))
-                });
+                })
+            });
+            let support: usize = ranges.iter().map(|&(support, _)| support).sum();
+            let largest = ranges.iter().map(|&(_, largest)| largest).max().unwrap_or(0);
             let (share, of) = PULL_FROM_SUPPORT_SHARE;
             if support * of >= cells * share {
                 let next = pull_exact(
@@ -1156,7 +1159,8 @@ fn push_through_split(
                 });
             }
             // A sparse one is pushed.
-            let ranks: Vec<usize> = (0..cells).filter(|&cell| numerators[cell] != 0).collect();
+            let counts: Vec<usize> = ranges.iter().map(|&(support, _)| support).collect();
+            let ranks = support_ranks(numerators, &counts);
             let support = Support::Table {
                 numerators,
                 ranks: &ranks,

@@ -103,7 +103,7 @@ impl<X, F: Fn(usize, &mut [X]) + Sync> FillRange<X> for F {
 /// zeroes the pages of its range, when the table is fresh), compiled with POPCNT (which ranks
 /// count with) where the CPU has it.
 pub(super) fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, filler: &F) {
-    let share = table.len().div_ceil(threads.max(1)).max(1);
+    let share = range_length(table.len(), threads);
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
     let fill = move |start: usize, chunk: &mut [X]| {
@@ -127,6 +127,38 @@ pub(super) fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: 
     });
 }
 
+/// The length of each range but the last when `len` cells are split in `threads` ranges (at
+/// least one cell, so that an empty table is one empty range).
+pub(super) fn range_length(len: usize, threads: usize) -> usize {
+    len.div_ceil(threads.max(1)).max(1)
+}
+
+/// `read(start, range)` of each of `threads` ranges of `table` (the ranges [`fill_in_parts`]
+/// splits it in), each on its own thread (a single range on the calling thread), in the order
+/// of the ranges: a sweep of a table shared by the threads rather than made by one.
+pub(super) fn read_in_parts<X: Sync, R: Send>(
+    table: &[X],
+    threads: usize,
+    read: impl Fn(usize, &[X]) -> R + Sync,
+) -> Vec<R> {
+    let share = range_length(table.len(), threads);
+    if table.len() <= share {
+        return vec![read(0, table)];
+    }
+    let read = &read;
+    std::thread::scope(|scope| {
+        let parts: Vec<_> = table
+            .chunks(share)
+            .enumerate()
+            .map(|(part, chunk)| scope.spawn(move || read(part * share, chunk)))
+            .collect();
+        parts
+            .into_iter()
+            .map(|part| part.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)))
+            .collect()
+    })
+}
+
 /// [`FillRange::fill`] compiled with the POPCNT instruction (each `fill` is inlined here).
 ///
 /// # Safety
@@ -140,6 +172,31 @@ unsafe fn fill_with_popcnt<X, F: FillRange<X>>(filler: &F, start: usize, chunk: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tables_are_read_in_the_ranges_they_are_filled_in() {
+        // Each range read gives its first rank and length; together, in order, they cover the
+        // table once, as the ranges `fill_in_parts` writes do.
+        for (len, threads) in [(0, 2), (1, 3), (10, 1), (10, 3), (10, 4), (11, 2)] {
+            let table: Vec<usize> = (0..len).collect();
+            let read = read_in_parts(&table, threads, |start, cells| (start, cells.to_vec()));
+            let mut filled = vec![usize::MAX; len];
+            fill_in_parts(&mut filled, threads, &|start: usize, chunk: &mut [usize]| {
+                for (offset, cell) in chunk.iter_mut().enumerate() {
+                    *cell = start + offset;
+                }
+            });
+            assert_eq!(filled, table, "{len} cells, {threads} threads");
+            assert!(read.len() <= threads.max(1));
+            let mut next = 0;
+            for (start, cells) in read {
+                assert_eq!(start, next);
+                assert_eq!(cells, table[start..start + cells.len()]);
+                next += cells.len();
+            }
+            assert_eq!(next, len, "{len} cells, {threads} threads");
+        }
+    }
 
     #[test]
     fn a_kept_table_is_given_back_zeroed_or_of_the_length_asked() {
