@@ -6,7 +6,9 @@
 
 use super::MAX_EXACT_DECK;
 use super::swaps::{SwapRanks, SwapStage};
-use super::tables::{Kept, Spare, fill_in_parts, range_length, read_in_parts};
+use super::tables::{
+    Kept, PIECES_PER_THREAD, Pieces, Spare, fill_in_parts, range_length, read_in_parts,
+};
 use crate::engine::algorithms::Card;
 use crate::engine::permutation::{factorial, next_permutation, rank, unrank_into};
 use crate::system::{interrupt, pages};
@@ -153,7 +155,10 @@ pub(super) struct PushedStage<'a> {
 }
 
 impl PushedStage<'_> {
-    /// The threads' counters, each table from `table` (n! zeros), in the order of the ranges.
+    /// The threads' counters, each table from `table` (n! zeros): each thread (the calling
+    /// one among them) carries the next of [`PIECES_PER_THREAD`] ranges of the support a
+    /// thread into its own counters until none is left, so that a thread slowed takes fewer
+    /// (the numerators are integers: the same sums whichever counters a range went to).
     pub(super) fn counted<C: Counter>(&self, mut table: impl FnMut() -> Vec<C>) -> Vec<Vec<C>> {
         let PushedStage {
             support,
@@ -162,18 +167,26 @@ impl PushedStage<'_> {
             n,
             threads,
         } = *self;
-        let carry = |part: Support, table: Vec<C>| push_part(part, moves, weights, n, table);
-        let share = support.len().div_ceil(threads.max(1)).max(1);
-        let mut pieces = support.chunks(share).into_iter();
-        let first = pieces.next().unwrap_or(Support::Pairs(&[]));
+        let threads = threads.max(1);
+        let share = range_length(support.len(), threads * PIECES_PER_THREAD);
+        let pieces = Pieces::new(support.chunks(share).into_iter());
+        let carry = |mut table: Vec<C>| {
+            while let Some(piece) = pieces.next() {
+                table = push_part(piece, moves, weights, n, table);
+            }
+            table
+        };
+        if threads == 1 {
+            return vec![carry(table())];
+        }
         let first_table = table();
-        let tables: Vec<Vec<C>> = pieces.clone().map(|_| table()).collect();
+        let tables: Vec<Vec<C>> = (1..threads).map(|_| table()).collect();
         std::thread::scope(|scope| {
-            let workers: Vec<_> = pieces
-                .zip(tables)
-                .map(|(piece, table)| scope.spawn(move || carry(piece, table)))
+            let workers: Vec<_> = tables
+                .into_iter()
+                .map(|table| scope.spawn(|| carry(table)))
                 .collect();
-            let mut parts = vec![carry(first, first_table)];
+            let mut parts = vec![carry(first_table)];
             parts.extend(
                 workers
                     .into_iter()

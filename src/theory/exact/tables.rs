@@ -99,11 +99,14 @@ impl<X, F: Fn(usize, &mut [X]) + Sync> FillRange<X> for F {
     }
 }
 
-/// Fills `table` in `threads` ranges of ranks, each on its own thread (which also faults in and
-/// zeroes the pages of its range, when the table is fresh), compiled with POPCNT (which ranks
-/// count with) where the CPU has it.
+/// Fills `table` by `threads` threads (the calling one among them), each taking the next of
+/// [`PIECES_PER_THREAD`] ranges of ranks a thread until none is left (a thread also faults in
+/// and zeroes the pages of the ranges it takes, when the table is fresh), compiled with POPCNT
+/// (which ranks count with) where the CPU has it. Every cell is written by one `fill` of the
+/// range it is in, whichever thread takes it: a thread slowed (by the kernel's page faults, by
+/// another process) takes fewer ranges rather than holding back the others at the end.
 pub(super) fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: usize, filler: &F) {
-    let share = range_length(table.len(), threads);
+    let threads = threads.max(1);
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
     let fill = move |start: usize, chunk: &mut [X]| {
@@ -115,16 +118,47 @@ pub(super) fn fill_in_parts<X: Send, F: FillRange<X>>(table: &mut [X], threads: 
         }
         filler.fill(start, chunk);
     };
-    if table.len() <= share {
-        // One range: filled here, without a thread to start.
+    let piece = range_length(table.len(), threads * PIECES_PER_THREAD);
+    if threads == 1 || table.len() <= piece {
+        // One thread: the whole table filled here, without a thread to start.
         fill(0, table);
         return;
     }
-    std::thread::scope(|scope| {
-        for (part, chunk) in table.chunks_mut(share).enumerate() {
-            scope.spawn(move || fill(part * share, chunk));
+    let pieces = Pieces::new(table.chunks_mut(piece).enumerate());
+    let work = || {
+        while let Some((index, chunk)) = pieces.next() {
+            fill(index * piece, chunk);
         }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..threads {
+            scope.spawn(work);
+        }
+        work();
     });
+}
+
+/// Ranges a thread of [`fill_in_parts`] and of a pushed stage ([`super::push`]) are split in:
+/// enough that the threads end together, few enough that each range's start (an unranking,
+/// the tables of its first ordering) costs nothing beside it.
+pub(super) const PIECES_PER_THREAD: usize = 8;
+
+/// The pieces of work that threads take one at a time, in order.
+pub(super) struct Pieces<I>(std::sync::Mutex<I>);
+
+impl<I: Iterator> Pieces<I> {
+    pub(super) fn new(pieces: I) -> Self {
+        Pieces(std::sync::Mutex::new(pieces))
+    }
+
+    /// The next piece, if any is left (a thread that panicked holding the lock left the
+    /// iterator whole: the scope reports its panic).
+    pub(super) fn next(&self) -> Option<I::Item> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .next()
+    }
 }
 
 /// The length of each range but the last when `len` cells are split in `threads` ranges (at
@@ -133,8 +167,8 @@ pub(super) fn range_length(len: usize, threads: usize) -> usize {
     len.div_ceil(threads.max(1)).max(1)
 }
 
-/// `read(start, range)` of each of `threads` ranges of `table` (the ranges [`fill_in_parts`]
-/// splits it in), each on its own thread (a single range on the calling thread), in the order
+/// `read(start, range)` of each of `threads` ranges of `table` ([`range_length`] cells each
+/// but the last), each on its own thread (a single range on the calling thread), in the order
 /// of the ranges: a sweep of a table shared by the threads rather than made by one.
 pub(super) fn read_in_parts<X: Sync, R: Send>(
     table: &[X],
@@ -174,9 +208,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn tables_are_read_in_the_ranges_they_are_filled_in() {
-        // Each range read gives its first rank and length; together, in order, they cover the
-        // table once, as the ranges `fill_in_parts` writes do.
+    fn tables_are_filled_and_read_range_by_range_once_each() {
+        // Each cell filled is given its own rank, whichever thread takes its range; each range
+        // read gives its first rank and length, and together, in order, they cover the table.
         for (len, threads) in [(0, 2), (1, 3), (10, 1), (10, 3), (10, 4), (11, 2)] {
             let table: Vec<usize> = (0..len).collect();
             let read = read_in_parts(&table, threads, |start, cells| (start, cells.to_vec()));
