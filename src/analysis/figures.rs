@@ -239,25 +239,31 @@ impl Extremes {
     /// lists are what offering each rank gives, at a fraction of the cost (the 3.6 million
     /// probabilities of a 10-card law: about 9 ms offered one by one).
     fn offer_all<T: Copy>(&mut self, values: &[T], count: impl Fn(T) -> u64) {
-        let mut rank = 0;
-        for run in values.chunks(SKIPPED_RUN) {
-            if let (Some(&(most, _)), Some(&(least, _))) = (self.most.last(), self.least.last())
-                && self.most.len() == self.k
-                && self.least.len() == self.k
-            {
-                let (largest, smallest) = run.iter().fold((0, u64::MAX), |(high, low), &v| {
-                    let c = count(v);
-                    (high.max(c), low.min(c))
-                });
-                if largest <= most && smallest >= least {
-                    rank += run.len();
-                    continue;
+        for (run, first) in values.chunks(SKIPPED_RUN).zip((0..).step_by(SKIPPED_RUN)) {
+            let (largest, smallest) = run.iter().fold((0, u64::MAX), |(high, low), &v| {
+                let c = count(v);
+                (high.max(c), low.min(c))
+            });
+            if self.could_change(largest, smallest) {
+                for (rank, &value) in (first..).zip(run) {
+                    self.offer(rank, count(value));
                 }
             }
-            for &value in run {
-                self.offer(rank, count(value));
-                rank += 1;
+        }
+    }
+
+    /// Whether ranks whose counts lie between `smallest` and `largest` could enter either
+    /// list: not once both are full, `largest` at most the last most frequent count kept and
+    /// `smallest` at least the last least frequent one.
+    #[inline]
+    fn could_change(&self, largest: u64, smallest: u64) -> bool {
+        match (self.most.last(), self.least.last()) {
+            (Some(&(most, _)), Some(&(least, _)))
+                if self.most.len() == self.k && self.least.len() == self.k =>
+            {
+                largest > most || smallest < least
             }
+            _ => true,
         }
     }
 
@@ -299,15 +305,26 @@ pub fn count_figures(counts: &[u64], trials: u64) -> CountFigures {
     let (mut max, mut min, mut never_seen) = (0u64, u64::MAX, 0u64);
     // The start of `Sum for f64`; the terms are never −0, so any zero would do.
     let mut distance = -0.0f64;
-    for (rank, &count) in counts.iter().enumerate() {
-        distance += match terms.get(count as usize) {
-            Some(&t) => t,
-            None => term(count),
-        };
-        max = max.max(count);
-        min = min.min(count);
-        never_seen += u64::from(count == 0);
-        extremes.offer(rank, count);
+    for (run, first) in counts.chunks(SKIPPED_RUN).zip((0..).step_by(SKIPPED_RUN)) {
+        let (mut largest, mut smallest) = (0u64, u64::MAX);
+        for &count in run {
+            distance += match terms.get(count as usize) {
+                Some(&t) => t,
+                None => term(count),
+            };
+            largest = largest.max(count);
+            smallest = smallest.min(count);
+            never_seen += u64::from(count == 0);
+        }
+        max = max.max(largest);
+        min = min.min(smallest);
+        // The run offered to the extremes only if one of its counts could enter them (as
+        // `Extremes::offer_all` passes runs over).
+        if extremes.could_change(largest, smallest) {
+            for (rank, &count) in (first..).zip(run) {
+                extremes.offer(rank, count);
+            }
+        }
     }
     if counts.is_empty() {
         min = 0;
