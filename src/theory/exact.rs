@@ -1160,7 +1160,7 @@ fn push_through_split(
             }
             // A sparse one is pushed.
             let counts: Vec<usize> = ranges.iter().map(|&(support, _)| support).collect();
-            let ranks = support_ranks(numerators, &counts);
+            let ranks = support_ranks(numerators, &counts, threads);
             let support = Support::Table {
                 numerators,
                 ranks: &ranks,

@@ -56,13 +56,14 @@ pub(super) fn push_stage(
 }
 
 /// The ranks of the non-zero cells of `numerators`, in increasing order, given how many of
-/// them each of the ranges [`super::tables::read_in_parts`] splits the table in holds
-/// (`counts`, one a range): each range's ranks are written by a thread of its own into its
-/// own part of the list (half the n! orderings at 10 cards: 14 MB that one thread took 13 ms
-/// to gather).
-pub(super) fn support_ranks(numerators: &[u128], counts: &[usize]) -> Vec<usize> {
+/// them each of the ranges that [`super::tables::read_in_parts`] splits the table in for
+/// `threads` holds (`counts`, one a range): each range's ranks are written by a thread of its
+/// own into its own part of the list (half the n! orderings at 10 cards: 14 MB that one
+/// thread took 13 ms to gather).
+pub(super) fn support_ranks(numerators: &[u128], counts: &[usize], threads: usize) -> Vec<usize> {
     let mut ranks = pages::zeroed(counts.iter().sum());
-    let share = range_length(numerators.len(), counts.len());
+    let share = range_length(numerators.len(), threads);
+    debug_assert_eq!(counts.len(), numerators.len().div_ceil(share).max(1));
     let gather = |start: usize, cells: &[u128], into: &mut [usize]| {
         let nonzero = (start..).zip(cells).filter(|&(_, &count)| count != 0);
         for (slot, (rank, _)) in into.iter_mut().zip(nonzero) {
@@ -535,7 +536,7 @@ mod tests {
                     cells.iter().filter(|&&x| x != 0).count()
                 });
                 assert_eq!(
-                    support_ranks(&numerators, &counts),
+                    support_ranks(&numerators, &counts, threads),
                     expected,
                     "{len} cells, {threads} threads"
                 );
