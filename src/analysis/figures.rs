@@ -67,9 +67,10 @@ pub fn position_counts(n: usize, counts: &[u64]) -> Vec<Vec<u64>> {
     flat.chunks(n.max(1)).map(<[u64]>::to_vec).collect()
 }
 
-/// Orderings from which [`position_counts`] is shared with a second thread (8! = 40,320: below,
-/// the sums take less than a thread costs to start).
-const SECOND_THREAD_FROM_ORDERINGS: usize = 40_320;
+/// Orderings from which a sweep of the position matrix ([`position_counts`], the theory report's
+/// exact one) is shared with a second thread (8! = 40,320: below, the sums take less than a
+/// thread costs to start).
+pub const SECOND_THREAD_FROM_ORDERINGS: usize = 40_320;
 
 /// Add into `flat` (`[card · n + position]`) the positions of the orderings of `block`: those
 /// whose first `depth` cards are fixed and whose other cards are `remaining` (increasing), in

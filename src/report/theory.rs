@@ -13,7 +13,7 @@ use crate::theory::reachable::{Reachable, log2_factorial};
 
 use super::notes::{MAX_LISTED_DECK, Note};
 use super::run::serialize_rows;
-use crate::analysis::figures::extreme_probability_ranks;
+use crate::analysis::figures::{SECOND_THREAD_FROM_ORDERINGS, extreme_probability_ranks};
 use crate::analysis::power::{ModelSummary, power_summary};
 use crate::engine::algorithms::{Card, CutProbability, Shuffle, shuffle_label};
 use crate::engine::permutation::{factorial, unrank};
@@ -256,10 +256,6 @@ pub fn build_theory_report(
         max_bias: None,
     }
 }
-
-/// Orderings from which [`build_theory_report`] sums the position matrix on a second thread
-/// (8! = 40,320: below, the sums take less than a thread costs to start).
-const SECOND_THREAD_FROM_ORDERINGS: usize = 40_320;
 
 /// `here()` and `aside()`, as (here's, aside's): `aside` on a thread of its own if `apart`.
 fn beside<H, A: Send>(
