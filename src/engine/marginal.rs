@@ -13,6 +13,8 @@ use crate::engine::statistics::{
     Statistic, StatisticValues, guess_after, reds, scratch_len,
 };
 
+mod order_avx2;
+
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
 
@@ -162,6 +164,10 @@ pub struct FusedMarginalTally {
     /// statistics in the lanes of one vector; BW and VBMI: the decks transposed in vectors),
     /// asked once, in [`Self::new`].
     wide_order: bool,
+    /// The CPU runs [`order_avx2::order_statistics`] (eight decks' order statistics in two
+    /// vectors of four), asked once, in [`Self::new`]: for CPUs with AVX2 and without
+    /// [`Self::wide_order`].
+    avx2_order: bool,
 }
 
 impl FusedMarginalTally {
@@ -177,6 +183,7 @@ impl FusedMarginalTally {
             count_positions: true,
             bit_counts: bit_counts::available(),
             wide_order: wide::order_available(),
+            avx2_order: order_avx2::available(),
         }
     }
 
@@ -247,6 +254,8 @@ impl FusedMarginalTally {
         }
         let order = if self.wide_order && count == LANES {
             wide::order_statistics(decks, n)
+        } else if self.avx2_order && count == LANES {
+            order_avx2::order_statistics(decks, n)
         } else if self.bit_counts {
             // SAFETY: the CPU has POPCNT, BMI1 and LZCNT (asked in `new`).
             unsafe { bit_counts::order_of_batch(decks, n) }
@@ -475,6 +484,13 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
 /// [`FUSED_MAX_DECK`] cards; `--version` says so).
 pub fn wide_statistics_available() -> bool {
     wide::available()
+}
+
+/// Whether this machine runs the AVX2 path of the inversions, the longest increasing
+/// subsequence and the guessing game (decks of up to [`FUSED_MAX_DECK`] cards, on CPUs without
+/// the AVX-512 one; `--version` says so).
+pub fn avx2_order_statistics_available() -> bool {
+    order_avx2::available()
 }
 
 /// [`order_statistics`] of every deck of a batch (at most [`LANES`]), [`WALK_LANES`] at a time.
@@ -897,11 +913,14 @@ mod tests {
                 (false, false, wide::order_available()),
                 (wide::available(), bit_counts::available(), wide::order_available()),
             ] {
-                let mut fused = FusedMarginalTally::new(n);
-                fused.wide = wide;
-                fused.bit_counts = bits;
-                fused.wide_order = wide_order;
-                check_fused(fused, &decks, &plain, n);
+                for avx2_order in [false, order_avx2::available()] {
+                    let mut fused = FusedMarginalTally::new(n);
+                    fused.wide = wide;
+                    fused.bit_counts = bits;
+                    fused.wide_order = wide_order;
+                    fused.avx2_order = avx2_order;
+                    check_fused(fused, &decks, &plain, n);
+                }
             }
         }
     }
@@ -923,6 +942,25 @@ mod tests {
             size = size % LANES + 1;
         }
         assert_eq!(&fused.finish(), plain, "{n} cards");
+    }
+
+    #[test]
+    fn the_avx2_order_statistics_are_the_scalar_walks_at_every_deck_size() {
+        if !order_avx2::available() {
+            return;
+        }
+        for n in 1..=FUSED_MAX_DECK {
+            let decks = decks_to_check(n);
+            // Every window of eight consecutive decks, so that each deck is seen in every lane.
+            for batch in decks.windows(LANES) {
+                let flat = batch.concat();
+                let scalar: Vec<[u16; 3]> = batch
+                    .iter()
+                    .map(|deck| order_statistics::<1>(deck, n)[0])
+                    .collect();
+                assert_eq!(order_avx2::order_statistics(&flat, n).to_vec(), scalar, "{n} cards");
+            }
+        }
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub struct FastPath {
 
 /// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
 /// code it replaces, so they change speed, never results.
-pub fn fast_paths() -> [FastPath; 3] {
+pub fn fast_paths() -> [FastPath; 4] {
     let built = cfg!(target_arch = "x86_64");
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
@@ -60,6 +60,12 @@ pub fn fast_paths() -> [FastPath; 3] {
             needs: "AVX-512F/BW/VBMI",
             built,
             runs: marginal::wide_statistics_available(),
+        },
+        FastPath {
+            name: "marginal order statistics, four decks per vector",
+            needs: "AVX2",
+            built,
+            runs: marginal::avx2_order_statistics_available(),
         },
         FastPath {
             name: "ordering tally",
