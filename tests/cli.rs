@@ -662,6 +662,12 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
             "(AVX-512F/BW/VBMI): off"
         };
         assert!(text.contains(wide), "expected '{wide}' in {text}");
+        let avx2 = if has("avx2") && has("bmi1") && has("popcnt") {
+            "(AVX2): on"
+        } else {
+            "(AVX2): off"
+        };
+        assert!(text.contains(avx2), "expected '{avx2}' in {text}");
     }
     let short = shuffle_bias().arg("-V").output().unwrap();
     assert_eq!(

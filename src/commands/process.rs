@@ -83,7 +83,10 @@ fn long_version() -> String {
             "release"
         },
     );
-    for path in crate::engine::fast_paths() {
+    for path in crate::engine::fast_paths()
+        .into_iter()
+        .chain(crate::input::fast_paths())
+    {
         let state = match (path.built, path.runs) {
             (true, true) => "on",
             (true, false) => "off (this CPU lacks it)",

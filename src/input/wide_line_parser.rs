@@ -28,6 +28,10 @@ pub const WIDE_MAX_DECK: usize = 64;
 /// fast paths accept, and is refused.
 const BLOCKS: usize = 4;
 
+/// The longest line the vector readings take ([`BLOCKS`] of 64 bytes; the AVX2 one,
+/// [`crate::input::avx2_line_parser`], too).
+pub const MAX_LINE: usize = 64 * BLOCKS;
+
 /// Whether this CPU runs [`parse`] (AVX-512 F, BW and VBMI2, asked once per call site).
 pub fn available() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -65,6 +69,57 @@ pub fn parse(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Car
         let _ = (line, count, n, offset, deck);
         unreachable!("available() is false off x86-64")
     }
+}
+
+/// The token ends of a line of `length` bytes (1 ≤ length ≤ [`MAX_LINE`]) from the masks of
+/// its digits and of its separators (bit i of word w: byte 64w + i; bits past the line are
+/// ignored), and how many there are; `None` unless the line has the shape of one the fast
+/// paths accept: every byte a digit or a separator, no two separators in a row, no run of
+/// three digits, a digit first and last. Shared by the AVX-512 and AVX2 readings.
+#[inline(always)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) fn token_ends(
+    digit_bits: &[u64; BLOCKS],
+    separator_bits: &[u64; BLOCKS],
+    length: usize,
+) -> Option<([u64; BLOCKS], usize)> {
+    let words = length.div_ceil(64);
+    let mut digits_of = [0u64; BLOCKS + 1];
+    let mut bad = 0u64;
+    let mut previous_separators = 0u64;
+    for word in 0..words {
+        let rest = length - 64 * word;
+        let valid = if rest >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << rest) - 1
+        };
+        let digits = digit_bits[word] & valid;
+        let separators = separator_bits[word] & valid;
+        // Every byte a digit or a separator; never two separators in a row.
+        bad |= (digits | separators) ^ valid;
+        bad |= separators & (separators << 1 | previous_separators >> 63);
+        previous_separators = separators;
+        digits_of[word] = digits;
+    }
+    // A digit first and last: with the above, every token is a run of digits.
+    bad |= !digits_of[0] & 1;
+    bad |= !(digits_of[words - 1] >> ((length - 1) % 64)) & 1;
+    // Token ends: a digit whose next byte is none (bit 0 of the word after, 0 past the end).
+    let mut ends = [0u64; BLOCKS];
+    let mut tokens = 0;
+    let mut carry = 0u64;
+    for word in 0..words {
+        let digits = digits_of[word];
+        let before = digits << 1 | carry >> 63;
+        let two_before = digits << 2 | carry >> 62;
+        // No token of three digits or more.
+        bad |= digits & before & two_before;
+        carry = digits;
+        ends[word] = digits & !(digits >> 1 | digits_of[word + 1] << 63);
+        tokens += ends[word].count_ones() as usize;
+    }
+    (bad == 0).then_some((ends, tokens))
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -116,11 +171,11 @@ mod x86 {
         let blocks = length.div_ceil(64);
         let ten = _mm512_set1_epi8(10);
         let zero_digit = _mm512_set1_epi8(b'0' as i8);
-        // The digit masks and the digits' values (0 on other bytes) of every block.
-        let mut digit_bits = [0u64; BLOCKS + 1];
+        // The digit and separator masks and the digits' values (0 on other bytes) of every
+        // block.
+        let mut digit_bits = [0u64; BLOCKS];
+        let mut separator_bits = [0u64; BLOCKS];
         let mut values = [_mm512_setzero_si512(); BLOCKS];
-        let mut bad = 0u64;
-        let mut previous_separators = 0u64;
         for block in 0..blocks {
             let valid = valid_bits(length, block);
             // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
@@ -129,35 +184,17 @@ mod x86 {
             };
             let digit = _mm512_sub_epi8(bytes, zero_digit);
             let digits = _mm512_cmplt_epu8_mask(digit, ten) & valid;
-            let separators = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
+            separator_bits[block] = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
                 | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
                 | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
                 & valid;
-            // Every byte a digit or a separator; never two separators in a row.
-            bad |= (digits | separators) ^ valid;
-            bad |= separators & (separators << 1 | previous_separators >> 63);
-            previous_separators = separators;
             digit_bits[block] = digits;
             values[block] = _mm512_maskz_mov_epi8(digits, digit);
         }
-        // A digit first and last: with the above, every token is a run of digits.
-        bad |= !digit_bits[0] & 1;
-        bad |= !(digit_bits[blocks - 1] >> ((length - 1) % 64)) & 1;
-        // Token ends: a digit whose next byte is none (bit 0 of the block after, 0 past the end).
-        let mut ends = [0u64; BLOCKS];
-        let mut tokens = 0;
-        let mut carry = 0u64;
-        for block in 0..blocks {
-            let digits = digit_bits[block];
-            let before = digits << 1 | carry >> 63;
-            let two_before = digits << 2 | carry >> 62;
-            // No token of three digits or more.
-            bad |= digits & before & two_before;
-            carry = digits;
-            ends[block] = digits & !(digits >> 1 | digit_bits[block + 1] << 63);
-            tokens += ends[block].count_ones() as usize;
-        }
-        if bad != 0 || tokens != count {
+        let Some((ends, tokens)) = super::token_ends(&digit_bits, &separator_bits, length) else {
+            return false;
+        };
+        if tokens != count {
             return false;
         }
         // Each token's value at its end: its digit plus ten times the digit before (0 when the
@@ -222,5 +259,37 @@ mod x86 {
         let seen = _mm512_reduce_or_epi64(seen) as u64;
         // `count` bits, all below n: every card in range, and none twice.
         seen.count_ones() as usize == count && (n == 64 || seen >> n == 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `token_ends` of a line, its masks made byte by byte.
+    fn ends_of(line: &[u8]) -> Option<(Vec<usize>, usize)> {
+        let mut digits = [0u64; BLOCKS];
+        let mut separators = [0u64; BLOCKS];
+        for (at, &byte) in line.iter().enumerate() {
+            digits[at / 64] |= u64::from(byte.is_ascii_digit()) << (at % 64);
+            separators[at / 64] |= u64::from(matches!(byte, b' ' | b'\t' | b',')) << (at % 64);
+        }
+        token_ends(&digits, &separators, line.len()).map(|(ends, tokens)| {
+            let at = (0..64 * BLOCKS).filter(|&i| ends[i / 64] >> (i % 64) & 1 == 1);
+            (at.collect(), tokens)
+        })
+    }
+
+    #[test]
+    fn token_ends_are_the_last_digits_of_lines_of_the_right_shape_only() {
+        assert_eq!(ends_of(b"12 3,45\t6"), Some((vec![1, 3, 6, 8], 4)));
+        // Across words: a token ending at byte 63, the last of a word, its separator in the next.
+        let mut long = b"1 ".repeat(31);
+        long.extend_from_slice(b"23 4");
+        assert_eq!(long.len(), 66);
+        assert_eq!(ends_of(&long).map(|(ends, _)| ends[31..].to_vec()), Some(vec![63, 65]));
+        for bad in [&b"1  2"[..], b"123", b" 1", b"1 ", b"1 x", b"1,,2", b"12 345"] {
+            assert_eq!(ends_of(bad), None, "{:?}", String::from_utf8_lossy(bad));
+        }
     }
 }

@@ -4,6 +4,7 @@
 use super::Numbering;
 use crate::engine::algorithms::Card;
 use crate::input::cards::CardNames;
+use crate::input::avx2_line_parser::{self, AVX2_MAX_DECK};
 use crate::input::wide_line_parser::{self, WIDE_MAX_DECK};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
@@ -395,8 +396,34 @@ pub(super) fn parse_labelled(
     found == count
 }
 
-/// [`parse_two_digits`], or the AVX-512 reading of the same lines when `wide` (the CPU has it,
-/// [`wide_line_parser::available`]) and the deck has at most [`WIDE_MAX_DECK`] cards.
+/// The vector reading of lines of one- or two-digit cards that this CPU runs (asked once, in
+/// [`VectorLines::of_cpu`]): every one accepts the lines [`parse_two_digits`] accepts, with the
+/// same cards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum VectorLines {
+    /// [`wide_line_parser::parse`] (AVX-512).
+    Avx512,
+    /// [`avx2_line_parser::parse`] (AVX2).
+    Avx2,
+    /// [`parse_two_digits`] alone.
+    Scalar,
+}
+
+impl VectorLines {
+    /// The widest reading this CPU runs.
+    pub(super) fn of_cpu() -> Self {
+        if wide_line_parser::available() {
+            VectorLines::Avx512
+        } else if avx2_line_parser::available() {
+            VectorLines::Avx2
+        } else {
+            VectorLines::Scalar
+        }
+    }
+}
+
+/// [`parse_two_digits`], or a vector reading of the same lines (`vector`) when the deck has at
+/// most 64 cards ([`WIDE_MAX_DECK`], [`AVX2_MAX_DECK`]).
 #[inline(always)]
 pub(super) fn two_digits(
     line: &[u8],
@@ -404,17 +431,21 @@ pub(super) fn two_digits(
     n: usize,
     offset: usize,
     deck: &mut [Card],
-    wide: bool,
+    vector: VectorLines,
 ) -> bool {
-    if wide && n <= WIDE_MAX_DECK {
-        wide_line_parser::parse(line, count, n, offset, deck)
-    } else {
-        parse_two_digits(line, count, n, offset, deck)
+    match vector {
+        VectorLines::Avx512 if n <= WIDE_MAX_DECK => {
+            wide_line_parser::parse(line, count, n, offset, deck)
+        }
+        VectorLines::Avx2 if n <= AVX2_MAX_DECK => {
+            avx2_line_parser::parse(line, count, n, offset, deck)
+        }
+        _ => parse_two_digits(line, count, n, offset, deck),
     }
 }
 
 /// The fast path for a line written as the first permutation was: `count` cards of a deck of
-/// `n`; `wide`: the CPU runs [`wide_line_parser::parse`].
+/// `n`; `vector`: the vector reading of two-digit lines this CPU runs.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub(super) fn parse_fast(
@@ -425,15 +456,15 @@ pub(super) fn parse_fast(
     labels: Option<&LabelIndex>,
     deck: &mut [Card],
     seen: &mut impl CardSet,
-    wide: bool,
+    vector: VectorLines,
 ) -> bool {
     let short = count < TWO_DIGIT_MIN_CARDS;
     match (numbering, labels) {
         (Numbering::ZeroBased, _) if n <= TWO_DIGIT_VALUES && !short => {
-            two_digits(line, count, n, 0, deck, wide)
+            two_digits(line, count, n, 0, deck, vector)
         }
         (Numbering::OneBased, _) if n < TWO_DIGIT_VALUES && !short => {
-            two_digits(line, count, n, 1, deck, wide)
+            two_digits(line, count, n, 1, deck, vector)
         }
         (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
         (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),

@@ -2,7 +2,7 @@
 //! careful parser behind them), its format and numbering decided, checked, and tallied one by one
 //! or in batches.
 
-use super::fast_paths::{CardBits, CardSet, CardStamps, LabelIndex, parse_fast};
+use super::fast_paths::{CardBits, CardSet, CardStamps, LabelIndex, VectorLines, parse_fast};
 use super::sources::{Delivery, Input, Lines, feed};
 use super::{
     BYTE_ORDER_MARK, CHUNKS, DealSink, INVALID_EXAMPLES, InputCounts, InputError, InputProblem,
@@ -14,7 +14,6 @@ use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, Margina
 use crate::engine::permutation::{MAX_FULL_DECK, rank};
 use crate::input::content_digest::ContentDigest;
 use crate::input::line_format::{self, ANY_FORMAT, LineFormat, Rejection, shown};
-use crate::input::wide_line_parser::{self};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -63,8 +62,8 @@ pub(super) struct Reader<'a> {
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
     /// into the counts at the end of the input (the counts are sums, so order does not matter).
     pub(super) batch: Option<MarginalBatch>,
-    /// The CPU runs the AVX-512 line parser ([`wide_line_parser::available`], asked once).
-    wide: bool,
+    /// The vector reading of two-digit lines this CPU runs (asked once).
+    vector: VectorLines,
     /// The size and digest of each source read to its end.
     pub(super) contents: Vec<ContentDigest>,
 }
@@ -192,7 +191,7 @@ impl<'a> Reader<'a> {
             observer_broke: false,
             limit: options.limit.unwrap_or(u64::MAX),
             batch: None,
-            wide: wide_line_parser::available(),
+            vector: VectorLines::of_cpu(),
             contents: Vec::new(),
         }
     }
@@ -247,7 +246,7 @@ impl<'a> Reader<'a> {
             InputCounts::Full(counts) => {
                 let mut deck = [0 as Card; MAX_FULL_DECK];
                 let bits = &mut CardBits(0);
-                if !parse_fast(line, n, n, *numbering, labels, &mut deck, bits, self.wide) {
+                if !parse_fast(line, n, n, *numbering, labels, &mut deck, bits, self.vector) {
                     return false;
                 }
                 let rank = rank(&deck[..n]);
@@ -263,7 +262,7 @@ impl<'a> Reader<'a> {
                     // Parsed straight into the batch's next deck: no copy.
                     let batch = self.batch.get_or_insert_with(|| MarginalBatch::new(n));
                     let deck = batch.next_deck();
-                    if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.wide) {
+                    if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.vector) {
                         return false;
                     }
                     // Its deal goes to the stream with the batch (see `MarginalBatch::stream`).
@@ -271,7 +270,7 @@ impl<'a> Reader<'a> {
                     batch.keep_next(&mut self.deals);
                 } else {
                     let cards = &mut self.cards;
-                    if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.wide) {
+                    if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.vector) {
                         return false;
                     }
                     tally.add(&cards[..n]);
@@ -283,7 +282,7 @@ impl<'a> Reader<'a> {
                 let count = tally.deal;
                 let seen = self.seen.start_line();
                 let cards = &mut self.cards;
-                if !parse_fast(line, count, n, *numbering, labels, cards, seen, self.wide) {
+                if !parse_fast(line, count, n, *numbering, labels, cards, seen, self.vector) {
                     return false;
                 }
                 tally.add(&self.cards[..count]);

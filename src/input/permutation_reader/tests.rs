@@ -9,6 +9,7 @@ use super::sources::Lines;
 use super::*;
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::MAX_FULL_DECK;
+use crate::input::avx2_line_parser::{self, AVX2_MAX_DECK};
 use crate::input::wide_line_parser::{self, WIDE_MAX_DECK};
 use std::io::Read;
 use std::sync::mpsc;
@@ -582,14 +583,15 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
     // of the edits a bad line can show (a doubled, missing, trailing or odd separator, a
     // third digit, a card out of range, a repeat, a token too few or too many, a CR, a
     // non-digit, a NUL, a byte next to the digits); the fast paths — the scalar ones and,
-    // on a CPU that has it, the AVX-512 one — must agree on every line, and on the cards
-    // when they accept it.
+    // on a CPU that has them, the AVX2 and AVX-512 ones — must agree on every line, and on the
+    // cards when they accept it.
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = |bound: usize| {
         (crate::engine::random_source::splitmix64(&mut state) % bound as u64) as usize
     };
     let mut accepted = 0;
     let mut wide_checked = 0;
+    let mut avx2_checked = 0;
     for case in 0..40_000 {
         let n = [2, 3, 9, 10, 11, 52, 64, 99, 100][case % 9];
         let offset = usize::from(case % 2 == 1 && n < TWO_DIGIT_VALUES);
@@ -642,6 +644,15 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
             assert_eq!(fast[..count], plain[..count]);
             accepted += 1;
         }
+        if avx2_line_parser::available() && n <= AVX2_MAX_DECK {
+            let mut vector = [0 as Card; 128];
+            let vector_ok = avx2_line_parser::parse(&bytes, count, n, offset, &mut vector);
+            assert_eq!(vector_ok, expected, "{:?}", String::from_utf8_lossy(&bytes));
+            if vector_ok {
+                assert_eq!(vector[..count], plain[..count]);
+                avx2_checked += 1;
+            }
+        }
         if wide_line_parser::available() && n <= WIDE_MAX_DECK {
             let mut wide = [0 as Card; 128];
             let wide_ok = wide_line_parser::parse(&bytes, count, n, offset, &mut wide);
@@ -656,6 +667,9 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
     assert!((10_000..38_000).contains(&accepted), "{accepted}");
     if wide_line_parser::available() {
         assert!(wide_checked > 5_000, "{wide_checked}");
+    }
+    if avx2_line_parser::available() {
+        assert!(avx2_checked > 5_000, "{avx2_checked}");
     }
 }
 
