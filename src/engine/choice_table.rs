@@ -231,11 +231,16 @@ pub fn entry_deck<const N: usize>(entry: u64) -> [Card; N] {
     std::array::from_fn(|i| ((entry >> (RANK_BITS as usize + 4 * i)) & 0xf) as Card)
 }
 
-/// One shuffle: a draw x below P (`paths`, the length of `entries`) and x's entry.
+/// `count` shuffles: for each, a draw x below P (the length of `entries`, one entry a path)
+/// handed to `each` as x's entry.
 #[inline(always)]
-pub fn draw_entry<R: RandomSource>(entries: &[u64], paths: u32, source: &mut R) -> u64 {
-    let x = source.below(paths as usize);
-    entries[x]
+pub fn each_entry<R: RandomSource>(
+    entries: &[u64],
+    count: u64,
+    source: &mut R,
+    mut each: impl FnMut(u64),
+) {
+    source.each_below(entries.len(), count, |x| each(entries[x]));
 }
 
 /// [`BlockSources`] for the plain loops: block b draws from ChaCha8 stream b of the seed, as

@@ -30,6 +30,19 @@ pub trait RandomSource {
         self.below(denominator) < numerator
     }
 
+    /// `count` draws below `bound` handed to `each` in turn: the same draws as `count` calls of
+    /// [`RandomSource::below`]. A source may override it with a loop that keeps its read
+    /// position in a register (the one-draw path's hot loop is nothing else).
+    #[inline(always)]
+    fn each_below(&mut self, bound: usize, count: u64, mut each: impl FnMut(usize))
+    where
+        Self: Sized,
+    {
+        for _ in 0..count {
+            each(self.below(bound));
+        }
+    }
+
     /// Whether [`RandomSource::start_shuffle`] does anything: the loops test this constant, so
     /// for a one-stream source the call is not even compiled.
     const STARTS_SHUFFLES: bool = false;
@@ -315,6 +328,37 @@ impl<R: BlockRng> RandomSource for FastSource<R> {
         value
     }
 
+    /// The words of a buffer are read by a local position, stored back once at the end; a
+    /// rejected word is skipped and the next one tried afresh, as [`lemire`] does.
+    #[inline(always)]
+    fn each_below(&mut self, bound: usize, count: u64, mut each: impl FnMut(usize)) {
+        debug_assert!(bound >= 1 && bound <= u32::MAX as usize);
+        let bound = bound as u32;
+        let mut next = self.next_word;
+        let mut left = count;
+        while left > 0 {
+            if next >= BUFFER_WORDS {
+                refill(&mut self.wide, &mut self.rng, &mut self.words);
+                next = 0;
+            }
+            for &word in &self.words.0[next..] {
+                next += 1;
+                let (high, low) = Word::widening_mul(word, bound);
+                if low < bound && low < u32::rejection_threshold(bound) {
+                    continue;
+                }
+                // SAFETY: as in `below`, the high half of w·bound is below bound.
+                unsafe { std::hint::assert_unchecked(high < bound) };
+                each(high as usize);
+                left -= 1;
+                if left == 0 {
+                    break;
+                }
+            }
+        }
+        self.next_word = next;
+    }
+
     #[inline(always)]
     fn coin(&mut self) -> bool {
         if self.coins_left == 0 {
@@ -546,6 +590,34 @@ mod tests {
         for i in 0..5000 {
             let bound = 1 + (i * 7919) % 100_000;
             assert_eq!(wide.below(bound), portable.below(bound));
+        }
+    }
+
+    #[test]
+    fn runs_of_draws_are_the_draws_below_takes_one_by_one() {
+        // Bounds 24 (almost never rejects), 2^31 + 1 (rejects a word in two, so rejections
+        // fall on the buffer's last word too), and 3 · 2^30 (a third); runs of 0 to 700 draws,
+        // so they start and end at every offset in a 256-word buffer and span refills; a
+        // coin between runs moves the read position off a run's own boundaries.
+        for (portable, bound) in [(false, 24), (true, 24), (false, (1 << 31) + 1), (false, 3 << 30)]
+        {
+            let rng = ChaCha8Rng::for_block(11, 4);
+            let (mut runs, mut reference) = if portable {
+                (
+                    FastSource::with_rand_chacha(rng.clone()),
+                    FastSource::with_rand_chacha(rng),
+                )
+            } else {
+                (FastSource::new(rng.clone()), FastSource::new(rng))
+            };
+            for run in 0..60u64 {
+                let count = (run * 97) % 701;
+                let mut drawn = Vec::new();
+                runs.each_below(bound, count, |x| drawn.push(x));
+                let expected: Vec<usize> = (0..count).map(|_| reference.below(bound)).collect();
+                assert_eq!(drawn, expected, "bound {bound}, run {run}");
+                assert_eq!(runs.coin(), reference.coin());
+            }
         }
     }
 

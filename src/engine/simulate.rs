@@ -16,7 +16,7 @@ use std::ops::Range;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::engine::algorithms::{Algorithm, Card};
-use crate::engine::choice_table::{ChoiceTable, draw_entry, entry_deck, entry_rank};
+use crate::engine::choice_table::{ChoiceTable, each_entry, entry_deck, entry_rank};
 use crate::engine::counters::{ByteTally, count, prefetch};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
 use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
@@ -462,28 +462,23 @@ where
     B: BlockSources,
 {
     assert_eq!(table.deck(), N);
-    let (entries, paths) = (table.entries(), table.paths());
+    let entries = table.entries();
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| match stream {
         Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
-            for _ in 0..part {
-                let rank = entry_rank(draw_entry(entries, paths, source));
-                counts.add(rank);
-                stream.push_rank(rank);
-            }
-        }
-        Some(stream) => {
-            for _ in 0..part {
-                let entry = draw_entry(entries, paths, source);
+            each_entry(entries, part, source, |entry| {
                 let rank = entry_rank(entry);
                 counts.add(rank);
-                stream.push(&entry_deck::<N>(entry), rank);
-            }
+                stream.push_rank(rank);
+            });
         }
-        None => {
-            for _ in 0..part {
-                counts.add(entry_rank(draw_entry(entries, paths, source)));
-            }
-        }
+        Some(stream) => each_entry(entries, part, source, |entry| {
+            let rank = entry_rank(entry);
+            counts.add(rank);
+            stream.push(&entry_deck::<N>(entry), rank);
+        }),
+        None => each_entry(entries, part, source, |entry| {
+            counts.add(entry_rank(entry));
+        }),
     })
 }
 
