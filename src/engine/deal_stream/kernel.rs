@@ -19,7 +19,7 @@
 use crate::engine::algorithms::Card;
 use crate::engine::byte_columns;
 use crate::engine::permutation::MAX_FULL_DECK;
-use crate::engine::statistics::{inversions, inversions_in_bit_set};
+use crate::engine::statistics::inversions;
 
 /// The smallest deck whose kernel is counted: decks beyond full mode's ([`MAX_FULL_DECK`]
 /// cards). Up to 10 cards the serial compositions test already tests the whole law of
@@ -238,8 +238,9 @@ pub(super) struct KernelCounter {
     pub(super) sums: KernelSums,
     /// `distances[d]`: pairs counted here at Kendall distance d.
     distances: Vec<u64>,
-    /// The CPU counts bits in one instruction (asked once, in [`Self::new`]).
-    popcnt: bool,
+    /// How the pairs of decks of at most 64 cards that are not counted in lanes are counted
+    /// ([`Self::pair`]; asked once, in [`Self::new`]).
+    sets_by: SetCount,
     /// The CPU has AVX-512 F and VPOPCNTDQ: eight pairs' distances at once
     /// ([`Self::pairs_at`]; asked once, in [`Self::new`]).
     lanes: bool,
@@ -259,6 +260,20 @@ pub(super) struct KernelCounter {
     /// `relabelled[s]`: the slot in the previous deck of the card at slot s of the next.
     relabelled: Vec<Card>,
     scratch: Vec<usize>,
+    /// Two decks' [`after_sets`] (decks of at most 64 cards), the earlier and the later of a
+    /// pair in turn.
+    sets: Box<[[u64; 64]; 2]>,
+}
+
+/// How the discordant pairs of two decks' [`after_sets`] are counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum SetCount {
+    /// Four sets a vector, their bits counted by nibble look-ups (AVX2).
+    Avx2,
+    /// A set at a time, one instruction a count (POPCNT).
+    Popcnt,
+    /// A set at a time, the portable bit count.
+    Plain,
 }
 
 impl KernelCounter {
@@ -269,7 +284,13 @@ impl KernelCounter {
             stride: kernel_stride(deck),
             sums: KernelSums::default(),
             distances: vec![0; deck * deck.saturating_sub(1) / 2 + 1],
-            popcnt: popcnt_available(),
+            sets_by: if avx2_available() {
+                SetCount::Avx2
+            } else if popcnt_available() {
+                SetCount::Popcnt
+            } else {
+                SetCount::Plain
+            },
             lanes: deck <= 64 && lanes_available(),
             vbmi: deck <= 64 && lanes_available() && byte_columns::available(),
             columns: std::array::from_fn(|_| Box::new([[0; PAIR_LANES]; 64])),
@@ -277,6 +298,7 @@ impl KernelCounter {
             slot_of: vec![0; deck],
             relabelled: vec![0; deck],
             scratch: vec![0; deck + 1],
+            sets: Box::new([[0; 64]; 2]),
         }
     }
 
@@ -289,24 +311,64 @@ impl KernelCounter {
         }
     }
 
-    /// Count the pair (`previous`, `next`): their Kendall distance is the inversions of the
-    /// next deck with each card replaced by its slot in the previous one (pairs of slots s < s'
-    /// whose cards come in the opposite order in the previous deck).
+    /// Count the pair (`previous`, `next`). Up to 64 cards, by the cards that follow each card
+    /// in either deck ([`after_sets`], [`Self::discordant`]); above, their Kendall distance is
+    /// the inversions of the next deck with each card replaced by its slot in the previous one
+    /// (pairs of slots s < s' whose cards come in the opposite order in the previous deck).
     #[inline]
     pub(super) fn pair(&mut self, previous: &[Card], next: &[Card]) {
-        for (slot, &card) in previous.iter().enumerate() {
-            self.slot_of[usize::from(card)] = slot;
-        }
-        for (target, &card) in self.relabelled.iter_mut().zip(next) {
-            *target = self.slot_of[usize::from(card)] as Card;
-        }
-        let distance = if self.popcnt && self.relabelled.len() <= 64 {
-            // SAFETY: the CPU has POPCNT (asked in `new`).
-            unsafe { inversions_with_popcnt(&self.relabelled) }
+        let distance = if self.kernel.deck <= 64 {
+            let [earlier, later] = &mut *self.sets;
+            after_sets(previous, earlier);
+            after_sets(next, later);
+            self.discordant(0)
         } else {
+            for (slot, &card) in previous.iter().enumerate() {
+                self.slot_of[usize::from(card)] = slot;
+            }
+            for (target, &card) in self.relabelled.iter_mut().zip(next) {
+                *target = self.slot_of[usize::from(card)] as Card;
+            }
             inversions(&self.relabelled, &mut self.scratch)
         };
         self.distances[distance] += 1;
+    }
+
+    /// The pairs of cards in opposite order in the decks whose [`after_sets`] are
+    /// `sets[earlier]` and `sets[1 − earlier]`: Σ_c |after_σ(c) \ after_τ(c)|, each
+    /// discordant pair counted once, at its card that comes first in σ.
+    #[inline]
+    fn discordant(&self, earlier: usize) -> usize {
+        let (a, b) = (&self.sets[earlier], &self.sets[1 - earlier]);
+        match self.sets_by {
+            // SAFETY: `Avx2` and `Popcnt` are only chosen where the CPU has them (in `new`).
+            SetCount::Avx2 => unsafe { discordant_avx2(a, b) },
+            SetCount::Popcnt => unsafe { discordant_popcnt(a, b) },
+            SetCount::Plain => discordant_pairs(a, b),
+        }
+    }
+
+    /// Count the consecutive pairs of decks of at most 64 cards one after another, each deck's
+    /// [`after_sets`] made once for both of its pairs: (`previous`, first deal) when there is a
+    /// previous deal, then each deal of `deals` (`k` cards each) with the next.
+    fn pairs_by_sets(&mut self, previous: Option<&[Card]>, deals: &[Card], k: usize) {
+        debug_assert!(k <= 64 && self.stride == 1);
+        let mut earlier = 0;
+        let mut paired = false;
+        if let Some(previous) = previous {
+            after_sets(previous, &mut self.sets[earlier]);
+            paired = true;
+        }
+        for deal in deals.chunks_exact(k) {
+            let later = 1 - earlier;
+            after_sets(deal, &mut self.sets[later]);
+            if paired {
+                let distance = self.discordant(earlier);
+                self.distances[distance] += 1;
+            }
+            earlier = later;
+            paired = true;
+        }
     }
 
     /// Count the consecutive pairs of a batch: (`previous`, first deal) when there is a
@@ -323,6 +385,10 @@ impl KernelCounter {
     ) {
         let count = deals.len() / k;
         let pairs = count.saturating_sub(1) + usize::from(previous.is_some());
+        if !self.lanes && k <= 64 {
+            self.pairs_by_sets(previous, deals, k);
+            return;
+        }
         if !self.lanes || pairs < PAIR_LANES {
             if let Some(previous) = previous {
                 self.pair_at(index, previous, &deals[..k]);
@@ -439,9 +505,10 @@ fn lanes_available() -> bool {
 }
 
 /// The inversions of eight sequences of distinct values below 64 given column by column
-/// (`columns[slot][lane]`), one sequence to a 64-bit lane: [`inversions_in_bit_set`] in every
-/// lane at once (the values seen so far as a bit set; each new value adds the count of those
-/// above it). Only where [`lanes_available`] (the caller's promise).
+/// (`columns[slot][lane]`), one sequence to a 64-bit lane:
+/// [`crate::engine::statistics::inversions_in_bit_set`] in every lane at once (the values seen
+/// so far as a bit set; each new value adds the count of those above it). Only where
+/// [`lanes_available`] (the caller's promise).
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx512f,avx512vpopcntdq")]
 unsafe fn inversions_of_lanes(columns: &[[u8; PAIR_LANES]]) -> [u64; PAIR_LANES] {
@@ -514,12 +581,62 @@ fn popcnt_available() -> bool {
     }
 }
 
-/// [`inversions`] of a deck of at most 64 cards, compiled for a CPU with POPCNT (x86-64 builds
-/// target the baseline CPU, whose bit count is a dozen instructions). Only after
-/// [`popcnt_available`].
+/// Whether this CPU has AVX2 and POPCNT.
+fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2") && popcnt_available()
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// `sets[c]`, for each card c of `deck` (a whole deck of at most 64 cards, each below 64): the
+/// cards that come after c in `deck`, as bits.
+#[inline(always)]
+fn after_sets(deck: &[Card], sets: &mut [u64; 64]) {
+    let mut after = 0u64;
+    for &card in deck.iter().rev() {
+        // Cards are below 64 here: the mask only spares a bounds check.
+        let card = usize::from(card) & 63;
+        sets[card] = after;
+        after |= 1 << card;
+    }
+}
+
+/// The pairs of cards in opposite order in two whole decks of at most 64 cards, from their
+/// [`after_sets`] `a` (σ) and `b` (τ): a pair {c, d} with d after c in σ is discordant exactly
+/// when d is not after c in τ, so it is counted once, in |a[c] \ b[c]|; a concordant pair is
+/// in both or neither. Cells of cards absent from the decks are zero in both (never written).
+#[inline(always)]
+fn discordant_pairs(a: &[u64; 64], b: &[u64; 64]) -> usize {
+    a.iter()
+        .zip(b)
+        .map(|(&x, &y)| u64::from((x & !y).count_ones()))
+        .sum::<u64>() as usize
+}
+
+/// [`discordant_pairs`] compiled for AVX2 (four sets a vector; the compiler counts their bits
+/// by nibble look-ups). Only after [`avx2_available`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,popcnt")]
+unsafe fn discordant_avx2(a: &[u64; 64], b: &[u64; 64]) -> usize {
+    discordant_pairs(a, b)
+}
+
+/// Never called off x86-64 ([`avx2_available`] is false there).
+#[cfg(not(target_arch = "x86_64"))]
+unsafe fn discordant_avx2(a: &[u64; 64], b: &[u64; 64]) -> usize {
+    discordant_pairs(a, b)
+}
+
+/// [`discordant_pairs`] compiled for a CPU with POPCNT (x86-64 builds target the baseline
+/// CPU, whose bit count is a dozen instructions). Only after [`popcnt_available`].
 #[cfg_attr(target_arch = "x86_64", target_feature(enable = "popcnt"))]
-unsafe fn inversions_with_popcnt(deck: &[Card]) -> usize {
-    inversions_in_bit_set(deck)
+unsafe fn discordant_popcnt(a: &[u64; 64], b: &[u64; 64]) -> usize {
+    discordant_pairs(a, b)
 }
 
 #[cfg(test)]
@@ -618,6 +735,17 @@ mod tests {
                 let mut one_by_one = KernelCounter::new(n);
                 one_by_one.lanes = false;
                 one_by_one.pairs_at(3, with_previous.then_some(&previous[..]), &deals, n);
+                // Pair by pair through `pair_at`, each pair's sets made afresh.
+                let mut pair_at = KernelCounter::new(n);
+                let decks: Vec<&[Card]> = with_previous
+                    .then_some(&previous[..])
+                    .into_iter()
+                    .chain(deals.chunks_exact(n))
+                    .collect();
+                let again: Vec<&[Card]> = deals.chunks_exact(n).collect();
+                for pair in decks.windows(2).chain(again.windows(2)) {
+                    pair_at.pair_at(0, pair[0], pair[1]);
+                }
                 // Lanes relabelled card by card (the CPUs without AVX-512 VBMI).
                 let mut scalar_relabel = KernelCounter::new(n);
                 scalar_relabel.vbmi = false;
@@ -635,6 +763,11 @@ mod tests {
                     scalar_relabel.distances(),
                     one_by_one.distances(),
                     "{n} cards, {count}, relabelled card by card"
+                );
+                assert_eq!(
+                    pair_at.distances(),
+                    one_by_one.distances(),
+                    "{n} cards, {count}, pair by pair"
                 );
                 assert_eq!(batched.sums(), one_by_one.sums());
                 let pairs = 2 * (count - 1) + usize::from(with_previous);
@@ -672,6 +805,57 @@ mod tests {
     }
 
     #[test]
+    fn the_after_sets_count_the_inversions_of_the_relabelled_deck_at_every_size() {
+        // Decks of 1 to 64 cards from a fixed generator, 40 pairs each (and a deck with itself
+        // and with its reverse): the discordant pairs of the after sets, by every bit count this
+        // CPU has, are the inversions of the next deck relabelled by slot in the previous one
+        // (the Fenwick count of decks above 64 cards), 0 for a deck with itself and n(n−1)/2
+        // for its reverse.
+        use rand::SeedableRng;
+        use rand::seq::SliceRandom;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        for n in 1..=64usize {
+            let mut decks: Vec<Vec<Card>> = Vec::new();
+            for _ in 0..41 {
+                let mut deck: Vec<Card> = (0..n as Card).collect();
+                deck.shuffle(&mut rng);
+                decks.push(deck);
+            }
+            let mut pairs: Vec<(Vec<Card>, Vec<Card>, usize)> = decks
+                .windows(2)
+                .map(|pair| {
+                    let mut slot_of = vec![0; n];
+                    for (slot, &card) in pair[0].iter().enumerate() {
+                        slot_of[usize::from(card)] = slot as Card;
+                    }
+                    let relabelled: Vec<Card> =
+                        pair[1].iter().map(|&c| slot_of[usize::from(c)]).collect();
+                    let expected = inversions(&relabelled, &mut vec![0; n + 1]);
+                    (pair[0].clone(), pair[1].clone(), expected)
+                })
+                .collect();
+            let reversed: Vec<Card> = decks[0].iter().rev().copied().collect();
+            pairs.push((decks[0].clone(), decks[0].clone(), 0));
+            pairs.push((decks[0].clone(), reversed, n * (n - 1) / 2));
+            for sets_by in [SetCount::Plain, SetCount::Popcnt, SetCount::Avx2] {
+                if sets_by == SetCount::Avx2 && !avx2_available()
+                    || sets_by == SetCount::Popcnt && !popcnt_available()
+                {
+                    continue;
+                }
+                for (previous, next, expected) in &pairs {
+                    let mut counter = KernelCounter::new(n);
+                    counter.sets_by = sets_by;
+                    after_sets(previous, &mut counter.sets[0]);
+                    after_sets(next, &mut counter.sets[1]);
+                    assert_eq!(counter.discordant(0), *expected, "{n} cards, {sets_by:?}");
+                    assert_eq!(counter.discordant(1), *expected, "{n} cards, symmetric");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn the_kendall_distance_counts_the_pairs_of_cards_in_opposite_order() {
         let mut counter = KernelCounter::new(12);
         let previous: Vec<Card> = vec![3, 1, 4, 0, 5, 9, 2, 6, 8, 7, 11, 10];
@@ -690,11 +874,18 @@ mod tests {
         let mut expected = KernelSums::default();
         expected.add_pair(kernel.centred(opposite));
         assert_eq!(counter.sums(), expected);
-        // Without the one-instruction bit count, the same.
-        let mut plain = KernelCounter::new(12);
-        plain.popcnt = false;
-        plain.pair(&previous, &next);
-        assert_eq!(plain.sums(), expected);
+        // Every way of counting the sets' bits, the same.
+        for sets_by in [SetCount::Plain, SetCount::Popcnt, SetCount::Avx2] {
+            if sets_by == SetCount::Avx2 && !avx2_available()
+                || sets_by == SetCount::Popcnt && !popcnt_available()
+            {
+                continue;
+            }
+            let mut other = KernelCounter::new(12);
+            other.sets_by = sets_by;
+            other.pair(&previous, &next);
+            assert_eq!(other.sums(), expected, "{sets_by:?}");
+        }
         // λ = 1/s with s² = 12·11·29/72.
         assert!((kernel.lambda - (72.0f64 / (12.0 * 11.0 * 29.0)).sqrt()).abs() < 1e-15);
     }
