@@ -1,5 +1,6 @@
-//! Raw word rate of the simulation's ChaCha generators, one thread: the sixteen-block AVX-512
-//! core (`engine::chacha::WideChaCha`, 256 words a call straight into an aligned buffer)
+//! Raw word rate of the simulation's ChaCha generators, one thread: the wide core
+//! (`engine::chacha::WideChaCha`, sixteen blocks with AVX-512 or twice eight with AVX2, 256
+//! words a call straight into an aligned buffer)
 //! beside `rand_chacha`'s `fill_bytes` into a 1024-byte buffer (what the fast source did before),
 //! and the fast source itself read one word at a time (`below(2^31)` takes exactly one word:
 //! 2^32 mod 2^31 = 0, so Lemire's method never rejects) on each of its two paths.
@@ -76,8 +77,14 @@ fn main() {
         .next()
         .map_or(400_000_000, |a| a.parse().expect("WORDS"));
     let repeats: u32 = args.next().map_or(3, |a| a.parse().expect("REPEATS"));
-    if !shuffle_bias::engine::chacha::available() {
-        println!("no AVX-512 on this CPU: the wide core is not available (its column reads 0)");
+    if shuffle_bias::engine::chacha::available() {
+        println!("wide core: sixteen blocks a call (AVX-512)");
+    } else if shuffle_bias::engine::chacha::avx2_available() {
+        println!("wide core: eight blocks a call, two a fill (AVX2; this CPU lacks AVX-512)");
+    } else {
+        println!(
+            "no AVX-512 or AVX2 on this CPU: the wide core is not available (its column reads 0)"
+        );
     }
     println!(
         "{:<9} {:>10} {:>12} {:>9} {:>14} {:>18}",

@@ -668,6 +668,11 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
             "(AVX2): off"
         };
         assert!(text.contains(avx2), "expected '{avx2}' in {text}");
+        let eight = format!(
+            "ChaCha keystream, eight blocks at once where sixteen are not (AVX2): {}",
+            if has("avx2") { "on" } else { "off" }
+        );
+        assert!(text.contains(&eight), "expected '{eight}' in {text}");
     }
     let short = shuffle_bias().arg("-V").output().unwrap();
     assert_eq!(

@@ -1,5 +1,6 @@
-//! The ChaCha block function, sixteen blocks at a time with AVX-512: the simulation's words
-//! written straight into [`FastSource`](super::random_source::FastSource)'s buffer.
+//! The ChaCha block function, sixteen blocks at a time with AVX-512 (eight at a time, twice,
+//! with AVX2): the simulation's words written straight into
+//! [`FastSource`](super::random_source::FastSource)'s buffer.
 //!
 //! ChaCha (D. J. Bernstein, "ChaCha, a variant of Salsa20", 2008; RFC 8439 §2.1–2.3) keeps a
 //! state of sixteen 32-bit words: four constants ("expand 32-byte k"), the eight words of the
@@ -25,7 +26,12 @@
 //! blocks a call with AVX2 and copies them out through `fill_bytes`; here the sixteen blocks of
 //! one buffer cost one call and no copy.
 //!
-//! Machines without AVX-512 F get `None` from [`WideChaCha::new`] and the caller keeps its
+//! With AVX2 and without AVX-512 the same layout runs on 256-bit registers, eight blocks a
+//! call and two calls a fill: the rotations by 16 and 8 bits are byte shuffles, those by 12
+//! and 7 two shifts and an or, the carry into word 13 a signed comparison of biased words, and
+//! the transpose two 8 × 8 ones (unpacks, then one round of 128-bit lane permutes).
+//!
+//! Machines with neither get `None` from [`WideChaCha::new`] and the caller keeps its
 //! `rand_chacha` generator: the same words either way.
 
 /// Words of one ChaCha block.
@@ -61,9 +67,32 @@ pub fn available() -> bool {
     }
 }
 
+/// Whether this CPU runs the eight-block function (AVX2, asked at run time); it is used where
+/// the sixteen-block one is not [`available`].
+pub fn avx2_available() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        false
+    }
+}
+
+/// The instructions a [`WideChaCha`] runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+enum Width {
+    /// Sixteen blocks a call, 512-bit registers (AVX-512 F).
+    Avx512,
+    /// Eight blocks a call, two calls a fill, 256-bit registers (AVX2).
+    Avx2,
+}
+
 /// A ChaCha stream positioned on a block, whose keystream is made sixteen blocks at a time.
-/// It exists only where [`available`] is true, so holding one is the proof that
-/// [`WideChaCha::fill`] may run.
+/// It exists only where [`available`] or [`avx2_available`] is true, so holding one is the
+/// proof that [`WideChaCha::fill`] may run.
 #[derive(Debug, Clone)]
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub struct WideChaCha {
@@ -75,20 +104,45 @@ pub struct WideChaCha {
     stream: u64,
     /// Rounds / 2.
     double_rounds: u32,
+    width: Width,
 }
 
 impl WideChaCha {
     /// ChaCha with `rounds` rounds (an even number ≥ 2: 8, 12 and 20 are the ones in use) on
-    /// `key`, stream `stream`, starting at block `counter`; `None` if this CPU lacks AVX-512.
+    /// `key`, stream `stream`, starting at block `counter`; `None` if this CPU lacks both
+    /// AVX-512 F and AVX2.
     ///
     /// # Panics
     /// If `rounds` is odd or 0.
     pub fn new(rounds: u32, key: &[u8; 32], stream: u64, counter: u64) -> Option<Self> {
+        let width = if available() {
+            Width::Avx512
+        } else if avx2_available() {
+            Width::Avx2
+        } else {
+            None?
+        };
+        Self::with_width(rounds, key, stream, counter, width)
+    }
+
+    /// [`WideChaCha::new`] on the instructions of `width`, whatever the CPU offers beyond
+    /// them (`None` if it lacks them): the tests run both widths on a CPU with AVX-512.
+    fn with_width(
+        rounds: u32,
+        key: &[u8; 32],
+        stream: u64,
+        counter: u64,
+        width: Width,
+    ) -> Option<Self> {
         assert!(
             rounds >= 2 && rounds.is_multiple_of(2),
             "ChaCha rounds must be even, got {rounds}"
         );
-        if !available() {
+        let runs = match width {
+            Width::Avx512 => available(),
+            Width::Avx2 => avx2_available(),
+        };
+        if !runs {
             return None;
         }
         let mut words = [0u32; 8];
@@ -100,6 +154,7 @@ impl WideChaCha {
             counter,
             stream,
             double_rounds: rounds / 2,
+            width,
         })
     }
 
@@ -113,22 +168,44 @@ impl WideChaCha {
     pub fn fill(&mut self, out: &mut WordBuffer) {
         #[cfg(target_arch = "x86_64")]
         {
-            // SAFETY: a WideChaCha is only made when `available()` was true (AVX-512 F).
-            unsafe {
-                x86::sixteen_blocks(
-                    &self.key,
-                    self.counter,
-                    self.stream,
-                    self.double_rounds,
-                    out,
-                )
-            };
+            match self.width {
+                // SAFETY: a WideChaCha of this width is only made when `available()` was true
+                // (AVX-512 F).
+                Width::Avx512 => unsafe {
+                    x86::sixteen_blocks(
+                        &self.key,
+                        self.counter,
+                        self.stream,
+                        self.double_rounds,
+                        out,
+                    )
+                },
+                Width::Avx2 => {
+                    let (first, second) = out.0.split_at_mut(WIDE_WORDS / 2);
+                    for (half, words) in [first, second].into_iter().enumerate() {
+                        let counter = self.counter.wrapping_add(8 * half as u64);
+                        let words: &mut [u32; WIDE_WORDS / 2] =
+                            words.try_into().expect("half a buffer");
+                        // SAFETY: a WideChaCha of this width is only made when
+                        // `avx2_available()` was true.
+                        unsafe {
+                            x86::eight_blocks(
+                                &self.key,
+                                counter,
+                                self.stream,
+                                self.double_rounds,
+                                words,
+                            )
+                        };
+                    }
+                }
+            }
             self.counter = self.counter.wrapping_add(WIDE_BLOCKS as u64);
         }
         #[cfg(not(target_arch = "x86_64"))]
         {
             let _ = out;
-            unreachable!("a WideChaCha is only made where AVX-512 is available");
+            unreachable!("a WideChaCha is only made where AVX-512 or AVX2 is available");
         }
     }
 }
@@ -248,6 +325,124 @@ mod x86 {
             }
         }
     }
+
+    /// One quarter round (RFC 8439 §2.1) on state words a, b, c, d of all eight blocks.
+    macro_rules! quarter_round_avx2 {
+        ($x:ident, $r16:ident, $r8:ident, $a:literal, $b:literal, $c:literal, $d:literal) => {
+            $x[$a] = _mm256_add_epi32($x[$a], $x[$b]);
+            $x[$d] = _mm256_shuffle_epi8(_mm256_xor_si256($x[$d], $x[$a]), $r16);
+            $x[$c] = _mm256_add_epi32($x[$c], $x[$d]);
+            let t = _mm256_xor_si256($x[$b], $x[$c]);
+            $x[$b] = _mm256_or_si256(_mm256_slli_epi32::<12>(t), _mm256_srli_epi32::<20>(t));
+            $x[$a] = _mm256_add_epi32($x[$a], $x[$b]);
+            $x[$d] = _mm256_shuffle_epi8(_mm256_xor_si256($x[$d], $x[$a]), $r8);
+            $x[$c] = _mm256_add_epi32($x[$c], $x[$d]);
+            let t = _mm256_xor_si256($x[$b], $x[$c]);
+            $x[$b] = _mm256_or_si256(_mm256_slli_epi32::<7>(t), _mm256_srli_epi32::<25>(t));
+        };
+    }
+
+    /// Blocks `counter + lane` for lanes 0..8 into `out`, in stream order: the sixteen-block
+    /// function on 256-bit registers (see the module documentation).
+    #[target_feature(enable = "avx2")]
+    pub(super) fn eight_blocks(
+        key: &[u32; 8],
+        counter: u64,
+        stream: u64,
+        double_rounds: u32,
+        out: &mut [u32; 128],
+    ) {
+        let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+        let low = _mm256_add_epi32(_mm256_set1_epi32(counter as u32 as i32), lanes);
+        // The low word of lane i wrapped past 2^32 exactly when it came out below i: an
+        // unsigned comparison, made signed by flipping the top bits. The mask is −1 there.
+        let bias = _mm256_set1_epi32(i32::MIN);
+        let carried = _mm256_cmpgt_epi32(_mm256_xor_si256(lanes, bias), _mm256_xor_si256(low, bias));
+        let high = _mm256_sub_epi32(_mm256_set1_epi32((counter >> 32) as u32 as i32), carried);
+        macro_rules! splat {
+            ($word:expr) => {
+                _mm256_set1_epi32($word as i32)
+            };
+        }
+        let input = [
+            splat!(CONSTANTS[0]),
+            splat!(CONSTANTS[1]),
+            splat!(CONSTANTS[2]),
+            splat!(CONSTANTS[3]),
+            splat!(key[0]),
+            splat!(key[1]),
+            splat!(key[2]),
+            splat!(key[3]),
+            splat!(key[4]),
+            splat!(key[5]),
+            splat!(key[6]),
+            splat!(key[7]),
+            low,
+            high,
+            splat!(stream as u32),
+            splat!((stream >> 32) as u32),
+        ];
+        // Byte shuffles rotating each 32-bit word left by 16 and by 8 bits.
+        let r16 = _mm256_setr_epi8(
+            2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11,
+            8, 9, 14, 15, 12, 13,
+        );
+        let r8 = _mm256_setr_epi8(
+            3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8,
+            9, 10, 15, 12, 13, 14,
+        );
+        let mut x = input;
+        for _ in 0..double_rounds {
+            quarter_round_avx2!(x, r16, r8, 0, 4, 8, 12);
+            quarter_round_avx2!(x, r16, r8, 1, 5, 9, 13);
+            quarter_round_avx2!(x, r16, r8, 2, 6, 10, 14);
+            quarter_round_avx2!(x, r16, r8, 3, 7, 11, 15);
+            quarter_round_avx2!(x, r16, r8, 0, 5, 10, 15);
+            quarter_round_avx2!(x, r16, r8, 1, 6, 11, 12);
+            quarter_round_avx2!(x, r16, r8, 2, 7, 8, 13);
+            quarter_round_avx2!(x, r16, r8, 3, 4, 9, 14);
+        }
+        for (word, start) in x.iter_mut().zip(input) {
+            *word = _mm256_add_epi32(*word, start);
+        }
+        // Two 8 × 8 transposes: x[8h + r] lane j is word 8h + r of block j; words 8h .. 8h + 8
+        // of block j must come out as one register.
+        let rows = out.as_mut_ptr().cast::<__m256i>();
+        for h in 0..2 {
+            let x = &x[8 * h..8 * h + 8];
+            // 32-bit pairs: within each 128-bit lane, t[2g] holds words (2g, 2g + 1) of
+            // blocks (0, 1) (lane 0) or (4, 5) (lane 1), t[2g + 1] those of blocks 2, 3 / 6, 7.
+            let t: [__m256i; 8] = std::array::from_fn(|i| {
+                let (a, b) = (x[i & !1], x[i | 1]);
+                if i % 2 == 0 {
+                    _mm256_unpacklo_epi32(a, b)
+                } else {
+                    _mm256_unpackhi_epi32(a, b)
+                }
+            });
+            // 64-bit pairs: u[4q + m], 128-bit lane k, is words 4q .. 4q + 4 (of the eight)
+            // of block 4k + m.
+            let mut u = [_mm256_setzero_si256(); 8];
+            for q in 0..2 {
+                let (a, b) = (t[4 * q], t[4 * q + 1]);
+                let (c, d) = (t[4 * q + 2], t[4 * q + 3]);
+                u[4 * q] = _mm256_unpacklo_epi64(a, c);
+                u[4 * q + 1] = _mm256_unpackhi_epi64(a, c);
+                u[4 * q + 2] = _mm256_unpacklo_epi64(b, d);
+                u[4 * q + 3] = _mm256_unpackhi_epi64(b, d);
+            }
+            // 128-bit lanes: block m is lane 0 of u[m] then of u[4 + m]; block 4 + m, lane 1.
+            for m in 0..4 {
+                let first = _mm256_permute2x128_si256::<0x20>(u[m], u[4 + m]);
+                let second = _mm256_permute2x128_si256::<0x31>(u[m], u[4 + m]);
+                // SAFETY: row 2·block + h of the sixteen 32-byte rows of the 512-byte `out`.
+                unsafe {
+                    _mm256_storeu_si256(rows.add(2 * m + h), first);
+                    _mm256_storeu_si256(rows.add(2 * (4 + m) + h), second);
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -261,10 +456,14 @@ mod tests {
         (0..WIDE_WORDS).map(|_| rng.next_u32()).collect()
     }
 
-    fn wide(rounds: u32, key: &[u8; 32], stream: u64, counter: u64) -> Option<WideChaCha> {
-        let made = WideChaCha::new(rounds, key, stream, counter);
-        if made.is_none() {
-            eprintln!("no AVX-512 on this CPU: the sixteen-block function is not tested here");
+    /// A generator of each width this CPU runs (the AVX2 one also on a CPU with AVX-512).
+    fn wide(rounds: u32, key: &[u8; 32], stream: u64, counter: u64) -> Vec<WideChaCha> {
+        let made: Vec<WideChaCha> = [Width::Avx512, Width::Avx2]
+            .into_iter()
+            .filter_map(|width| WideChaCha::with_width(rounds, key, stream, counter, width))
+            .collect();
+        if made.len() < 2 {
+            eprintln!("this CPU lacks AVX-512 or AVX2: not every width is tested here");
         }
         made
     }
@@ -280,23 +479,23 @@ mod tests {
 
     macro_rules! compare_with_rand_chacha {
         ($rng:ty, $rounds:expr, $key:expr, $stream:expr, $word_pos:expr, $refills:expr) => {{
-            let mut reference = <$rng>::from_seed($key);
-            reference.set_stream($stream);
-            reference.set_word_pos($word_pos);
-            let Some(mut ours) = wide($rounds, &$key, $stream, ($word_pos / 16) as u64) else {
-                return;
-            };
-            let mut buffer = WordBuffer::default();
-            for refill in 0..$refills {
-                ours.fill(&mut buffer);
-                assert_eq!(
-                    buffer.0.to_vec(),
-                    reference_words(&mut reference),
-                    "{} rounds, stream {}, word {} + refill {refill}",
-                    $rounds,
-                    $stream,
-                    $word_pos
-                );
+            for mut ours in wide($rounds, &$key, $stream, ($word_pos / 16) as u64) {
+                let mut reference = <$rng>::from_seed($key);
+                reference.set_stream($stream);
+                reference.set_word_pos($word_pos);
+                let mut buffer = WordBuffer::default();
+                for refill in 0..$refills {
+                    ours.fill(&mut buffer);
+                    assert_eq!(
+                        buffer.0.to_vec(),
+                        reference_words(&mut reference),
+                        "{} rounds, stream {}, word {} + refill {refill}, {:?}",
+                        $rounds,
+                        $stream,
+                        $word_pos,
+                        ours.width
+                    );
+                }
             }
         }};
     }
@@ -370,13 +569,12 @@ mod tests {
             0x1f0a_e1ac,
             0x6f4d_794b,
         ];
-        let Some(mut ours) = wide(20, &[0; 32], 0, 0) else {
-            return;
-        };
-        let mut buffer = WordBuffer::default();
-        ours.fill(&mut buffer);
-        assert_eq!(buffer.0[..16], block0);
-        assert_eq!(buffer.0[16..32], block1);
+        for mut ours in wide(20, &[0; 32], 0, 0) {
+            let mut buffer = WordBuffer::default();
+            ours.fill(&mut buffer);
+            assert_eq!(buffer.0[..16], block0, "{:?}", ours.width);
+            assert_eq!(buffer.0[16..32], block1, "{:?}", ours.width);
+        }
     }
 
     #[test]
@@ -403,22 +601,20 @@ mod tests {
             0x4e3c_50a2,
         ];
         let key: [u8; 32] = std::array::from_fn(|i| i as u8);
-        let Some(mut ours) = wide(20, &key, 0x4a00_0000, 1 | (0x0900_0000 << 32)) else {
-            return;
-        };
-        let mut buffer = WordBuffer::default();
-        ours.fill(&mut buffer);
-        assert_eq!(buffer.0[..16], expected);
+        for mut ours in wide(20, &key, 0x4a00_0000, 1 | (0x0900_0000 << 32)) {
+            let mut buffer = WordBuffer::default();
+            ours.fill(&mut buffer);
+            assert_eq!(buffer.0[..16], expected, "{:?}", ours.width);
+        }
     }
 
     #[test]
     fn a_fill_moves_the_counter_on_by_sixteen_blocks() {
-        let Some(mut ours) = wide(8, &key(1), 3, u64::MAX - 3) else {
-            return;
-        };
-        let mut buffer = WordBuffer::default();
-        ours.fill(&mut buffer);
-        assert_eq!(ours.counter(), 12);
+        for mut ours in wide(8, &key(1), 3, u64::MAX - 3) {
+            let mut buffer = WordBuffer::default();
+            ours.fill(&mut buffer);
+            assert_eq!(ours.counter(), 12);
+        }
     }
 
     #[test]

@@ -42,7 +42,7 @@ pub struct FastPath {
 
 /// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
 /// code it replaces, so they change speed, never results.
-pub fn fast_paths() -> [FastPath; 4] {
+pub fn fast_paths() -> [FastPath; 5] {
     let built = cfg!(target_arch = "x86_64");
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
@@ -54,6 +54,12 @@ pub fn fast_paths() -> [FastPath; 4] {
             needs: "AVX-512F",
             built,
             runs: chacha::available(),
+        },
+        FastPath {
+            name: "ChaCha keystream, eight blocks at once where sixteen are not",
+            needs: "AVX2",
+            built,
+            runs: chacha::avx2_available(),
         },
         FastPath {
             name: "marginal statistics, 64 cards per vector",

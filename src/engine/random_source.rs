@@ -228,11 +228,11 @@ const BUFFER_WORDS: usize = WIDE_WORDS;
 /// word).
 ///
 /// The words are those of `rng.next_u32()`, in the same order, [`WIDE_WORDS`] (sixteen
-/// blocks) at a time in the source's own buffer: on a CPU with AVX-512 [`WideChaCha`] writes
-/// them there straight from the generator's key, stream and position; elsewhere the generator's
-/// `fill_bytes` (which continues the same little-endian word stream) copies them in. Either
-/// way the read position stays in a register in the hot loop, where `rand_chacha` would store
-/// it into its result buffer after every word.
+/// blocks) at a time in the source's own buffer: on a CPU with AVX-512 or AVX2 [`WideChaCha`]
+/// writes them there straight from the generator's key, stream and position; elsewhere the
+/// generator's `fill_bytes` (which continues the same little-endian word stream) copies them
+/// in. Either way the read position stays in a register in the hot loop, where `rand_chacha`
+/// would store it into its result buffer after every word.
 pub struct FastSource<R> {
     words: WordBuffer,
     next_word: usize,
@@ -260,7 +260,7 @@ impl<R: BlockRng> FastSource<R> {
     }
 
     /// A source that takes its words from `rng.fill_bytes` whatever the CPU: the path of CPUs
-    /// without AVX-512, for tests and benchmarks of it (the words are the same as
+    /// without AVX-512 and AVX2, for tests and benchmarks of it (the words are the same as
     /// [`FastSource::new`]'s).
     pub fn with_rand_chacha(rng: R) -> Self {
         FastSource::with_generator(rng, None)
@@ -506,13 +506,16 @@ mod tests {
     }
 
     /// Both paths of the fast source, from where `rng` stands, give `rng.next_u32()`'s words
-    /// over several refills; the wide one is used whenever this CPU has AVX-512.
+    /// over several refills; the wide one is used whenever this CPU has AVX-512 or AVX2.
     fn check_both_paths<R: BlockRng + Clone>(rng: R) {
         let count = 4 * BUFFER_WORDS + 3;
         let mut reference = rng.clone();
         let expected: Vec<u32> = (0..count).map(|_| reference.next_u32()).collect();
         let mut wide = FastSource::new(rng.clone());
-        assert_eq!(wide.is_wide(), crate::engine::chacha::available());
+        assert_eq!(
+            wide.is_wide(),
+            crate::engine::chacha::available() || crate::engine::chacha::avx2_available()
+        );
         assert_eq!(words_by_coins(&mut wide, count), expected, "wide path");
         let mut portable = FastSource::with_rand_chacha(rng);
         assert!(!portable.is_wide());
