@@ -218,6 +218,27 @@ mod x86 {
     /// The four constant words, "expand 32-byte k" read as little-endian words (RFC 8439 §2.3).
     const CONSTANTS: [u32; 4] = [0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574];
 
+    /// The input state of the blocks of a call, one register a word: the constants, the key and
+    /// the stream number each `splat` to every lane, words 12 and 13 the lanes' block counters
+    /// `low` and `high`.
+    #[inline(always)]
+    fn input_state<V: Copy>(
+        key: &[u32; 8],
+        low: V,
+        high: V,
+        stream: u64,
+        splat: impl Fn(u32) -> V,
+    ) -> [V; 16] {
+        std::array::from_fn(|word| match word {
+            0..4 => splat(CONSTANTS[word]),
+            4..12 => splat(key[word - 4]),
+            12 => low,
+            13 => high,
+            14 => splat(stream as u32),
+            _ => splat((stream >> 32) as u32),
+        })
+    }
+
     /// One quarter round (RFC 8439 §2.1) on state words a, b, c, d of all sixteen blocks.
     macro_rules! quarter_round {
         ($x:ident, $a:literal, $b:literal, $c:literal, $d:literal) => {
@@ -247,29 +268,7 @@ mod x86 {
         let carried = _mm512_cmplt_epu32_mask(low, lanes);
         let high = _mm512_set1_epi32((counter >> 32) as u32 as i32);
         let high = _mm512_mask_add_epi32(high, carried, high, _mm512_set1_epi32(1));
-        macro_rules! splat {
-            ($word:expr) => {
-                _mm512_set1_epi32($word as i32)
-            };
-        }
-        let input = [
-            splat!(CONSTANTS[0]),
-            splat!(CONSTANTS[1]),
-            splat!(CONSTANTS[2]),
-            splat!(CONSTANTS[3]),
-            splat!(key[0]),
-            splat!(key[1]),
-            splat!(key[2]),
-            splat!(key[3]),
-            splat!(key[4]),
-            splat!(key[5]),
-            splat!(key[6]),
-            splat!(key[7]),
-            low,
-            high,
-            splat!(stream as u32),
-            splat!((stream >> 32) as u32),
-        ];
+        let input = input_state(key, low, high, stream, |word| _mm512_set1_epi32(word as i32));
         let mut x = input;
         for _ in 0..double_rounds {
             quarter_round!(x, 0, 4, 8, 12);
@@ -359,29 +358,7 @@ mod x86 {
         let bias = _mm256_set1_epi32(i32::MIN);
         let carried = _mm256_cmpgt_epi32(_mm256_xor_si256(lanes, bias), _mm256_xor_si256(low, bias));
         let high = _mm256_sub_epi32(_mm256_set1_epi32((counter >> 32) as u32 as i32), carried);
-        macro_rules! splat {
-            ($word:expr) => {
-                _mm256_set1_epi32($word as i32)
-            };
-        }
-        let input = [
-            splat!(CONSTANTS[0]),
-            splat!(CONSTANTS[1]),
-            splat!(CONSTANTS[2]),
-            splat!(CONSTANTS[3]),
-            splat!(key[0]),
-            splat!(key[1]),
-            splat!(key[2]),
-            splat!(key[3]),
-            splat!(key[4]),
-            splat!(key[5]),
-            splat!(key[6]),
-            splat!(key[7]),
-            low,
-            high,
-            splat!(stream as u32),
-            splat!((stream >> 32) as u32),
-        ];
+        let input = input_state(key, low, high, stream, |word| _mm256_set1_epi32(word as i32));
         // Byte shuffles rotating each 32-bit word left by 16 and by 8 bits.
         let r16 = _mm256_setr_epi8(
             2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11,
