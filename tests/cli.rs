@@ -656,12 +656,12 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
         };
         assert!(text.contains(chacha), "expected '{chacha}' in {text}");
         let wide = has("avx512f") && has("avx512bw") && has("avx512vbmi");
-        let wide = if wide {
+        let wide_text = if wide {
             "(AVX-512F/BW/VBMI): on"
         } else {
             "(AVX-512F/BW/VBMI): off"
         };
-        assert!(text.contains(wide), "expected '{wide}' in {text}");
+        assert!(text.contains(wide_text), "expected '{wide_text}' in {text}");
         let avx2 = if has("avx2") && has("bmi1") && has("popcnt") {
             "(AVX2): on"
         } else {
@@ -673,6 +673,15 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
             if has("avx2") { "on" } else { "off" }
         );
         assert!(text.contains(&eight), "expected '{eight}' in {text}");
+        let two = format!(
+            "marginal statistics, 64 cards in two vectors where one is not (AVX2/POPCNT): {}",
+            if has("avx2") && has("popcnt") && !wide {
+                "on"
+            } else {
+                "off"
+            }
+        );
+        assert!(text.contains(&two), "expected '{two}' in {text}");
     }
     let short = shuffle_bias().arg("-V").output().unwrap();
     assert_eq!(

@@ -14,6 +14,7 @@ use crate::engine::statistics::{
 };
 
 mod order_avx2;
+mod stats_avx2;
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
@@ -143,7 +144,9 @@ const NARROW_LIMIT: u64 = 1 << 31;
 /// c}, read off the inverse permutation built in bytes in the same scan — and the cycles are counted by walking the map position → card (a permutation and its
 /// inverse have the same cycles) with a bit set of visited positions, every step branch-free
 /// (a closed cycle jumps to the lowest unvisited position), the walks of [`LANES`] decks
-/// interleaved, four at a time. The position counts are 32-bit (52 rows of 64: 13 KiB, in L1 beside the deck)
+/// interleaved, four at a time. Where the CPU has AVX-512 ([`wide`]) or AVX2 ([`stats_avx2`]),
+/// the element-wise statistics are vector comparisons over the deck's bytes instead, and the
+/// cycles are counted by pointer doubling. The position counts are 32-bit (52 rows of 64: 13 KiB, in L1 beside the deck)
 /// and are added into the 64-bit tally every `NARROW_LIMIT` shuffles and at the end.
 /// The definitions stay those of [`crate::theory::permutation_statistics`]; the tests check
 /// this pass against [`MarginalTally::add`] deck by deck.
@@ -168,6 +171,10 @@ pub struct FusedMarginalTally {
     /// vectors of four), asked once, in [`Self::new`]: for CPUs with AVX2 and without
     /// [`Self::wide_order`].
     avx2_order: bool,
+    /// The CPU runs [`stats_avx2::statistics`] (the element-wise statistics and the cycles of
+    /// a deck in 256-bit vectors), asked once, in [`Self::new`]: for CPUs with AVX2 and without
+    /// [`Self::wide`].
+    avx2_stats: bool,
 }
 
 impl FusedMarginalTally {
@@ -184,6 +191,7 @@ impl FusedMarginalTally {
             bit_counts: bit_counts::available(),
             wide_order: wide::order_available(),
             avx2_order: order_avx2::available(),
+            avx2_stats: stats_avx2::available(),
         }
     }
 
@@ -268,6 +276,23 @@ impl FusedMarginalTally {
                 values.iter().zip(order).zip(decks.chunks_exact(n))
             {
                 let [valleys, colour] = shape_statistics(deck);
+                self.record(
+                    [
+                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
+                        valleys, guessing, colour,
+                    ],
+                    n,
+                );
+            }
+            return;
+        }
+        if self.avx2_stats {
+            let values = stats_avx2::statistics(decks, n, &inverses);
+            for (
+                &[fixed, cycles, rising, adjacent, descents, footrule, valleys, colour],
+                [inversions, longest, guessing],
+            ) in values.iter().zip(order).take(count)
+            {
                 self.record(
                     [
                         fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
@@ -484,6 +509,13 @@ fn cycle_counts<const L: usize>(decks: &[Card], n: usize) -> [u32; L] {
 /// [`FUSED_MAX_DECK`] cards; `--version` says so).
 pub fn wide_statistics_available() -> bool {
     wide::available()
+}
+
+/// Whether this machine runs the AVX2 path of the element-wise statistics and the cycles
+/// (decks of up to [`FUSED_MAX_DECK`] cards, on CPUs without the AVX-512 one; `--version` says
+/// so).
+pub fn avx2_statistics_available() -> bool {
+    stats_avx2::available() && !wide::available()
 }
 
 /// Whether this machine runs the AVX2 path of the inversions, the longest increasing
@@ -914,12 +946,15 @@ mod tests {
                 (wide::available(), bit_counts::available(), wide::order_available()),
             ] {
                 for avx2_order in [false, order_avx2::available()] {
-                    let mut fused = FusedMarginalTally::new(n);
-                    fused.wide = wide;
-                    fused.bit_counts = bits;
-                    fused.wide_order = wide_order;
-                    fused.avx2_order = avx2_order;
-                    check_fused(fused, &decks, &plain, n);
+                    for avx2_stats in [false, stats_avx2::available()] {
+                        let mut fused = FusedMarginalTally::new(n);
+                        fused.wide = wide;
+                        fused.bit_counts = bits;
+                        fused.wide_order = wide_order;
+                        fused.avx2_order = avx2_order;
+                        fused.avx2_stats = avx2_stats;
+                        check_fused(fused, &decks, &plain, n);
+                    }
                 }
             }
         }
@@ -960,6 +995,24 @@ mod tests {
                     .collect();
                 assert_eq!(order_avx2::order_statistics(&flat, n).to_vec(), scalar, "{n} cards");
             }
+        }
+    }
+
+    #[test]
+    fn the_avx2_statistics_count_what_the_plain_tally_counts_at_every_deck_size() {
+        if !stats_avx2::available() {
+            return;
+        }
+        for n in 1..=FUSED_MAX_DECK {
+            let decks = decks_to_check(n);
+            let mut plain = MarginalTally::new(n);
+            for deck in &decks {
+                plain.add(deck);
+            }
+            let mut fused = FusedMarginalTally::new(n);
+            fused.wide = false;
+            fused.avx2_stats = true;
+            check_fused(fused, &decks, &plain, n);
         }
     }
 

@@ -42,7 +42,7 @@ pub struct FastPath {
 
 /// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
 /// code it replaces, so they change speed, never results.
-pub fn fast_paths() -> [FastPath; 5] {
+pub fn fast_paths() -> [FastPath; 6] {
     let built = cfg!(target_arch = "x86_64");
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
@@ -66,6 +66,12 @@ pub fn fast_paths() -> [FastPath; 5] {
             needs: "AVX-512F/BW/VBMI",
             built,
             runs: marginal::wide_statistics_available(),
+        },
+        FastPath {
+            name: "marginal statistics, 64 cards in two vectors where one is not",
+            needs: "AVX2/POPCNT",
+            built,
+            runs: marginal::avx2_statistics_available(),
         },
         FastPath {
             name: "marginal order statistics, four decks per vector",
