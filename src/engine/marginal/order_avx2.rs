@@ -1,7 +1,7 @@
 //! The order statistics of eight decks with AVX2, for CPUs without AVX-512: the scalar walk of
 //! [`super::order_statistics`] step for step, four decks to a 256-bit vector (one to each
-//! 64-bit lane) and two vectors side by side, so that one deck's chain of dependent steps
-//! overlaps seven others'. It is the AVX-512 walk of `wide::x86::order_statistics` with the
+//! 64-bit lane), one vector walked to the end and then the other (both side by side needed more
+//! registers than there are, and the values spilled lengthened every step). It is the AVX-512 walk of `wide::x86::order_statistics` with the
 //! masks held as lanes of all ones, and with the one thing AVX2 lacks, a 64-bit population
 //! count, made of two 16-entry lookups of nibbles (`vpshufb`), summed in bytes over at most
 //! [`BYTE_SUMS`] positions and then into the 64-bit lanes by a sum of absolute differences.
@@ -72,65 +72,64 @@ mod x86 {
         let all_but_zero = _mm256_set1_epi64x(!1u64 as i64);
         let every = _mm256_set1_epi64x(-1);
         let zero = _mm256_setzero_si256();
-        // The first card: nothing seen; the guess is card 0; it counts as a rise.
-        let card: [__m256i; HALVES] = std::array::from_fn(|half| load_column(&columns[0], half));
-        let bit = card.map(|card| _mm256_sllv_epi64(ones, card));
-        let mut seen = bit;
-        let mut tops = bit;
-        let mut inversions = [zero; HALVES];
-        let mut bytes = [zero; HALVES];
-        let mut right = card.map(|card| _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), ones));
-        let mut last = card;
-        let mut rising = [every; HALVES];
-        for (step, column) in columns[1..n].iter().enumerate() {
-            for half in 0..HALVES {
-                let card = load_column(column, half);
-                let bit = _mm256_sllv_epi64(ones, card);
-                let above = _mm256_sllv_epi64(all_but_zero, card);
-                // The guessing game, against the state before this card.
-                let unseen = _mm256_andnot_si256(seen[half], all);
-                let unseen_above =
-                    _mm256_and_si256(unseen, _mm256_sllv_epi64(all_but_zero, last[half]));
-                let unseen_below =
-                    _mm256_andnot_si256(_mm256_sllv_epi64(every, last[half]), unseen);
-                let none_above = _mm256_cmpeq_epi64(unseen_above, zero);
-                let none_below = _mm256_cmpeq_epi64(unseen_below, zero);
-                let up = _mm256_or_si256(
-                    _mm256_andnot_si256(none_above, rising[half]),
-                    _mm256_andnot_si256(rising[half], none_below),
-                );
-                let up_to_card = _mm256_or_si256(bit, _mm256_sub_epi64(bit, ones));
-                let hit_up =
-                    _mm256_cmpeq_epi64(_mm256_and_si256(unseen_above, up_to_card), bit);
-                let hit_down = _mm256_cmpeq_epi64(_mm256_srlv_epi64(unseen_below, card), ones);
-                // Every lane of `up` is all ones or all zeros, so the byte blend picks lanes.
-                let hit = _mm256_blendv_epi8(hit_down, hit_up, up);
-                right[half] = _mm256_sub_epi64(right[half], hit);
-                // Cards are below 64: the signed comparison is the unsigned one.
-                rising[half] = _mm256_cmpgt_epi64(card, last[half]);
-                last[half] = card;
-                // Inversions: the cards above this one seen before it.
-                bytes[half] = _mm256_add_epi8(
-                    bytes[half],
-                    byte_counts(_mm256_and_si256(seen[half], above)),
-                );
-                seen[half] = _mm256_or_si256(seen[half], bit);
-                // Patience sorting: the card replaces the least top above it, or starts a pile.
-                let higher = _mm256_and_si256(tops[half], above);
-                let least = _mm256_and_si256(higher, _mm256_sub_epi64(zero, higher));
-                tops[half] = _mm256_or_si256(_mm256_andnot_si256(least, tops[half]), bit);
-            }
-            if step % BYTE_SUMS == BYTE_SUMS - 1 {
+        let mut lanes = [[0u64; LANES]; 3];
+        // One vector of four decks at a time, so that its state (seven vectors) and the
+        // constants stay in registers: a value spilled and reloaded within a step would lengthen
+        // the chain carried from step to step. The steps of one walk still overlap (each step's
+        // card is loaded afresh, and the state carried is a few instructions deep).
+        for half in 0..HALVES {
+            // The first card: nothing seen; the guess is card 0; it counts as a rise.
+            let card = load_column(&columns[0], half);
+            let bit = _mm256_sllv_epi64(ones, card);
+            let mut seen = bit;
+            let mut tops = bit;
+            let mut inversions = zero;
+            let mut bytes = zero;
+            let mut right = _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), ones);
+            let mut last = card;
+            let mut rising = every;
+            for chunk in columns[1..n].chunks(BYTE_SUMS) {
+                for column in chunk {
+                    let card = load_column(column, half);
+                    let bit = _mm256_sllv_epi64(ones, card);
+                    let above = _mm256_sllv_epi64(all_but_zero, card);
+                    // The guessing game, against the state before this card.
+                    let unseen = _mm256_andnot_si256(seen, all);
+                    let unseen_above =
+                        _mm256_and_si256(unseen, _mm256_sllv_epi64(all_but_zero, last));
+                    let unseen_below =
+                        _mm256_andnot_si256(_mm256_sllv_epi64(every, last), unseen);
+                    let none_above = _mm256_cmpeq_epi64(unseen_above, zero);
+                    let none_below = _mm256_cmpeq_epi64(unseen_below, zero);
+                    let up = _mm256_or_si256(
+                        _mm256_andnot_si256(none_above, rising),
+                        _mm256_andnot_si256(rising, none_below),
+                    );
+                    let up_to_card = _mm256_or_si256(bit, _mm256_sub_epi64(bit, ones));
+                    let hit_up =
+                        _mm256_cmpeq_epi64(_mm256_and_si256(unseen_above, up_to_card), bit);
+                    let hit_down =
+                        _mm256_cmpeq_epi64(_mm256_srlv_epi64(unseen_below, card), ones);
+                    // Every lane of `up` is all ones or all zeros: the byte blend picks lanes.
+                    let hit = _mm256_blendv_epi8(hit_down, hit_up, up);
+                    right = _mm256_sub_epi64(right, hit);
+                    // Cards are below 64: the signed comparison is the unsigned one.
+                    rising = _mm256_cmpgt_epi64(card, last);
+                    last = card;
+                    // Inversions: the cards above this one seen before it.
+                    bytes = _mm256_add_epi8(bytes, byte_counts(_mm256_and_si256(seen, above)));
+                    seen = _mm256_or_si256(seen, bit);
+                    // Patience sorting: the card replaces the least top above it, or starts a
+                    // pile.
+                    let higher = _mm256_and_si256(tops, above);
+                    let least = _mm256_and_si256(higher, _mm256_sub_epi64(zero, higher));
+                    tops = _mm256_or_si256(_mm256_andnot_si256(least, tops), bit);
+                }
                 widen(&mut inversions, &mut bytes);
             }
-        }
-        widen(&mut inversions, &mut bytes);
-        let mut lanes = [[0u64; LANES]; 3];
-        for (half, ((inversions, tops), right)) in inversions.iter().zip(&tops).zip(&right).enumerate()
-        {
             for (out, vector) in lanes.iter_mut().zip([inversions, tops, right]) {
                 // SAFETY: four 64-bit lanes into four u64.
-                unsafe { _mm256_storeu_si256(out[half * 4..].as_mut_ptr().cast(), *vector) };
+                unsafe { _mm256_storeu_si256(out[half * 4..].as_mut_ptr().cast(), vector) };
             }
         }
         std::array::from_fn(|lane| {
@@ -148,7 +147,12 @@ mod x86 {
     #[inline]
     fn load_column(column: &[u8; LANES], half: usize) -> __m256i {
         let four = u32::from_le_bytes(std::array::from_fn(|byte| column[half * 4 + byte]));
-        _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four as i32))
+        // Cards are below 64; saying so lets the compiler drop its handling of shifts by 64
+        // or more in the variable shifts by a card.
+        _mm256_and_si256(
+            _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four as i32)),
+            _mm256_set1_epi64x(FUSED_MAX_DECK as i64 - 1),
+        )
     }
 
     /// The bits set in each byte of `x`: the counts of its two nibbles, looked up.
@@ -166,13 +170,11 @@ mod x86 {
         )
     }
 
-    /// Add the byte sums of each 64-bit lane into `totals`, and empty them.
+    /// Add the byte sums of each 64-bit lane into `total`, and empty them.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn widen(totals: &mut [__m256i; HALVES], bytes: &mut [__m256i; HALVES]) {
-        for (total, bytes) in totals.iter_mut().zip(bytes.iter_mut()) {
-            *total = _mm256_add_epi64(*total, _mm256_sad_epu8(*bytes, _mm256_setzero_si256()));
-            *bytes = _mm256_setzero_si256();
-        }
+    fn widen(total: &mut __m256i, bytes: &mut __m256i) {
+        *total = _mm256_add_epi64(*total, _mm256_sad_epu8(*bytes, _mm256_setzero_si256()));
+        *bytes = _mm256_setzero_si256();
     }
 }
