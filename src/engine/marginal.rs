@@ -239,6 +239,35 @@ impl FusedMarginalTally {
             self.flush();
         }
         self.in_narrow += count as u64;
+        // A full batch on a CPU with both AVX2 paths and without the AVX-512 ones: the walk of
+        // the order statistics counts the descents of the inverses too, and no inverse is made.
+        if self.avx2_stats && self.avx2_order && !self.wide && !self.wide_order && count == LANES
+        {
+            if self.count_positions {
+                for deck in decks.chunks_exact(n) {
+                    for (&card, row) in deck.iter().zip(self.narrow.iter_mut()) {
+                        // `& 63`: a card of a deck of at most 64 (no bounds check needed).
+                        row[usize::from(card) & (FUSED_MAX_DECK - 1)] += 1;
+                    }
+                }
+            }
+            let order = order_avx2::order_statistics(decks, n);
+            let values = stats_avx2::statistics(decks, n, None);
+            for (
+                &[fixed, cycles, _, adjacent, descents, footrule, valleys, colour],
+                [inversions, longest, guessing, rising],
+            ) in values.iter().zip(order)
+            {
+                self.record(
+                    [
+                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
+                        valleys, guessing, colour,
+                    ],
+                    n,
+                );
+            }
+            return;
+        }
         // First every deck's positions and inverse, then the descents of the inverses: by then
         // the bytes of each inverse have left the store buffer, which a vector load of bytes
         // just written one at a time would wait for.
@@ -263,7 +292,9 @@ impl FusedMarginalTally {
         let order = if self.wide_order && count == LANES {
             wide::order_statistics(decks, n)
         } else if self.avx2_order && count == LANES {
-            order_avx2::order_statistics(decks, n)
+            order_avx2::order_statistics(decks, n).map(|[inversions, longest, guessing, _]| {
+                [inversions, longest, guessing]
+            })
         } else if self.bit_counts {
             // SAFETY: the CPU has POPCNT, BMI1 and LZCNT (asked in `new`).
             unsafe { bit_counts::order_of_batch(decks, n) }
@@ -287,7 +318,7 @@ impl FusedMarginalTally {
             return;
         }
         if self.avx2_stats {
-            let values = stats_avx2::statistics(decks, n, &inverses);
+            let values = stats_avx2::statistics(decks, n, Some(&inverses));
             for (
                 &[fixed, cycles, rising, adjacent, descents, footrule, valleys, colour],
                 [inversions, longest, guessing],
@@ -989,9 +1020,19 @@ mod tests {
             // Every window of eight consecutive decks, so that each deck is seen in every lane.
             for batch in decks.windows(LANES) {
                 let flat = batch.concat();
-                let scalar: Vec<[u16; 3]> = batch
+                // The fourth value, the descents of the inverse: the cards c with c + 1 before
+                // them, found from each card's position.
+                let scalar: Vec<[u16; 4]> = batch
                     .iter()
-                    .map(|deck| order_statistics::<1>(deck, n)[0])
+                    .map(|deck| {
+                        let [inversions, longest, guessing] = order_statistics::<1>(deck, n)[0];
+                        let mut position = vec![0; n];
+                        for (at, &card) in deck.iter().enumerate() {
+                            position[usize::from(card)] = at;
+                        }
+                        let descents = (1..n).filter(|&c| position[c] < position[c - 1]).count();
+                        [inversions, longest, guessing, descents as u16]
+                    })
                     .collect();
                 assert_eq!(order_avx2::order_statistics(&flat, n).to_vec(), scalar, "{n} cards");
             }

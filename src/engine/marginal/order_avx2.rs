@@ -25,9 +25,11 @@ pub(super) fn available() -> bool {
 const BYTE_SUMS: usize = 31;
 
 /// [`super::order_statistics`] of exactly [`LANES`] decks of `n` (≤ 64) cards laid end to end
-/// in `decks`. Only after [`available`].
+/// in `decks`, and a fourth value: the descents of each deck's inverse (the cards c with c + 1
+/// before them, counted from the cards seen), so that a caller needs no inverse for them. Only
+/// after [`available`].
 #[inline(always)]
-pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
     debug_assert!(available() && (1..=FUSED_MAX_DECK).contains(&n) && decks.len() == LANES * n);
     #[cfg(target_arch = "x86_64")]
     {
@@ -55,7 +57,7 @@ mod x86 {
     /// fall (or with nothing unseen above) the greatest unseen card below, which the card
     /// equals exactly when the unseen cards below the last, shifted down by the card, are 1.
     #[target_feature(enable = "avx2")]
-    pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+    pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
         // The decks transposed: `columns[position][deck]`, the cards as bytes.
         let mut columns = [[0u8; LANES]; FUSED_MAX_DECK];
         for (lane, deck) in decks.chunks_exact(n).enumerate() {
@@ -72,7 +74,7 @@ mod x86 {
         let all_but_zero = _mm256_set1_epi64x(!1u64 as i64);
         let every = _mm256_set1_epi64x(-1);
         let zero = _mm256_setzero_si256();
-        let mut lanes = [[0u64; LANES]; 3];
+        let mut lanes = [[0u64; LANES]; 4];
         // One vector of four decks at a time, so that its state (seven vectors) and the
         // constants stay in registers: a value spilled and reloaded within a step would lengthen
         // the chain carried from step to step. The steps of one walk still overlap (each step's
@@ -88,6 +90,7 @@ mod x86 {
             let mut right = _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), ones);
             let mut last = card;
             let mut rising = every;
+            let mut inverse_descents = zero;
             for chunk in columns[1..n].chunks(BYTE_SUMS) {
                 for column in chunk {
                     let card = load_column(column, half);
@@ -116,6 +119,15 @@ mod x86 {
                     // Cards are below 64: the signed comparison is the unsigned one.
                     rising = _mm256_cmpgt_epi64(card, last);
                     last = card;
+                    // A descent of the inverse: card + 1 seen before this card (a shift by 64,
+                    // for card 63, gives 0).
+                    inverse_descents = _mm256_add_epi64(
+                        inverse_descents,
+                        _mm256_and_si256(
+                            _mm256_srlv_epi64(seen, _mm256_add_epi64(card, ones)),
+                            ones,
+                        ),
+                    );
                     // Inversions: the cards above this one seen before it.
                     bytes = _mm256_add_epi8(bytes, byte_counts(_mm256_and_si256(seen, above)));
                     seen = _mm256_or_si256(seen, bit);
@@ -127,7 +139,10 @@ mod x86 {
                 }
                 widen(&mut inversions, &mut bytes);
             }
-            for (out, vector) in lanes.iter_mut().zip([inversions, tops, right]) {
+            for (out, vector) in lanes
+                .iter_mut()
+                .zip([inversions, tops, right, inverse_descents])
+            {
                 // SAFETY: four 64-bit lanes into four u64.
                 unsafe { _mm256_storeu_si256(out[half * 4..].as_mut_ptr().cast(), vector) };
             }
@@ -138,6 +153,7 @@ mod x86 {
                 // The piles: the tops left.
                 lanes[1][lane].count_ones() as u16,
                 lanes[2][lane] as u16,
+                lanes[3][lane] as u16,
             ]
         })
     }

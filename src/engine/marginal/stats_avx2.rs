@@ -26,13 +26,14 @@ pub(super) fn available() -> bool {
 
 /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept, descents, footrule,
 /// valleys, colour changes]` of each deck of `n` (1 ≤ n ≤ 64) cards laid end to end in `decks`
-/// (at most [`LANES`]), whose inverses are `inverses[..][..n]`; the entries past the decks are
-/// left 0. Only after [`available`].
+/// (at most [`LANES`]), whose inverses are `inverses[..][..n]` — or, without them, with the
+/// descents of the inverse left 0 (the caller has them from elsewhere); the entries past the
+/// decks are left 0. Only after [`available`].
 #[inline(always)]
 pub(super) fn statistics(
     decks: &[Card],
     n: usize,
-    inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+    inverses: Option<&[[u8; FUSED_MAX_DECK]; LANES]>,
 ) -> [[u16; 8]; LANES] {
     debug_assert!(available() && (1..=FUSED_MAX_DECK).contains(&n) && decks.len() <= LANES * n);
     #[cfg(target_arch = "x86_64")]
@@ -61,15 +62,11 @@ mod x86 {
     pub(super) fn statistics_of_decks(
         decks: &[Card],
         n: usize,
-        inverses: &[[u8; FUSED_MAX_DECK]; LANES],
+        inverses: Option<&[[u8; FUSED_MAX_DECK]; LANES]>,
     ) -> [[u16; 8]; LANES] {
         let mut values = [[0; 8]; LANES];
-        for (index, (inverse, values)) in inverses
-            .iter()
-            .zip(&mut values)
-            .take(decks.len() / n)
-            .enumerate()
-        {
+        for (index, values) in values.iter_mut().take(decks.len() / n).enumerate() {
+            let inverse = inverses.map(|inverses| &inverses[index]);
             let start = index * n;
             // A deck is read as 64 cards; the last decks of a batch are copied out first, so
             // that no read passes the end of `decks` (the cards past n are blended away).
@@ -164,7 +161,7 @@ mod x86 {
     fn statistics(
         window: &[Card; FUSED_MAX_DECK],
         n: usize,
-        inverse: &[u8; FUSED_MAX_DECK],
+        inverse: Option<&[u8; FUSED_MAX_DECK]>,
     ) -> [u16; 8] {
         let lanes = if n == FUSED_MAX_DECK {
             u64::MAX
@@ -201,14 +198,16 @@ mod x86 {
         let descents = mask(std::array::from_fn(|half| {
             _mm256_cmpgt_epi8(deck[half], following[half])
         })) & pairs;
-        // SAFETY: `inverse` is 64 bytes.
-        let inverse: Bytes = std::array::from_fn(|half| unsafe {
-            _mm256_loadu_si256(inverse[half * 32..].as_ptr().cast())
+        let inverse_descents = inverse.map_or(0, |inverse| {
+            // SAFETY: `inverse` is 64 bytes.
+            let inverse: Bytes = std::array::from_fn(|half| unsafe {
+                _mm256_loadu_si256(inverse[half * 32..].as_ptr().cast())
+            });
+            let after_inverse = next(inverse);
+            mask(std::array::from_fn(|half| {
+                _mm256_cmpgt_epi8(inverse[half], after_inverse[half])
+            })) & pairs
         });
-        let after_inverse = next(inverse);
-        let inverse_descents = mask(std::array::from_fn(|half| {
-            _mm256_cmpgt_epi8(inverse[half], after_inverse[half])
-        })) & pairs;
         // A valley at i: a descent ending at i (bit i − 1) and a rise after it (no descent at i).
         let valleys = (descents << 1) & !descents & pairs;
         // Red cards are those below reds(n); a change of colour between i and i + 1.
