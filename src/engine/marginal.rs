@@ -254,20 +254,14 @@ impl FusedMarginalTally {
                 }
             }
             let order = order_avx2::order_statistics(decks, n);
-            let values = stats_avx2::statistics(decks, n, None);
-            for (
-                &[fixed, cycles, _, adjacent, descents, footrule, valleys, colour],
-                [inversions, longest, guessing, rising],
-            ) in values.iter().zip(order)
-            {
-                self.record(
-                    [
-                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
-                        valleys, guessing, colour,
-                    ],
-                    n,
-                );
+            let mut values = stats_avx2::statistics(decks, n, None);
+            for (values, &[.., rising]) in values.iter_mut().zip(&order) {
+                values[2] = rising;
             }
+            let order = order.map(|[inversions, longest, guessing, _]| {
+                [inversions, longest, guessing]
+            });
+            self.record_avx2(&values, &order, n);
             return;
         }
         // First every deck's positions and inverse, then the descents of the inverses: by then
@@ -321,19 +315,7 @@ impl FusedMarginalTally {
         }
         if self.avx2_stats {
             let values = stats_avx2::statistics(decks, n, Some(&inverses));
-            for (
-                &[fixed, cycles, rising, adjacent, descents, footrule, valleys, colour],
-                [inversions, longest, guessing],
-            ) in values.iter().zip(order).take(count)
-            {
-                self.record(
-                    [
-                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
-                        valleys, guessing, colour,
-                    ],
-                    n,
-                );
-            }
+            self.record_avx2(&values[..count], &order, n);
             return;
         }
         let mut cycles = [0u32; LANES];
@@ -353,6 +335,25 @@ impl FusedMarginalTally {
             decks.chunks_exact(n).zip(&cycles).zip(&inverses).zip(order)
         {
             self.statistics(deck, inverse, cycles as usize, order);
+        }
+    }
+
+    /// Tally each deck of a batch from its values of [`stats_avx2::statistics`] and its
+    /// `[inversions, longest increasing subsequence, guessing]`.
+    #[inline(always)]
+    fn record_avx2(&mut self, values: &[[u16; 8]], order: &[[u16; 3]], n: usize) {
+        for (
+            &[fixed, cycles, rising, adjacent, descents, footrule, valleys, colour],
+            &[inversions, longest, guessing],
+        ) in values.iter().zip(order)
+        {
+            self.record(
+                [
+                    fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
+                    valleys, guessing, colour,
+                ],
+                n,
+            );
         }
     }
 

@@ -1,10 +1,11 @@
 //! The order statistics of eight decks with AVX2, for CPUs without AVX-512: the scalar walk of
 //! [`super::order_statistics`] step for step, four decks to a 256-bit vector (one to each
 //! 64-bit lane), one vector walked to the end and then the other (both side by side needed more
-//! registers than there are, and the values spilled lengthened every step). It is the AVX-512 walk of `wide::x86::order_statistics` with the
-//! masks held as lanes of all ones, and with the one thing AVX2 lacks, a 64-bit population
-//! count, made of two 16-entry lookups of nibbles (`vpshufb`), summed in bytes over at most
-//! [`BYTE_SUMS`] positions and then into the 64-bit lanes by a sum of absolute differences.
+//! registers than there are, and the values spilled lengthened every step). It is the AVX-512
+//! walk of `wide::x86::order_statistics` with the masks held as lanes of all ones, and with the
+//! one thing AVX2 lacks, a 64-bit population count, made of two 16-entry lookups of nibbles
+//! (`vpshufb`), summed in bytes over at most [`BYTE_SUMS`] positions and then into the 64-bit
+//! lanes by a sum of absolute differences.
 
 use super::{Card, FUSED_MAX_DECK, LANES};
 
