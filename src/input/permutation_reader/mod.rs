@@ -505,7 +505,26 @@ pub fn read_permutations_observed<'a>(
     if let (Some(batch), Some(InputCounts::Marginal(tally))) =
         (reader.batch.take(), reader.counts.as_mut())
     {
+        let positions_from_stream = batch.positions_from_stream();
         tally.merge(&batch.finish());
+        if positions_from_stream {
+            // Every deck tallied, by the batch or one by one, went to the deal stream once, in
+            // line order: its position matrix is the whole input's (the batch counted none, and
+            // the decks tallied one by one are in the stream's too).
+            let positions = reader
+                .deals
+                .as_mut()
+                .and_then(DealSink::slot_card_counts)
+                .expect("the batch asked the stream whether it has the positions");
+            let n = tally.deck;
+            debug_assert!(
+                (0..n).all(|slot| {
+                    (0..n).map(|card| positions[card * n + slot]).sum::<u64>() == tally.trials
+                }),
+                "the stream saw every deck tallied"
+            );
+            tally.positions = positions;
+        }
     }
     let stopped_early = !finished || reader.stopped();
     Ok(InputTally {
@@ -621,6 +640,24 @@ impl DealSink {
         match self {
             DealSink::Whole(stream) => stream.add(deck),
             DealSink::Ranked(stream) => stream.push(deck, rank),
+        }
+    }
+
+    /// Whether [`Self::slot_card_counts`] will have the position matrix of every deck added
+    /// (whole decks, deal by deal: [`DealStream::has_slot_card_counts`]).
+    fn has_slot_card_counts(&self) -> bool {
+        match self {
+            DealSink::Whole(stream) => stream.has_slot_card_counts(),
+            DealSink::Ranked(_) => false,
+        }
+    }
+
+    /// The position matrix of every deck added, read off the slot tables
+    /// ([`DealStream::slot_card_counts`]).
+    fn slot_card_counts(&mut self) -> Option<Vec<u64>> {
+        match self {
+            DealSink::Whole(stream) => stream.slot_card_counts(),
+            DealSink::Ranked(_) => None,
         }
     }
 

@@ -79,17 +79,34 @@ pub(super) struct MarginalBatch {
     /// [`DealStream::add_deals`], when the batch is full or another line's deal must follow them).
     streamed: usize,
     deck: usize,
+    /// Whether the positions are left to the deal stream (see [`Self::new`]).
+    positions_from_stream: bool,
 }
 
 impl MarginalBatch {
-    fn new(deck: usize) -> Self {
+    /// An empty batch for decks of `deck` cards (at most [`FUSED_MAX_DECK`]). When every deck
+    /// tallied also goes, whole, to the deal stream `deals` and its slot tables hold the position
+    /// matrix ([`DealSink::has_slot_card_counts`]), the fused pass leaves the positions: they are
+    /// read off the stream at the end instead of being counted twice, 52 increments a deck.
+    fn new(deck: usize, deals: Option<&DealSink>) -> Self {
+        let mut fused = FusedMarginalTally::new(deck);
+        let positions_from_stream = deals.is_some_and(DealSink::has_slot_card_counts);
+        if positions_from_stream {
+            fused.leave_positions();
+        }
         MarginalBatch {
-            fused: FusedMarginalTally::new(deck),
+            fused,
             decks: vec![0; LANES * deck],
             filled: 0,
             streamed: 0,
             deck,
+            positions_from_stream,
         }
+    }
+
+    /// Whether the positions of the decks added here are to be read off the deal stream.
+    pub(super) fn positions_from_stream(&self) -> bool {
+        self.positions_from_stream
     }
 
     /// The place of the next deck, to be written (and then kept with [`Self::keep_next`], or
@@ -260,7 +277,10 @@ impl<'a> Reader<'a> {
                 let seen = self.seen.start_line();
                 if n <= FUSED_MAX_DECK {
                     // Parsed straight into the batch's next deck: no copy.
-                    let batch = self.batch.get_or_insert_with(|| MarginalBatch::new(n));
+                    let deals = self.deals.as_ref();
+                    let batch = self
+                        .batch
+                        .get_or_insert_with(|| MarginalBatch::new(n, deals));
                     let deck = batch.next_deck();
                     if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.vector) {
                         return false;

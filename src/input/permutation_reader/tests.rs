@@ -882,6 +882,23 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
         let t = tally(&text, &options).unwrap();
         assert!(t.invalid > 0);
         assert_eq!(t.permutations, valid.len() as u64);
+        // The marginal tally, whose positions the fused pass leaves to the deal stream's slot
+        // tables here, is that of the valid decks added one by one, and the same as without
+        // the deal stream (when the pass counts them itself).
+        let mut marginal = MarginalTally::new(n);
+        for deck in &valid {
+            marginal.add(deck);
+        }
+        assert_eq!(t.counts.marginal(), Some(&marginal), "{n} cards");
+        let alone = ReaderOptions {
+            deals: None,
+            ..options.clone()
+        };
+        assert_eq!(
+            tally(&text, &alone).unwrap().counts.marginal(),
+            Some(&marginal),
+            "{n} cards, no deal stream"
+        );
         let mut plain = deal_stream_for(&options, n).unwrap();
         for deck in &valid {
             plain.add(deck);
