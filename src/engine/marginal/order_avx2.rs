@@ -52,98 +52,90 @@ mod x86 {
     /// Vectors of four decks each.
     const HALVES: usize = LANES / 4;
 
+    /// Positions walked between two widenings of the byte sums: whole groups of four (one
+    /// load of four cards a deck), at most [`BYTE_SUMS`].
+    const CHUNK: usize = BYTE_SUMS / 4 * 4;
+
+    /// The walk's state for one vector of four decks.
+    struct Walk {
+        seen: __m256i,
+        tops: __m256i,
+        inversions: __m256i,
+        bytes: __m256i,
+        right: __m256i,
+        last: __m256i,
+        rising: __m256i,
+        inverse_descents: __m256i,
+    }
+
     /// See [`super::order_statistics`]. The guess is never formed as a number: after a rise it
     /// is the least unseen card above the last, which the card equals exactly when the unseen
     /// cards above the last, masked to those up to the card, are the card's bit alone; after a
     /// fall (or with nothing unseen above) the greatest unseen card below, which the card
     /// equals exactly when the unseen cards below the last, shifted down by the card, are 1.
+    ///
+    /// The decks are read where they lie, not transposed: each 64-bit lane takes four
+    /// consecutive cards of its deck in one load (cards are 16-bit), and each step takes the
+    /// lowest card of every lane and shifts the next one down.
     #[target_feature(enable = "avx2")]
     pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
-        // The decks transposed: `columns[position][deck]`, the cards as bytes.
-        let mut columns = [[0u8; LANES]; FUSED_MAX_DECK];
-        for (lane, deck) in decks.chunks_exact(n).enumerate() {
-            for (column, &card) in columns.iter_mut().zip(deck) {
-                column[lane] = card as u8;
-            }
-        }
         let all = _mm256_set1_epi64x(if n == FUSED_MAX_DECK {
             -1
         } else {
             ((1u64 << n) - 1) as i64
         });
-        let ones = _mm256_set1_epi64x(1);
-        let all_but_zero = _mm256_set1_epi64x(!1u64 as i64);
-        let every = _mm256_set1_epi64x(-1);
         let zero = _mm256_setzero_si256();
+        let low_card = _mm256_set1_epi64x(FUSED_MAX_DECK as i64 - 1);
         let mut lanes = [[0u64; LANES]; 4];
-        // One vector of four decks at a time, so that its state (seven vectors) and the
+        // One vector of four decks at a time, so that its state (eight vectors) and the
         // constants stay in registers: a value spilled and reloaded within a step would lengthen
-        // the chain carried from step to step. The steps of one walk still overlap (each step's
-        // card is loaded afresh, and the state carried is a few instructions deep).
+        // the chain carried from step to step. The steps of one walk still overlap (each group
+        // of cards is loaded afresh, and the state carried is a few instructions deep).
         for half in 0..HALVES {
+            let four: [&[Card]; 4] = std::array::from_fn(|lane| {
+                let deck = half * 4 + lane;
+                &decks[deck * n..(deck + 1) * n]
+            });
             // The first card: nothing seen; the guess is card 0; it counts as a rise.
-            let card = load_column(&columns[0], half);
-            let bit = _mm256_sllv_epi64(ones, card);
-            let mut seen = bit;
-            let mut tops = bit;
-            let mut inversions = zero;
-            let mut bytes = zero;
-            let mut right = _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), ones);
-            let mut last = card;
-            let mut rising = every;
-            let mut inverse_descents = zero;
-            for chunk in columns[1..n].chunks(BYTE_SUMS) {
-                for column in chunk {
-                    let card = load_column(column, half);
-                    let bit = _mm256_sllv_epi64(ones, card);
-                    let above = _mm256_sllv_epi64(all_but_zero, card);
-                    // The guessing game, against the state before this card.
-                    let unseen = _mm256_andnot_si256(seen, all);
-                    let unseen_above =
-                        _mm256_and_si256(unseen, _mm256_sllv_epi64(all_but_zero, last));
-                    let unseen_below =
-                        _mm256_andnot_si256(_mm256_sllv_epi64(every, last), unseen);
-                    let none_above = _mm256_cmpeq_epi64(unseen_above, zero);
-                    let none_below = _mm256_cmpeq_epi64(unseen_below, zero);
-                    let up = _mm256_or_si256(
-                        _mm256_andnot_si256(none_above, rising),
-                        _mm256_andnot_si256(rising, none_below),
-                    );
-                    let up_to_card = _mm256_or_si256(bit, _mm256_sub_epi64(bit, ones));
-                    let hit_up =
-                        _mm256_cmpeq_epi64(_mm256_and_si256(unseen_above, up_to_card), bit);
-                    let hit_down =
-                        _mm256_cmpeq_epi64(_mm256_srlv_epi64(unseen_below, card), ones);
-                    // Every lane of `up` is all ones or all zeros: the byte blend picks lanes.
-                    let hit = _mm256_blendv_epi8(hit_down, hit_up, up);
-                    right = _mm256_sub_epi64(right, hit);
-                    // Cards are below 64: the signed comparison is the unsigned one.
-                    rising = _mm256_cmpgt_epi64(card, last);
-                    last = card;
-                    // A descent of the inverse: card + 1 seen before this card (a shift by 64,
-                    // for card 63, gives 0).
-                    inverse_descents = _mm256_add_epi64(
-                        inverse_descents,
-                        _mm256_and_si256(
-                            _mm256_srlv_epi64(seen, _mm256_add_epi64(card, ones)),
-                            ones,
-                        ),
-                    );
-                    // Inversions: the cards above this one seen before it.
-                    bytes = _mm256_add_epi8(bytes, byte_counts(_mm256_and_si256(seen, above)));
-                    seen = _mm256_or_si256(seen, bit);
-                    // Patience sorting: the card replaces the least top above it, or starts a
-                    // pile.
-                    let higher = _mm256_and_si256(tops, above);
-                    let least = _mm256_and_si256(higher, _mm256_sub_epi64(zero, higher));
-                    tops = _mm256_or_si256(_mm256_andnot_si256(least, tops), bit);
+            let card = _mm256_and_si256(load_four(&four, 0), low_card);
+            let bit = _mm256_sllv_epi64(_mm256_set1_epi64x(1), card);
+            let mut walk = Walk {
+                seen: bit,
+                tops: bit,
+                inversions: zero,
+                bytes: zero,
+                right: _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), _mm256_set1_epi64x(1)),
+                last: card,
+                rising: _mm256_set1_epi64x(-1),
+                inverse_descents: zero,
+            };
+            let mut position = 1;
+            while position < n {
+                let end = n.min(position + CHUNK);
+                while position + 4 <= end {
+                    let mut cards = load_four(&four, position);
+                    for _ in 0..4 {
+                        step(&mut walk, _mm256_and_si256(cards, low_card), all);
+                        cards = _mm256_srli_epi64::<16>(cards);
+                    }
+                    position += 4;
                 }
-                widen(&mut inversions, &mut bytes);
+                if position < end {
+                    let mut cards = load_four(&four, position);
+                    for _ in position..end {
+                        step(&mut walk, _mm256_and_si256(cards, low_card), all);
+                        cards = _mm256_srli_epi64::<16>(cards);
+                    }
+                    position = end;
+                }
+                widen(&mut walk.inversions, &mut walk.bytes);
             }
-            for (out, vector) in lanes
-                .iter_mut()
-                .zip([inversions, tops, right, inverse_descents])
-            {
+            for (out, vector) in lanes.iter_mut().zip([
+                walk.inversions,
+                walk.tops,
+                walk.right,
+                walk.inverse_descents,
+            ]) {
                 // SAFETY: four 64-bit lanes into four u64.
                 unsafe { _mm256_storeu_si256(out[half * 4..].as_mut_ptr().cast(), vector) };
             }
@@ -159,17 +151,72 @@ mod x86 {
         })
     }
 
-    /// The four cards of one position of decks `4·half..4·half + 4`, one to a 64-bit lane.
+    /// One step of the walk: `card` (each lane's, below 64) follows the cards seen.
     #[target_feature(enable = "avx2")]
     #[inline]
-    fn load_column(column: &[u8; LANES], half: usize) -> __m256i {
-        let four = u32::from_le_bytes(std::array::from_fn(|byte| column[half * 4 + byte]));
-        // Cards are below 64; saying so lets the compiler drop its handling of shifts by 64
-        // or more in the variable shifts by a card.
-        _mm256_and_si256(
-            _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four as i32)),
-            _mm256_set1_epi64x(FUSED_MAX_DECK as i64 - 1),
-        )
+    fn step(walk: &mut Walk, card: __m256i, all: __m256i) {
+        let ones = _mm256_set1_epi64x(1);
+        let all_but_zero = _mm256_set1_epi64x(!1u64 as i64);
+        let every = _mm256_set1_epi64x(-1);
+        let zero = _mm256_setzero_si256();
+        let bit = _mm256_sllv_epi64(ones, card);
+        let above = _mm256_sllv_epi64(all_but_zero, card);
+        // The guessing game, against the state before this card.
+        let unseen = _mm256_andnot_si256(walk.seen, all);
+        let unseen_above = _mm256_and_si256(unseen, _mm256_sllv_epi64(all_but_zero, walk.last));
+        let unseen_below = _mm256_andnot_si256(_mm256_sllv_epi64(every, walk.last), unseen);
+        let none_above = _mm256_cmpeq_epi64(unseen_above, zero);
+        let none_below = _mm256_cmpeq_epi64(unseen_below, zero);
+        let up = _mm256_or_si256(
+            _mm256_andnot_si256(none_above, walk.rising),
+            _mm256_andnot_si256(walk.rising, none_below),
+        );
+        let up_to_card = _mm256_or_si256(bit, _mm256_sub_epi64(bit, ones));
+        let hit_up = _mm256_cmpeq_epi64(_mm256_and_si256(unseen_above, up_to_card), bit);
+        let hit_down = _mm256_cmpeq_epi64(_mm256_srlv_epi64(unseen_below, card), ones);
+        // Every lane of `up` is all ones or all zeros: the byte blend picks lanes.
+        let hit = _mm256_blendv_epi8(hit_down, hit_up, up);
+        walk.right = _mm256_sub_epi64(walk.right, hit);
+        // Cards are below 64: the signed comparison is the unsigned one.
+        walk.rising = _mm256_cmpgt_epi64(card, walk.last);
+        walk.last = card;
+        // A descent of the inverse: card + 1 seen before this card (a shift by 64, for card
+        // 63, gives 0).
+        walk.inverse_descents = _mm256_add_epi64(
+            walk.inverse_descents,
+            _mm256_and_si256(
+                _mm256_srlv_epi64(walk.seen, _mm256_add_epi64(card, ones)),
+                ones,
+            ),
+        );
+        // Inversions: the cards above this one seen before it.
+        walk.bytes = _mm256_add_epi8(walk.bytes, byte_counts(_mm256_and_si256(walk.seen, above)));
+        walk.seen = _mm256_or_si256(walk.seen, bit);
+        // Patience sorting: the card replaces the least top above it, or starts a pile.
+        let higher = _mm256_and_si256(walk.tops, above);
+        let least = _mm256_and_si256(higher, _mm256_sub_epi64(zero, higher));
+        walk.tops = _mm256_or_si256(_mm256_andnot_si256(least, walk.tops), bit);
+    }
+
+    /// Cards `position..position + 4` of each of the four decks (those past a deck's end 0),
+    /// 16 bits each, one deck to a 64-bit lane, the first card lowest.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn load_four(four: &[&[Card]; 4], position: usize) -> __m256i {
+        let word = |deck: &[Card]| -> i64 {
+            let cards = &deck[position..deck.len().min(position + 4)];
+            if cards.len() == 4 {
+                // SAFETY: four u16 in a row are eight bytes; x86 is little-endian, so the first
+                // card is the lowest 16 bits.
+                unsafe { cards.as_ptr().cast::<u64>().read_unaligned() as i64 }
+            } else {
+                cards
+                    .iter()
+                    .rev()
+                    .fold(0u64, |word, &card| word << 16 | u64::from(card)) as i64
+            }
+        };
+        _mm256_set_epi64x(word(four[3]), word(four[2]), word(four[1]), word(four[0]))
     }
 
     /// The bits set in each byte of `x`: the counts of its two nibbles, looked up.
