@@ -212,6 +212,11 @@ impl FusedMarginalTally {
         self.count_positions = false;
     }
 
+    /// Whether [`Self::add_decks`] counts the positions (until [`Self::leave_positions`]).
+    pub fn counts_positions(&self) -> bool {
+        self.count_positions
+    }
+
     /// Add position counts made elsewhere, laid out as [`MarginalTally::positions`].
     pub fn add_positions(&mut self, positions: &[u64]) {
         assert_eq!(positions.len(), self.tally.positions.len(), "another deck");

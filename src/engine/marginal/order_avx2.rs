@@ -112,6 +112,8 @@ mod x86 {
             let mut position = 1;
             while position < n {
                 let end = n.min(position + CHUNK);
+                // Whole groups of four with a fixed count (unrolled), then the deck's last
+                // cards, fewer than four.
                 while position + 4 <= end {
                     let mut cards = load_four(&four, position);
                     for _ in 0..4 {

@@ -79,8 +79,6 @@ pub(super) struct MarginalBatch {
     /// [`DealStream::add_deals`], when the batch is full or another line's deal must follow them).
     streamed: usize,
     deck: usize,
-    /// Whether the positions are left to the deal stream (see [`Self::new`]).
-    positions_from_stream: bool,
 }
 
 impl MarginalBatch {
@@ -90,8 +88,7 @@ impl MarginalBatch {
     /// read off the stream at the end instead of being counted twice, 52 increments a deck.
     fn new(deck: usize, deals: Option<&DealSink>) -> Self {
         let mut fused = FusedMarginalTally::new(deck);
-        let positions_from_stream = deals.is_some_and(DealSink::has_slot_card_counts);
-        if positions_from_stream {
+        if deals.is_some_and(DealSink::has_slot_card_counts) {
             fused.leave_positions();
         }
         MarginalBatch {
@@ -100,13 +97,12 @@ impl MarginalBatch {
             filled: 0,
             streamed: 0,
             deck,
-            positions_from_stream,
         }
     }
 
     /// Whether the positions of the decks added here are to be read off the deal stream.
     pub(super) fn positions_from_stream(&self) -> bool {
-        self.positions_from_stream
+        !self.fused.counts_positions()
     }
 
     /// The place of the next deck, to be written (and then kept with [`Self::keep_next`], or
