@@ -1,15 +1,18 @@
 //! The AVX2 reading of a line of one- or two-digit card numbers, for CPUs without the AVX-512
 //! one ([`crate::input::wide_line_parser`]): the same lines accepted, with the same cards.
 //!
-//! The line is copied one byte into a zeroed buffer, so that the byte before every byte is one
-//! unaligned load away. Per 32-byte block, comparisons find the digits and the separators as bit
-//! masks, and the value of every byte read as the end of a token, 10·(digit before) + digit, is
-//! computed for the whole block and stored. The masks, joined into 64-bit words, check the shape
-//! of the line exactly as the AVX-512 reading does (every byte a digit or a separator, no two
-//! separators in a row, no run of three digits, a digit first and last) and give the token ends.
-//! AVX2 has no instruction that packs the values at the ends together, so a loop over the ends
-//! (a trailing-zero count each) reads them; the cards are checked all at once after it: 1 << card
-//! for every card, OR-ed, must have exactly `count` bits, all below n.
+//! The line is read where it lies, 32 bytes at a time: each block with the 32 bytes one earlier
+//! (the first block with a zero shifted in, no digit before the line), and the bytes past the
+//! whole blocks from the line's last 32 bytes, their masks shifted down; a line shorter than 32
+//! bytes is copied into 32 zeroed bytes. Per block, comparisons find the digits and the
+//! separators as bit masks, and the value of every byte read as the end of a token,
+//! 10·(digit before) + digit, is computed for the whole block and stored. The masks, joined into
+//! 64-bit words, check the shape of the line exactly as the AVX-512 reading does (every byte a
+//! digit or a separator, no two separators in a row, no run of three digits, a digit first and
+//! last) and give the token ends. AVX2 has no instruction that packs the values at the ends
+//! together, so they are packed 8 bytes at a time by a byte shuffle looked up by those 8 bytes'
+//! bits of ends. The cards are checked all at once: 1 << card for every card, OR-ed, must have
+//! exactly `count` bits, all below n.
 //!
 //! The lines it refuses go to the careful parser, which gives the exact message: so it only
 //! decides speed (tested against the scalar fast path on mutated lines).
@@ -59,6 +62,68 @@ mod x86 {
     /// 64-bit words of the line's masks.
     const WORDS: usize = MAX_LINE / 64;
 
+    /// `PACK[m]`: the byte shuffle that moves the bytes of an 8-byte group whose bits are set in
+    /// `m` to the front, in order (the rest of the shuffle zeroes its byte).
+    static PACK: [[u8; 8]; 256] = {
+        let mut table = [[0x80u8; 8]; 256];
+        let mut mask = 0;
+        while mask < 256 {
+            let (mut bit, mut out) = (0, 0);
+            while bit < 8 {
+                if mask >> bit & 1 == 1 {
+                    table[mask][out] = bit as u8;
+                    out += 1;
+                }
+                bit += 1;
+            }
+            mask += 1;
+        }
+        table
+    };
+
+    /// The masks and values of 32 bytes of a line (`bytes`), `before` the 32 bytes one earlier:
+    /// which bytes are digits, which are separators (bit i: byte i), and every byte read as the
+    /// end of a token, 10·(digit before) + digit (0 before a non-digit: bytes of at most 99).
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn block(bytes: __m256i, before: __m256i) -> (u32, u32, __m256i) {
+        let zero_digit = _mm256_set1_epi8(b'0' as i8);
+        let nine = _mm256_set1_epi8(9);
+        let digit = _mm256_sub_epi8(bytes, zero_digit);
+        let is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit, nine), digit);
+        let digit_before = _mm256_sub_epi8(before, zero_digit);
+        let was_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit_before, nine), digit_before);
+        let separators = _mm256_or_si256(
+            _mm256_or_si256(
+                _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b' ' as i8)),
+                _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b'\t' as i8)),
+            ),
+            _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b',' as i8)),
+        );
+        let tens = _mm256_and_si256(digit_before, was_digit);
+        let twice = _mm256_add_epi8(tens, tens);
+        // Bytes of at most 9·8 = 72: the 16-bit shift moves no bit into the next byte.
+        let eight_times = _mm256_slli_epi16::<2>(twice);
+        let value = _mm256_add_epi8(
+            _mm256_and_si256(digit, is_digit),
+            _mm256_add_epi8(twice, eight_times),
+        );
+        (
+            _mm256_movemask_epi8(is_digit) as u32,
+            _mm256_movemask_epi8(separators) as u32,
+            value,
+        )
+    }
+
+    /// The 32 bytes one earlier than `bytes` when these are a line's first: a zero (no digit
+    /// before the line), then bytes 0..31.
+    #[inline]
+    #[target_feature(enable = "avx2")]
+    fn shifted_in_zero(bytes: __m256i) -> __m256i {
+        // [zero, low half], then each half shifted up a byte with the top byte of the other.
+        _mm256_alignr_epi8::<15>(bytes, _mm256_permute2x128_si256::<0x08>(bytes, bytes))
+    }
+
     /// See [`super::parse`].
     #[target_feature(enable = "avx2,bmi1,popcnt")]
     pub(super) fn parse(
@@ -79,51 +144,69 @@ mod x86 {
         {
             return false;
         }
-        // The copy: a zero (no digit before the first byte), the line, zeros.
-        let mut copy = [0u8; MAX_LINE + 32];
-        copy[1..=length].copy_from_slice(line);
-        let blocks = length.div_ceil(32);
-        let zero_digit = _mm256_set1_epi8(b'0' as i8);
-        let nine = _mm256_set1_epi8(9);
-        // `digit_bits[w]`, `separator_bits[w]`: bytes 64w..64w + 64 of the line (zeros past it).
+        // `digit_bits[w]`, `separator_bits[w]`: bytes 64w..64w + 64 of the line (bits past it
+        // are ignored by `token_ends`).
         let mut digit_bits = [0u64; WORDS];
         let mut separator_bits = [0u64; WORDS];
         // `values[i]`: byte i read as the end of a token.
         let mut values = [0u8; MAX_LINE];
-        for block in 0..blocks {
-            // SAFETY: `copy` holds 32 bytes from 32·block + 1 and from 32·block (block < 8).
-            let (bytes, before) = unsafe {
-                (
-                    _mm256_loadu_si256(copy.as_ptr().add(32 * block + 1).cast()),
-                    _mm256_loadu_si256(copy.as_ptr().add(32 * block).cast()),
-                )
-            };
-            let digit = _mm256_sub_epi8(bytes, zero_digit);
-            let is_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit, nine), digit);
-            let digit_before = _mm256_sub_epi8(before, zero_digit);
-            let was_digit = _mm256_cmpeq_epi8(_mm256_min_epu8(digit_before, nine), digit_before);
-            let separators = _mm256_or_si256(
-                _mm256_or_si256(
-                    _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b' ' as i8)),
-                    _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b'\t' as i8)),
-                ),
-                _mm256_cmpeq_epi8(bytes, _mm256_set1_epi8(b',' as i8)),
-            );
-            // 10·(digit before) + digit, 0 before a non-digit: bytes of at most 99.
-            let tens = _mm256_and_si256(digit_before, was_digit);
-            let twice = _mm256_add_epi8(tens, tens);
-            let eight_times = _mm256_slli_epi16::<2>(twice);
-            // Bytes of at most 9·8 = 72: the 16-bit shift moves no bit into the next byte.
-            let value = _mm256_add_epi8(
-                _mm256_and_si256(digit, is_digit),
-                _mm256_add_epi8(twice, eight_times),
-            );
-            // SAFETY: `values` holds 32 bytes from 32·block (block < 8).
-            unsafe { _mm256_storeu_si256(values.as_mut_ptr().add(32 * block).cast(), value) };
-            let shift = 32 * (block % 2);
-            digit_bits[block / 2] |= u64::from(_mm256_movemask_epi8(is_digit) as u32) << shift;
-            separator_bits[block / 2] |=
-                u64::from(_mm256_movemask_epi8(separators) as u32) << shift;
+        // The masks of bytes `at`.. (`at` a multiple of 32 below MAX_LINE).
+        let mut put = |at: usize, digits: u32, separators: u32| {
+            digit_bits[at / 64] |= u64::from(digits) << (at % 64);
+            separator_bits[at / 64] |= u64::from(separators) << (at % 64);
+        };
+        if length < 32 {
+            // A short line: copied into 32 zeroed bytes (zeros are neither digits nor
+            // separators, and bits past the line are ignored).
+            let mut copy = [0u8; 32];
+            copy[..length].copy_from_slice(line);
+            // SAFETY: `copy` is 32 bytes.
+            let bytes = unsafe { _mm256_loadu_si256(copy.as_ptr().cast()) };
+            let (digits, separators, value) = block(bytes, shifted_in_zero(bytes));
+            // SAFETY: `values` holds 32 bytes from 0.
+            unsafe { _mm256_storeu_si256(values.as_mut_ptr().cast(), value) };
+            put(0, digits, separators);
+        } else {
+            // Read in place: the last 32 bytes of the line, whose masks give the bytes past
+            // the whole blocks, then the whole blocks of 32 bytes, each with the 32 bytes one
+            // earlier (the first with a zero shifted in). The last 32 bytes are stored first,
+            // so that every 8-byte group of `values` read below lies within the latest store
+            // that wrote it (a load spanning two stores waits for both to reach the cache).
+            let whole = length / 32;
+            let at = line.as_ptr();
+            let rest = length % 32;
+            if rest > 0 {
+                // The last 32 bytes, from `start` ≥ 1 (length > 32): their values are those
+                // of bytes start.. (the same as the whole blocks' where they overlap), and
+                // their masks shifted down by 32 − rest are those of bytes 32·whole.. .
+                let start = length - 32;
+                // SAFETY: start ≥ 1 and start + 32 = length.
+                let (bytes, before) = unsafe {
+                    (
+                        _mm256_loadu_si256(at.add(start).cast()),
+                        _mm256_loadu_si256(at.add(start - 1).cast()),
+                    )
+                };
+                let (digits, separators, value) = block(bytes, before);
+                // SAFETY: start + 32 = length ≤ MAX_LINE.
+                unsafe { _mm256_storeu_si256(values.as_mut_ptr().add(start).cast(), value) };
+                let drop = 32 - rest as u32;
+                put(32 * whole, digits >> drop, separators >> drop);
+            }
+            for b in 0..whole {
+                // SAFETY: 32·b + 32 ≤ length, and 32·b − 1 ≥ 0 when b ≥ 1.
+                let bytes = unsafe { _mm256_loadu_si256(at.add(32 * b).cast()) };
+                let before = if b == 0 {
+                    shifted_in_zero(bytes)
+                } else {
+                    // SAFETY: as above.
+                    unsafe { _mm256_loadu_si256(at.add(32 * b - 1).cast()) }
+                };
+                let (digits, separators, value) = block(bytes, before);
+                // SAFETY: 32·b + 32 ≤ length ≤ MAX_LINE.
+                unsafe { _mm256_storeu_si256(values.as_mut_ptr().add(32 * b).cast(), value) };
+                put(32 * b, digits, separators);
+            }
         }
         let Some((ends, tokens)) = token_ends(&digit_bits, &separator_bits, length) else {
             return false;
@@ -131,30 +214,48 @@ mod x86 {
         if tokens != count {
             return false;
         }
-        let words = length.div_ceil(64);
-        // The cards, 0-based (a value below the offset wraps to a large one: out of range), and
-        // a bit per card (an out-of-range card is flagged, so the bit it sets does not matter).
-        let mut cards = [0u8; AVX2_MAX_DECK];
-        let mut seen = 0u64;
-        let mut out_of_range = false;
+        // The values at the token ends, packed to the front 8 bytes at a time (a shuffle
+        // looked up by the group's 8 bits of ends). `cards` has room for the last group's
+        // 8-byte store: it starts at most at `count` ≤ 64, since the ends number `count`.
+        let mut cards = [0u8; AVX2_MAX_DECK + 8];
         let mut found = 0;
-        for (word, &ends) in ends.iter().enumerate().take(words) {
-            let mut bits = ends;
-            while bits != 0 {
-                let at = word * 64 + bits.trailing_zeros() as usize;
-                bits &= bits - 1;
-                let card = values[at % MAX_LINE].wrapping_sub(offset as u8);
-                out_of_range |= usize::from(card) >= n;
-                seen |= 1u64 << (card % 64);
-                // `found` < count ≤ 64 (the tokens were counted).
-                cards[found % AVX2_MAX_DECK] = card;
-                found += 1;
+        for group in 0..length.div_ceil(8) {
+            let mask = (ends[group / 8] >> (8 * (group % 8))) as u8;
+            let out = &mut cards[found..found + 8];
+            // SAFETY: `PACK[mask]` and `values[8·group..]` are 8 bytes (8·group < MAX_LINE, a
+            // multiple of 8), as is `out`.
+            unsafe {
+                let shuffle = _mm_loadl_epi64(PACK[usize::from(mask)].as_ptr().cast());
+                let group = _mm_loadl_epi64(values.as_ptr().add(8 * group).cast());
+                _mm_storel_epi64(out.as_mut_ptr().cast(), _mm_shuffle_epi8(group, shuffle));
             }
+            found += mask.count_ones() as usize;
+        }
+        debug_assert_eq!(found, count);
+        // The cards, 0-based: a value below the offset wraps to 255, out of range.
+        let cards = cards.map(|value| value.wrapping_sub(offset as u8));
+        // A bit per card (1 << card, none for a card of 64 or more), four cards a vector.
+        let ones = _mm256_set1_epi64x(1);
+        let mut bits = _mm256_setzero_si256();
+        let mut i = 0;
+        while i + 4 <= count {
+            let four = u32::from_le_bytes([cards[i], cards[i + 1], cards[i + 2], cards[i + 3]]);
+            let shifts = _mm256_cvtepu8_epi64(_mm_cvtsi32_si128(four as i32));
+            bits = _mm256_or_si256(bits, _mm256_sllv_epi64(ones, shifts));
+            i += 4;
+        }
+        let mut lanes = [0u64; 4];
+        // SAFETY: `lanes` is 4 × 64 bits.
+        unsafe { _mm256_storeu_si256(lanes.as_mut_ptr().cast(), bits) };
+        let mut seen = lanes[0] | lanes[1] | lanes[2] | lanes[3];
+        for &card in &cards[i..count] {
+            seen |= 1u64.checked_shl(u32::from(card)).unwrap_or(0);
         }
         for (slot, &card) in deck[..count].iter_mut().zip(&cards) {
             *slot = Card::from(card);
         }
         // `count` bits, all below n: every card in range, and none twice.
-        !out_of_range && seen.count_ones() as usize == count
+        let below_n = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
+        seen.count_ones() as usize == count && seen & !below_n == 0
     }
 }

@@ -674,6 +674,72 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
 }
 
 #[test]
+fn the_vector_readings_agree_with_the_plain_one_at_every_line_length() {
+    // The vector readings take a line in blocks of 32 or 64 bytes, the last one read where it
+    // overlaps the one before: every length from 1 to the longest line of 64 cards (181 bytes),
+    // accepted, and refused for a bad byte at the first, the last, and each block's edge; the
+    // line lies between two digits, which no reading may take for its own.
+    // A line of c tokens, d of them two-digit, is 2c − 1 + d bytes long.
+    let n = 64;
+    let mut lengths = 0;
+    for length in 1..=181usize {
+        let Some((count, two)) = (1..=n)
+            .flat_map(|c| (0..=c).map(move |d| (c, d)))
+            .find(|&(c, d)| 2 * c - 1 + d == length && c - d <= 10 && d <= 54)
+        else {
+            continue;
+        };
+        lengths += 1;
+        // One-digit and two-digit cards alternating while both last, separators in turn.
+        let (mut ones, mut twos) = ((0..count - two).peekable(), (10..10 + two).peekable());
+        let mut line = String::new();
+        for i in 0..count {
+            let card = match (i % 2, ones.peek(), twos.peek()) {
+                (0, Some(_), _) | (_, Some(_), None) => ones.next(),
+                _ => twos.next(),
+            }
+            .unwrap();
+            if i > 0 {
+                line.push([' ', ',', '\t'][i % 3]);
+            }
+            line.push_str(&card.to_string());
+        }
+        assert_eq!(line.len(), length);
+        let mut variants = vec![line.clone().into_bytes()];
+        for at in [0, length - 1, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 159, 160] {
+            if at < length {
+                let mut bad = line.clone().into_bytes();
+                bad[at] = if bad[at].is_ascii_digit() { b':' } else { b'/' };
+                variants.push(bad);
+            }
+        }
+        for (v, variant) in variants.iter().enumerate() {
+            // Digits just outside the line, where a reading that strays would see them.
+            let framed = [&b"9"[..], variant, b"9"].concat();
+            let bytes = &framed[1..=length];
+            let mut plain = [0 as Card; 64];
+            let expected =
+                parse_plain(bytes, count, n, 0, &mut plain, CardStamps::new(n).start_line());
+            assert_eq!(expected, v == 0, "{length}: {:?}", String::from_utf8_lossy(bytes));
+            if avx2_line_parser::available() {
+                let mut vector = [0 as Card; 64];
+                let ok = avx2_line_parser::parse(bytes, count, n, 0, &mut vector);
+                assert_eq!(ok, expected, "{:?}", String::from_utf8_lossy(bytes));
+                assert!(!ok || vector[..count] == plain[..count], "{length}");
+            }
+            if wide_line_parser::available() {
+                let mut wide = [0 as Card; 64];
+                let ok = wide_line_parser::parse(bytes, count, n, 0, &mut wide);
+                assert_eq!(ok, expected, "{:?}", String::from_utf8_lossy(bytes));
+                assert!(!ok || wide[..count] == plain[..count], "{length}");
+            }
+        }
+    }
+    // Every length from 1 to 181 but 180 (64 cards with 53 two-digit would need 11 one-digit).
+    assert_eq!(lengths, 180);
+}
+
+#[test]
 fn the_fast_paths_leave_empty_fields_to_the_careful_parser() {
     let labels = ["A", "K", "Q"].map(String::from);
     let index = LabelIndex::new(&labels);
