@@ -6,7 +6,7 @@
 //! whole blocks from the line's last 32 bytes, their masks shifted down; a line shorter than 32
 //! bytes is copied into 32 zeroed bytes. Per block, comparisons find the digits and the
 //! separators as bit masks, and the value of every byte read as the end of a token,
-//! 10·(digit before) + digit, is computed for the whole block and stored. The masks, joined into
+//! 10·(digit before) + digit, is computed for the whole block and kept. The masks, joined into
 //! 64-bit words, check the shape of the line exactly as the AVX-512 reading does (every byte a
 //! digit or a separator, no two separators in a row, no run of three digits, a digit first and
 //! last) and give the token ends. AVX2 has no instruction that packs the values at the ends
@@ -61,6 +61,21 @@ mod x86 {
 
     /// 64-bit words of the line's masks.
     const WORDS: usize = MAX_LINE / 64;
+
+    /// Value vectors a line may need: its whole blocks of 32 bytes and its last 32 bytes.
+    const VECTORS: usize = MAX_LINE / 32 + 1;
+
+    /// Bits `at..at + 32` of `bits` (bit i of word w: byte 64w + i; zeros past the words).
+    #[inline(always)]
+    fn bits_at(bits: &[u64; WORDS], at: usize) -> u32 {
+        let (word, shift) = (at / 64, at % 64);
+        let low = bits.get(word).map_or(0, |&w| w >> shift);
+        let high = match bits.get(word + 1) {
+            Some(&w) if shift > 0 => w << (64 - shift),
+            _ => 0,
+        };
+        (low | high) as u32
+    }
 
     /// `PACK[m]`: the byte shuffle that moves the bytes of an 8-byte group whose bits are set in
     /// `m` to the front, in order (the rest of the shuffle zeroes its byte).
@@ -148,13 +163,19 @@ mod x86 {
         // are ignored by `token_ends`).
         let mut digit_bits = [0u64; WORDS];
         let mut separator_bits = [0u64; WORDS];
-        // `values[i]`: byte i read as the end of a token.
-        let mut values = [0u8; MAX_LINE];
         // The masks of bytes `at`.. (`at` a multiple of 32 below MAX_LINE).
         let mut put = |at: usize, digits: u32, separators: u32| {
             digit_bits[at / 64] |= u64::from(digits) << (at % 64);
             separator_bits[at / 64] |= u64::from(separators) << (at % 64);
         };
+        // The blocks' values, in line order: `values[v]` holds bytes `firsts[v]`.. read as
+        // token ends, of which its first `skips[v]` were another block's (the last 32 bytes of
+        // a line overlap the whole blocks). They are kept as whole vectors, not bytes, so that
+        // reading them back is never a load that only part of a store can serve.
+        let mut values = [_mm256_setzero_si256(); VECTORS];
+        let mut firsts = [0usize; VECTORS];
+        let mut skips = [0u32; VECTORS];
+        let mut kept = 0;
         if length < 32 {
             // A short line: copied into 32 zeroed bytes (zeros are neither digits nor
             // separators, and bits past the line are ignored).
@@ -163,36 +184,15 @@ mod x86 {
             // SAFETY: `copy` is 32 bytes.
             let bytes = unsafe { _mm256_loadu_si256(copy.as_ptr().cast()) };
             let (digits, separators, value) = block(bytes, shifted_in_zero(bytes));
-            // SAFETY: `values` holds 32 bytes from 0.
-            unsafe { _mm256_storeu_si256(values.as_mut_ptr().cast(), value) };
+            values[0] = value;
+            kept = 1;
             put(0, digits, separators);
         } else {
-            // Read in place: the last 32 bytes of the line, whose masks give the bytes past
-            // the whole blocks, then the whole blocks of 32 bytes, each with the 32 bytes one
-            // earlier (the first with a zero shifted in). The last 32 bytes are stored first,
-            // so that every 8-byte group of `values` read below lies within the latest store
-            // that wrote it (a load spanning two stores waits for both to reach the cache).
+            // Read in place: the whole blocks of 32 bytes, each with the 32 bytes one earlier
+            // (the first with a zero shifted in), then the last 32 bytes of the line, whose
+            // masks give the bytes past the whole blocks.
             let whole = length / 32;
             let at = line.as_ptr();
-            let rest = length % 32;
-            if rest > 0 {
-                // The last 32 bytes, from `start` ≥ 1 (length > 32): their values are those
-                // of bytes start.. (the same as the whole blocks' where they overlap), and
-                // their masks shifted down by 32 − rest are those of bytes 32·whole.. .
-                let start = length - 32;
-                // SAFETY: start ≥ 1 and start + 32 = length.
-                let (bytes, before) = unsafe {
-                    (
-                        _mm256_loadu_si256(at.add(start).cast()),
-                        _mm256_loadu_si256(at.add(start - 1).cast()),
-                    )
-                };
-                let (digits, separators, value) = block(bytes, before);
-                // SAFETY: start + 32 = length ≤ MAX_LINE.
-                unsafe { _mm256_storeu_si256(values.as_mut_ptr().add(start).cast(), value) };
-                let drop = 32 - rest as u32;
-                put(32 * whole, digits >> drop, separators >> drop);
-            }
             for b in 0..whole {
                 // SAFETY: 32·b + 32 ≤ length, and 32·b − 1 ≥ 0 when b ≥ 1.
                 let bytes = unsafe { _mm256_loadu_si256(at.add(32 * b).cast()) };
@@ -203,9 +203,27 @@ mod x86 {
                     unsafe { _mm256_loadu_si256(at.add(32 * b - 1).cast()) }
                 };
                 let (digits, separators, value) = block(bytes, before);
-                // SAFETY: 32·b + 32 ≤ length ≤ MAX_LINE.
-                unsafe { _mm256_storeu_si256(values.as_mut_ptr().add(32 * b).cast(), value) };
+                (values[kept], firsts[kept]) = (value, 32 * b);
+                kept += 1;
                 put(32 * b, digits, separators);
+            }
+            let rest = length % 32;
+            if rest > 0 {
+                // The last 32 bytes, from `start` ≥ 1 (length > 32): their masks shifted down
+                // by 32 − rest are those of bytes 32·whole.. .
+                let start = length - 32;
+                // SAFETY: start ≥ 1 and start + 32 = length.
+                let (bytes, before) = unsafe {
+                    (
+                        _mm256_loadu_si256(at.add(start).cast()),
+                        _mm256_loadu_si256(at.add(start - 1).cast()),
+                    )
+                };
+                let (digits, separators, value) = block(bytes, before);
+                let drop = 32 - rest as u32;
+                (values[kept], firsts[kept], skips[kept]) = (value, start, drop);
+                kept += 1;
+                put(32 * whole, digits >> drop, separators >> drop);
             }
         }
         let Some((ends, tokens)) = token_ends(&digit_bits, &separator_bits, length) else {
@@ -214,26 +232,42 @@ mod x86 {
         if tokens != count {
             return false;
         }
-        // The values at the token ends, packed to the front 8 bytes at a time (a shuffle
-        // looked up by the group's 8 bits of ends). `cards` has room for the last group's
-        // 8-byte store: it starts at most at `count` ≤ 64, since the ends number `count`.
+        // The values at the token ends, 0-based (a value below the offset wraps to 255, out of
+        // range), packed to the front 8 bytes at a time: a shuffle looked up by the 8 bits of
+        // ends of each quarter of a block (moved up 8 bytes for the upper quarter of a half).
+        // `cards` has room for the last 8-byte store: it starts at most at `count` ≤ 64, since
+        // the ends number `count`.
         let mut cards = [0u8; AVX2_MAX_DECK + 8];
         let mut found = 0;
-        for group in 0..length.div_ceil(8) {
-            let mask = (ends[group / 8] >> (8 * (group % 8))) as u8;
-            let out = &mut cards[found..found + 8];
-            // SAFETY: `PACK[mask]` and `values[8·group..]` are 8 bytes (8·group < MAX_LINE, a
-            // multiple of 8), as is `out`.
-            unsafe {
-                let shuffle = _mm_loadl_epi64(PACK[usize::from(mask)].as_ptr().cast());
-                let group = _mm_loadl_epi64(values.as_ptr().add(8 * group).cast());
-                _mm_storel_epi64(out.as_mut_ptr().cast(), _mm_shuffle_epi8(group, shuffle));
+        let offset_bytes = _mm256_set1_epi8(offset as i8);
+        let upper = _mm_set1_epi8(8);
+        for v in 0..kept {
+            let ends_here = (bits_at(&ends, firsts[v]) >> skips[v]) << skips[v];
+            let value = _mm256_sub_epi8(values[v], offset_bytes);
+            let halves = [
+                _mm256_castsi256_si128(value),
+                _mm256_extracti128_si256::<1>(value),
+            ];
+            for (h, half) in halves.into_iter().enumerate() {
+                for quarter in 0..2 {
+                    let mask = (ends_here >> (16 * h + 8 * quarter)) as u8;
+                    // SAFETY: `PACK[mask]` is 8 bytes.
+                    let mut shuffle =
+                        unsafe { _mm_loadl_epi64(PACK[usize::from(mask)].as_ptr().cast()) };
+                    if quarter == 1 {
+                        // The 0x80 of a byte zeroed stays above 0x7f: still zeroed.
+                        shuffle = _mm_add_epi8(shuffle, upper);
+                    }
+                    let out = &mut cards[found..found + 8];
+                    // SAFETY: `out` is 8 bytes.
+                    unsafe {
+                        _mm_storel_epi64(out.as_mut_ptr().cast(), _mm_shuffle_epi8(half, shuffle));
+                    }
+                    found += mask.count_ones() as usize;
+                }
             }
-            found += mask.count_ones() as usize;
         }
         debug_assert_eq!(found, count);
-        // The cards, 0-based: a value below the offset wraps to 255, out of range.
-        let cards = cards.map(|value| value.wrapping_sub(offset as u8));
         // A bit per card (1 << card, none for a card of 64 or more), four cards a vector.
         let ones = _mm256_set1_epi64x(1);
         let mut bits = _mm256_setzero_si256();
