@@ -168,13 +168,11 @@ mod x86 {
             digit_bits[at / 64] |= u64::from(digits) << (at % 64);
             separator_bits[at / 64] |= u64::from(separators) << (at % 64);
         };
-        // The blocks' values, in line order: `values[v]` holds bytes `firsts[v]`.. read as
-        // token ends, of which its first `skips[v]` were another block's (the last 32 bytes of
-        // a line overlap the whole blocks). They are kept as whole vectors, not bytes, so that
-        // reading them back is never a load that only part of a store can serve.
+        // The blocks' values, in line order: `values[v]` holds bytes 32·v.. read as token ends,
+        // but for the line's last 32 bytes, which overlap the whole blocks (see below). They are
+        // kept as whole vectors, not bytes, so that reading them back is never a load that only
+        // part of a store can serve.
         let mut values = [_mm256_setzero_si256(); VECTORS];
-        let mut firsts = [0usize; VECTORS];
-        let mut skips = [0u32; VECTORS];
         let mut kept = 0;
         if length < 32 {
             // A short line: copied into 32 zeroed bytes (zeros are neither digits nor
@@ -203,7 +201,7 @@ mod x86 {
                     unsafe { _mm256_loadu_si256(at.add(32 * b - 1).cast()) }
                 };
                 let (digits, separators, value) = block(bytes, before);
-                (values[kept], firsts[kept]) = (value, 32 * b);
+                values[kept] = value;
                 kept += 1;
                 put(32 * b, digits, separators);
             }
@@ -221,7 +219,7 @@ mod x86 {
                 };
                 let (digits, separators, value) = block(bytes, before);
                 let drop = 32 - rest as u32;
-                (values[kept], firsts[kept], skips[kept]) = (value, start, drop);
+                values[kept] = value;
                 kept += 1;
                 put(32 * whole, digits >> drop, separators >> drop);
             }
@@ -241,9 +239,14 @@ mod x86 {
         let mut found = 0;
         let offset_bytes = _mm256_set1_epi8(offset as i8);
         let upper = _mm_set1_epi8(8);
-        for v in 0..kept {
-            let ends_here = (bits_at(&ends, firsts[v]) >> skips[v]) << skips[v];
-            let value = _mm256_sub_epi8(values[v], offset_bytes);
+        for (v, &value) in values[..kept].iter().enumerate() {
+            // The vector's first byte: 32·v, or for the line's last 32 bytes length − 32,
+            // whose bytes below 32·v were the whole blocks' (a line shorter than 32 bytes
+            // has one vector, from 0).
+            let first = (32 * v).min(length.saturating_sub(32));
+            let taken = (32 * v - first) as u32;
+            let ends_here = (bits_at(&ends, first) >> taken) << taken;
+            let value = _mm256_sub_epi8(value, offset_bytes);
             let halves = [
                 _mm256_castsi256_si128(value),
                 _mm256_extracti128_si256::<1>(value),
