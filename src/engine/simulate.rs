@@ -414,6 +414,11 @@ where
 
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
 ///
+/// The closure that tallies a part is written here again, not taken from
+/// [`tally_blocks_portable`]: a closure gets the target features of the function it is written
+/// in, so one written in the portable function would be compiled without `popcnt` (and, being
+/// called from both copies, is not inlined into this one).
+///
 /// # Safety
 /// The CPU must support `popcnt`.
 #[cfg(target_arch = "x86_64")]
@@ -427,10 +432,12 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    tally_blocks_portable::<B, S, N>(job, sources, shuffle)
+    let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
+    work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
+        tally_part::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
+    })
 }
 
-#[inline(always)]
 fn tally_blocks_portable<B, S, const N: usize>(
     job: Job<'_>,
     sources: &B,
@@ -441,14 +448,29 @@ where
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
-    let prefetch = factorial(N) > PREFETCH_FROM_CELLS;
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
-        if prefetch {
-            tally_block_prefetched::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
-        } else {
-            tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle);
-        }
+        tally_part::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
     })
+}
+
+/// Tally `length` shuffles, their counters prefetched when the tally outgrows the cache.
+#[inline(always)]
+fn tally_part<B, S, const N: usize>(
+    counts: &mut WorkerTally<N>,
+    length: u64,
+    source: &mut B::Source,
+    scratch: &mut [Card; N],
+    stream: &mut Option<FullStream<N>>,
+    shuffle: &S,
+) where
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
+{
+    if factorial(N) > PREFETCH_FROM_CELLS {
+        tally_block_prefetched::<B, S, N>(counts, length, source, scratch, stream, shuffle);
+    } else {
+        tally_block::<B, S, N>(counts, length, source, scratch, stream, shuffle);
+    }
 }
 
 /// One worker of the one-draw path ([`crate::engine::choice_table`]): each shuffle is one draw
