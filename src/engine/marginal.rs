@@ -246,10 +246,11 @@ impl FusedMarginalTally {
             self.flush();
         }
         self.in_narrow += count as u64;
-        // A full batch on a CPU with both AVX2 paths and without the AVX-512 ones: the walk of
+        // A full batch on a CPU with both AVX-512 paths, or with both AVX2 paths: the walk of
         // the order statistics counts the descents of the inverses too, and no inverse is made.
-        if self.avx2_stats && self.avx2_order && !self.wide && !self.wide_order && count == LANES
-        {
+        let both_wide = self.wide && self.wide_order;
+        let both_avx2 = self.avx2_stats && self.avx2_order && !self.wide && !self.wide_order;
+        if (both_wide || both_avx2) && count == LANES {
             if self.count_positions {
                 for deck in decks.chunks_exact(n) {
                     for (&card, row) in deck.iter().zip(self.narrow.iter_mut()) {
@@ -258,8 +259,17 @@ impl FusedMarginalTally {
                     }
                 }
             }
-            let order = order_avx2::order_statistics(decks, n);
-            let mut values = stats_avx2::statistics(decks, n, None);
+            let (order, mut values) = if both_wide {
+                (
+                    wide::order_statistics(decks, n),
+                    wide::statistics(decks, n, None),
+                )
+            } else {
+                (
+                    order_avx2::order_statistics(decks, n),
+                    stats_avx2::statistics(decks, n, None),
+                )
+            };
             for (values, &[.., rising]) in values.iter_mut().zip(&order) {
                 values[2] = rising;
             }
@@ -291,7 +301,9 @@ impl FusedMarginalTally {
             }
         }
         let order = if self.wide_order && count == LANES {
-            wide::order_statistics(decks, n)
+            wide::order_statistics(decks, n).map(|[inversions, longest, guessing, _]| {
+                [inversions, longest, guessing]
+            })
         } else if self.avx2_order && count == LANES {
             order_avx2::order_statistics(decks, n).map(|[inversions, longest, guessing, _]| {
                 [inversions, longest, guessing]
@@ -303,19 +315,8 @@ impl FusedMarginalTally {
             order_of_batch(decks, n)
         };
         if self.wide {
-            let values = wide::statistics(decks, n, &inverses);
-            for ((&[fixed, cycles, rising, adjacent, descents, footrule], [inversions, longest, guessing]), deck) in
-                values.iter().zip(order).zip(decks.chunks_exact(n))
-            {
-                let [valleys, colour] = shape_statistics(deck);
-                self.record(
-                    [
-                        fixed, cycles, rising, adjacent, descents, inversions, longest, footrule,
-                        valleys, guessing, colour,
-                    ],
-                    n,
-                );
-            }
+            let values = wide::statistics(decks, n, Some(&inverses));
+            self.record_avx2(&values[..count], &order, n);
             return;
         }
         if self.avx2_stats {
@@ -699,9 +700,11 @@ mod wide {
     }
 
     /// [`super::order_statistics`] of exactly [`LANES`] decks of `n` (≤ 64) cards laid end to
-    /// end in `decks`, one deck to a 64-bit lane of a vector. Only after [`order_available`].
+    /// end in `decks`, one deck to a 64-bit lane of a vector, and a fourth value: the descents
+    /// of each deck's inverse (the cards c with c + 1 before them, counted from the cards
+    /// seen), so that a caller needs no inverse for them. Only after [`order_available`].
     #[inline(always)]
-    pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+    pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
         debug_assert!(order_available() && n <= FUSED_MAX_DECK && decks.len() == LANES * n);
         #[cfg(target_arch = "x86_64")]
         {
@@ -716,15 +719,16 @@ mod wide {
     }
 
     /// `[fixed points, cycles, descents of the inverse, adjacent pairs kept, descents,
-    /// footrule]` of each deck of
-    /// `n` (≤ 64) cards laid end to end in `decks` (at most [`LANES`]), whose inverses are
-    /// `inverses[..][..n]`; the entries past the decks are left 0. Only after [`available`].
+    /// footrule, valleys, colour changes]` of each deck of `n` (≤ 64) cards laid end to end in
+    /// `decks` (at most [`LANES`]), whose inverses, when given, are `inverses[..][..n]` (without
+    /// them the descents of the inverse are left 0, for the caller to fill in from
+    /// [`order_statistics`]); the entries past the decks are left 0. Only after [`available`].
     #[inline(always)]
     pub(super) fn statistics(
         decks: &[Card],
         n: usize,
-        inverses: &[[u8; FUSED_MAX_DECK]; LANES],
-    ) -> [[u16; 6]; LANES] {
+        inverses: Option<&[[u8; FUSED_MAX_DECK]; LANES]>,
+    ) -> [[u16; 8]; LANES] {
         debug_assert!(available() && n <= FUSED_MAX_DECK && decks.len() <= LANES * n);
         #[cfg(target_arch = "x86_64")]
         {
@@ -742,6 +746,7 @@ mod wide {
     mod x86 {
         use super::{Card, FUSED_MAX_DECK, LANES};
         use crate::engine::byte_columns;
+        use crate::engine::statistics::reds;
         use std::arch::x86_64::*;
 
         /// See [`super::order_statistics`]: the scalar walk of [`crate::engine::marginal`]'s
@@ -753,7 +758,7 @@ mod wide {
         /// above) the greatest unseen card below, which the card equals exactly when the unseen
         /// cards below the last, shifted down by the card, are 1.
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")]
-        pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 3]; LANES] {
+        pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
             // The decks transposed: `columns[position][deck]`, the cards as bytes.
             let mut columns = [[0u8; LANES]; FUSED_MAX_DECK];
             let rows: [__m512i; LANES] =
@@ -774,6 +779,8 @@ mod wide {
             let mut seen = bit;
             let mut tops = bit;
             let mut inversions = zero;
+            // Descents of the inverse: none at the first card, before which nothing was seen.
+            let mut inverse_descents = zero;
             let mut right = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(card, zero), ones);
             let mut last = card;
             let mut rising: __mmask8 = 0xFF;
@@ -798,6 +805,12 @@ mod wide {
                 right = _mm512_mask_add_epi64(right, hit, right, ones);
                 rising = _mm512_cmpgt_epu64_mask(card, last);
                 last = card;
+                // A descent of the inverse: card + 1 seen before this card (a shift by 64, for
+                // card 63, gives 0).
+                inverse_descents = _mm512_add_epi64(
+                    inverse_descents,
+                    _mm512_and_si512(_mm512_srlv_epi64(seen, _mm512_add_epi64(card, ones)), ones),
+                );
                 // Inversions: the cards above this one seen before it.
                 inversions = _mm512_add_epi64(
                     inversions,
@@ -810,8 +823,11 @@ mod wide {
                 tops = _mm512_or_si512(_mm512_andnot_si512(least, tops), bit);
             }
             let piles = _mm512_popcnt_epi64(tops);
-            let mut lanes = [[0u64; LANES]; 3];
-            for (out, vector) in lanes.iter_mut().zip([inversions, piles, right]) {
+            let mut lanes = [[0u64; LANES]; 4];
+            for (out, vector) in lanes
+                .iter_mut()
+                .zip([inversions, piles, right, inverse_descents])
+            {
                 // SAFETY: eight 64-bit lanes into eight u64.
                 unsafe { _mm512_storeu_si512(out.as_mut_ptr().cast(), vector) };
             }
@@ -831,11 +847,11 @@ mod wide {
         pub(super) fn statistics_of_decks(
             decks: &[Card],
             n: usize,
-            inverses: &[[u8; FUSED_MAX_DECK]; LANES],
-        ) -> [[u16; 6]; LANES] {
-            let mut values = [[0; 6]; LANES];
-            for ((deck, inverse), values) in decks.chunks_exact(n).zip(inverses).zip(&mut values) {
-                *values = statistics(deck, inverse);
+            inverses: Option<&[[u8; FUSED_MAX_DECK]; LANES]>,
+        ) -> [[u16; 8]; LANES] {
+            let mut values = [[0; 8]; LANES];
+            for (lane, (deck, values)) in decks.chunks_exact(n).zip(&mut values).enumerate() {
+                *values = statistics(deck, inverses.map(|inverses| &inverses[lane]));
             }
             values
         }
@@ -843,7 +859,7 @@ mod wide {
         /// The statistics of one deck (see [`super::statistics`]).
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
         #[inline]
-        pub(super) fn statistics(deck: &[Card], inverse: &[u8; FUSED_MAX_DECK]) -> [u16; 6] {
+        pub(super) fn statistics(deck: &[Card], inverse: Option<&[u8; FUSED_MAX_DECK]>) -> [u16; 8] {
             let n = deck.len();
             let lanes = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
             // SAFETY: the masks cover `deck[..n]` only; masked-off lanes are not read (the
@@ -876,10 +892,11 @@ mod wide {
             let adjacent =
                 _mm512_cmpeq_epi8_mask(next, _mm512_add_epi8(permutation, _mm512_set1_epi8(1)))
                     & pairs;
-            // SAFETY: `inverse` is 64 bytes.
-            let inverse = unsafe { _mm512_loadu_si512(inverse.as_ptr().cast()) };
-            let descents =
-                _mm512_cmplt_epu8_mask(_mm512_permutexvar_epi8(up, inverse), inverse) & pairs;
+            let inverse_descents = inverse.map_or(0, |inverse| {
+                // SAFETY: `inverse` is 64 bytes.
+                let inverse = unsafe { _mm512_loadu_si512(inverse.as_ptr().cast()) };
+                _mm512_cmplt_epu8_mask(_mm512_permutexvar_epi8(up, inverse), inverse) & pairs
+            });
             let mut least = identity;
             let mut power = permutation;
             for round in 0..6 {
@@ -891,13 +908,35 @@ mod wide {
             let cycles = _mm512_cmpeq_epi8_mask(least, identity) & lanes;
             // The deck's own descents: the next card below this one.
             let deck_descents = _mm512_cmplt_epu8_mask(next, permutation) & pairs;
+            // A valley at i: a descent ending at i (bit i − 1) and a rise after it (no descent
+            // at i).
+            let valleys = (deck_descents << 1) & !deck_descents & pairs;
+            // Red cards are those below reds(n); a change of colour between i and i + 1.
+            let red = _mm512_cmplt_epu8_mask(permutation, _mm512_set1_epi8(reds(n) as i8)) & lanes;
+            let colour = (red ^ (red >> 1)) & pairs;
             // Σ|card − position|: sums of absolute byte differences, eight bytes to a 64-bit
             // lane (the lanes past n hold their own position: 0).
             let footrule = _mm512_reduce_add_epi64(_mm512_sad_epu8(permutation, identity)) as u16;
-            let [fixed, cycles, descents, adjacent, deck_descents] =
-                [fixed, cycles, descents, adjacent, deck_descents]
-                    .map(|bits| bits.count_ones() as u16);
-            [fixed, cycles, descents, adjacent, deck_descents, footrule]
+            let [fixed, cycles, inverse_descents, adjacent, deck_descents, valleys, colour] = [
+                fixed,
+                cycles,
+                inverse_descents,
+                adjacent,
+                deck_descents,
+                valleys,
+                colour,
+            ]
+            .map(|bits| bits.count_ones() as u16);
+            [
+                fixed,
+                cycles,
+                inverse_descents,
+                adjacent,
+                deck_descents,
+                footrule,
+                valleys,
+                colour,
+            ]
         }
     }
 }
@@ -1019,10 +1058,7 @@ mod tests {
     }
 
     #[test]
-    fn the_avx2_order_statistics_are_the_scalar_walks_at_every_deck_size() {
-        if !order_avx2::available() {
-            return;
-        }
+    fn the_vector_order_statistics_are_the_scalar_walks_at_every_deck_size() {
         for n in 1..=FUSED_MAX_DECK {
             let decks = decks_to_check(n);
             // Every window of eight consecutive decks, so that each deck is seen in every lane.
@@ -1042,26 +1078,43 @@ mod tests {
                         [inversions, longest, guessing, descents as u16]
                     })
                     .collect();
-                assert_eq!(order_avx2::order_statistics(&flat, n).to_vec(), scalar, "{n} cards");
+                if order_avx2::available() {
+                    let avx2 = order_avx2::order_statistics(&flat, n);
+                    assert_eq!(avx2.to_vec(), scalar, "AVX2, {n} cards");
+                }
+                if wide::order_available() {
+                    let wide = wide::order_statistics(&flat, n);
+                    assert_eq!(wide.to_vec(), scalar, "AVX-512, {n} cards");
+                }
             }
         }
     }
 
     #[test]
-    fn the_avx2_statistics_count_what_the_plain_tally_counts_at_every_deck_size() {
-        if !stats_avx2::available() {
-            return;
-        }
+    fn the_vector_statistics_count_what_the_plain_tally_counts_at_every_deck_size() {
         for n in 1..=FUSED_MAX_DECK {
             let decks = decks_to_check(n);
             let mut plain = MarginalTally::new(n);
             for deck in &decks {
                 plain.add(deck);
             }
-            let mut fused = FusedMarginalTally::new(n);
-            fused.wide = false;
-            fused.avx2_stats = true;
-            check_fused(fused, &decks, &plain, n);
+            if stats_avx2::available() {
+                let mut fused = FusedMarginalTally::new(n);
+                fused.wide = false;
+                fused.wide_order = false;
+                fused.avx2_stats = true;
+                check_fused(fused, &decks, &plain, n);
+            }
+            // The AVX-512 statistics with and without the inverses (the order walk counting
+            // their descents in full batches).
+            if wide::available() {
+                for wide_order in [false, wide::order_available()] {
+                    let mut fused = FusedMarginalTally::new(n);
+                    fused.wide = true;
+                    fused.wide_order = wide_order;
+                    check_fused(fused, &decks, &plain, n);
+                }
+            }
         }
     }
 
