@@ -771,7 +771,6 @@ mod wide {
             });
             let ones = _mm512_set1_epi64(1);
             let all_but_zero = _mm512_set1_epi64(!1u64 as i64);
-            let every = _mm512_set1_epi64(-1);
             let zero = _mm512_setzero_si512();
             // The first card: nothing seen; the guess is card 0; it counts as a rise.
             let card = load_column(&columns[0]);
@@ -783,34 +782,36 @@ mod wide {
             let mut inverse_descents = zero;
             let mut right = _mm512_maskz_mov_epi64(_mm512_cmpeq_epi64_mask(card, zero), ones);
             let mut last = card;
+            // The cards above the last card (none above card 63).
+            let mut last_above = _mm512_sllv_epi64(all_but_zero, card);
             let mut rising: __mmask8 = 0xFF;
             for column in &columns[1..n] {
                 let card = load_column(column);
                 let bit = _mm512_sllv_epi64(ones, card);
                 let above = _mm512_sllv_epi64(all_but_zero, card);
-                // The guessing game, against the state before this card.
+                // The guessing game, against the state before this card. The last card is
+                // seen, so the unseen cards not above it are below it.
                 let unseen = _mm512_andnot_si512(seen, all);
-                let unseen_above = _mm512_and_si512(unseen, _mm512_sllv_epi64(all_but_zero, last));
-                let unseen_below = _mm512_andnot_si512(_mm512_sllv_epi64(every, last), unseen);
+                let unseen_above = _mm512_and_si512(unseen, last_above);
+                let unseen_below = _mm512_andnot_si512(last_above, unseen);
                 let some_above = _mm512_test_epi64_mask(unseen_above, unseen_above);
                 let some_below = _mm512_test_epi64_mask(unseen_below, unseen_below);
                 let up = (rising & some_above) | (!rising & !some_below);
-                // Up: the unseen cards above the last, up to and including this card, are
-                // this card alone. Down: the unseen cards below the last, shifted down by this
-                // card, are exactly 1 (this card, and none above it).
-                let up_to_card = _mm512_or_si512(bit, _mm512_sub_epi64(bit, ones));
-                let hit_up = _mm512_cmpeq_epi64_mask(_mm512_and_si512(unseen_above, up_to_card), bit);
+                // Up: the unseen cards above the last and not above this card are this card
+                // alone. Down: the unseen cards below the last, shifted down by this card, are
+                // exactly 1 (this card, and none above it).
+                let hit_up = _mm512_cmpeq_epi64_mask(_mm512_andnot_si512(above, unseen_above), bit);
                 let hit_down = _mm512_cmpeq_epi64_mask(_mm512_srlv_epi64(unseen_below, card), ones);
                 let hit = (up & hit_up) | (!up & hit_down);
                 right = _mm512_mask_add_epi64(right, hit, right, ones);
                 rising = _mm512_cmpgt_epu64_mask(card, last);
                 last = card;
-                // A descent of the inverse: card + 1 seen before this card (a shift by 64, for
-                // card 63, gives 0).
-                inverse_descents = _mm512_add_epi64(
-                    inverse_descents,
-                    _mm512_and_si512(_mm512_srlv_epi64(seen, _mm512_add_epi64(card, ones)), ones),
-                );
+                last_above = above;
+                // A descent of the inverse: card + 1 seen before this card (no card + 1 for
+                // card 63, whose bit shifted up is 0).
+                let next_seen = _mm512_test_epi64_mask(seen, _mm512_slli_epi64::<1>(bit));
+                inverse_descents =
+                    _mm512_mask_add_epi64(inverse_descents, next_seen, inverse_descents, ones);
                 // Inversions: the cards above this one seen before it.
                 inversions = _mm512_add_epi64(
                     inversions,
