@@ -503,6 +503,26 @@ fn shape_statistics(deck: &[Card]) -> [u16; 2] {
     [valleys.into(), colour.into()]
 }
 
+/// The values of the vector statistics ([`stats_avx2::statistics`], [`wide::statistics`]):
+/// `[fixed points, cycles, descents of the inverse, adjacent pairs kept, descents, footrule,
+/// valleys, colour changes]`, the footrule given, the others the bits set in their masks (one
+/// bit a position). Inlined, so that it counts with the caller's `popcnt`.
+#[inline(always)]
+fn values_of_masks(masks: [u64; 7], footrule: u16) -> [u16; 8] {
+    let [fixed, cycles, inverse_descents, adjacent, descents, valleys, colour] =
+        masks.map(|bits| bits.count_ones() as u16);
+    [
+        fixed,
+        cycles,
+        inverse_descents,
+        adjacent,
+        descents,
+        footrule,
+        valleys,
+        colour,
+    ]
+}
+
 /// Decks whose cycle walks run interleaved in [`cycle_counts`]: enough to hide the latency of
 /// one walk's dependent loads, few enough that every walk's state stays in registers.
 const WALK_LANES: usize = 4;
@@ -918,26 +938,18 @@ mod wide {
             // Σ|card − position|: sums of absolute byte differences, eight bytes to a 64-bit
             // lane (the lanes past n hold their own position: 0).
             let footrule = _mm512_reduce_add_epi64(_mm512_sad_epu8(permutation, identity)) as u16;
-            let [fixed, cycles, inverse_descents, adjacent, deck_descents, valleys, colour] = [
-                fixed,
-                cycles,
-                inverse_descents,
-                adjacent,
-                deck_descents,
-                valleys,
-                colour,
-            ]
-            .map(|bits| bits.count_ones() as u16);
-            [
-                fixed,
-                cycles,
-                inverse_descents,
-                adjacent,
-                deck_descents,
+            super::super::values_of_masks(
+                [
+                    fixed,
+                    cycles,
+                    inverse_descents,
+                    adjacent,
+                    deck_descents,
+                    valleys,
+                    colour,
+                ],
                 footrule,
-                valleys,
-                colour,
-            ]
+            )
         }
     }
 }

@@ -240,25 +240,17 @@ mod x86 {
         let cycles = mask(std::array::from_fn(|half| {
             _mm256_cmpeq_epi8(least[half], identity[half])
         })) & lanes;
-        let [fixed, cycles, inverse_descents, adjacent, descents, valleys, colour] = [
-            fixed,
-            cycles,
-            inverse_descents,
-            adjacent,
-            descents,
-            valleys,
-            colour,
-        ]
-        .map(|bits| bits.count_ones() as u16);
-        [
-            fixed,
-            cycles,
-            inverse_descents,
-            adjacent,
-            descents,
+        super::super::values_of_masks(
+            [
+                fixed,
+                cycles,
+                inverse_descents,
+                adjacent,
+                descents,
+                valleys,
+                colour,
+            ],
             footrule,
-            valleys,
-            colour,
-        ]
+        )
     }
 }
