@@ -146,8 +146,8 @@ const NARROW_LIMIT: u64 = 1 << 31;
 /// (a closed cycle jumps to the lowest unvisited position), the walks of [`LANES`] decks
 /// interleaved, four at a time. Where the CPU has AVX-512 ([`wide`]) or AVX2 ([`stats_avx2`]),
 /// the element-wise statistics are vector comparisons over the deck's bytes instead, and the
-/// cycles are counted by pointer doubling; with AVX2 a full batch's rising sequences come from
-/// the walk of the order statistics (card + 1 among the cards seen), and no inverse is made.
+/// cycles are counted by pointer doubling; there a full batch's rising sequences come from the
+/// vector walk of the order statistics (card + 1 among the cards seen), and no inverse is made.
 /// The position counts are 32-bit (52 rows of 64: 13 KiB, in L1 beside the deck)
 /// and are added into the 64-bit tally every `NARROW_LIMIT` shuffles and at the end.
 /// The definitions stay those of [`crate::theory::permutation_statistics`]; the tests check
