@@ -10,6 +10,7 @@ use super::{
     trimmed,
 };
 use crate::engine::algorithms::Card;
+use crate::engine::counters::prefetch;
 use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, rank};
 use crate::input::content_digest::ContentDigest;
@@ -18,6 +19,15 @@ use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
+
+/// Full tallies of more cells than this (from 8 cards: 8! `u64` counters, 315 KiB, no longer
+/// fit the L2 cache with room to spare) count the fast path's decks in batches.
+const BATCHED_FROM_CELLS: usize = 1 << 14;
+
+/// Decks ranked (and their counters prefetched) before the batch is counted: as in the
+/// simulation's full tally, enough cache misses in flight to overlap, few enough that the
+/// prefetched lines are still there.
+const RANK_BATCH: usize = 16;
 
 /// The reading state carried across lines and files.
 pub(super) struct Reader<'a> {
@@ -36,6 +46,11 @@ pub(super) struct Reader<'a> {
     pub(super) first_rejection: Option<String>,
     /// None until the deck size is known.
     pub(super) counts: Option<InputCounts>,
+    /// Ranks of decks read by the fast path whose full-tally counters were prefetched and are
+    /// not counted yet (at most [`RANK_BATCH`]; see [`BATCHED_FROM_CELLS`]); counted in
+    /// [`Self::finish`] at the latest. The counts are sums, so the order does not matter.
+    ranks: [usize; RANK_BATCH],
+    ranked: usize,
     /// The careful parser's token values (up to one more than the largest deck).
     values: Vec<usize>,
     /// The permutation being parsed, `cards[position] = card`.
@@ -190,6 +205,8 @@ impl<'a> Reader<'a> {
             scratch: Vec::new(),
             first_rejection: None,
             counts: deck.map(|n| options.empty_counts(n)),
+            ranks: [0; RANK_BATCH],
+            ranked: 0,
             values: Vec::with_capacity(largest + 1),
             cards: vec![0; largest],
             seen: CardStamps::new(largest),
@@ -263,7 +280,19 @@ impl<'a> Reader<'a> {
                     return false;
                 }
                 let rank = rank(&deck[..n]);
-                counts[rank] += 1;
+                if counts.len() > BATCHED_FROM_CELLS {
+                    prefetch(counts, rank);
+                    self.ranks[self.ranked] = rank;
+                    self.ranked += 1;
+                    if self.ranked == RANK_BATCH {
+                        for &rank in &self.ranks {
+                            counts[rank] += 1;
+                        }
+                        self.ranked = 0;
+                    }
+                } else {
+                    counts[rank] += 1;
+                }
                 if let Some(deals) = &mut self.deals {
                     deals.add_ranked(&deck[..n], rank);
                 }
@@ -335,8 +364,15 @@ impl<'a> Reader<'a> {
         self.pending.clear();
     }
 
-    /// At the end of the input: deals still of undecided numbering are read as 0-based.
+    /// At the end of the input (or of the reading, when stopped): the ranks still batched are
+    /// counted, and deals still of undecided numbering are read as 0-based.
     pub(super) fn finish(&mut self) {
+        if let Some(InputCounts::Full(counts)) = &mut self.counts {
+            for &rank in &self.ranks[..self.ranked] {
+                counts[rank] += 1;
+            }
+        }
+        self.ranked = 0;
         if !self.pending.is_empty() {
             let count = self.line_length().unwrap_or(1) as u64;
             self.numbering_assumed += self.pending.len() as u64 / count;

@@ -350,6 +350,45 @@ fn tally_then_stop(text: &str) -> Result<InputTally, InputError> {
 }
 
 #[test]
+fn full_tallies_counted_in_batches_count_every_deck_read_or_stopped() {
+    // From 8 cards (8! cells) the fast path counts its decks 16 at a time; 1,000 + 7 decks
+    // leave a part batch to be counted at the end, and the stopped reading counts its part too.
+    let mut decks: Vec<Vec<Card>> = Vec::new();
+    let mut deck: Vec<Card> = (0..8).collect();
+    for i in 0..1007usize {
+        // The identity every 13th line, so that some counts are above 1.
+        if i % 13 == 0 {
+            decks.push((0..8).collect());
+            continue;
+        }
+        deck.rotate_left(1 + i % 7);
+        deck.swap(i % 8, (3 * i + 1) % 8);
+        decks.push(deck.clone());
+    }
+    let text: String = decks
+        .iter()
+        .map(|deck| {
+            let line: Vec<String> = deck.iter().map(Card::to_string).collect();
+            line.join(" ") + "\n"
+        })
+        .collect();
+    let mut expected = vec![0u64; 40320];
+    for deck in &decks {
+        expected[rank(deck)] += 1;
+    }
+    let read = tally(&text, &ReaderOptions::default()).unwrap();
+    let stopped = tally_then_stop(&text).unwrap();
+    assert!(stopped.interrupted);
+    for t in [read, stopped] {
+        assert_eq!(t.permutations, 1007);
+        let InputCounts::Full(counts) = &t.counts else {
+            panic!("a full tally");
+        };
+        assert_eq!(counts, &expected);
+    }
+}
+
+#[test]
 fn a_stop_while_the_source_blocks_ends_the_reading_with_what_was_read() {
     // Regression: the stop flag was only read between buffer refills, so a read that never
     // returned (a terminal, a FIFO without a writer) could not be interrupted.
