@@ -434,7 +434,7 @@ where
 {
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
-        tally_part::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
+        tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
     })
 }
 
@@ -449,28 +449,8 @@ where
 {
     let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
-        tally_part::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
+        tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
     })
-}
-
-/// Tally `length` shuffles, their counters prefetched when the tally outgrows the cache.
-#[inline(always)]
-fn tally_part<B, S, const N: usize>(
-    counts: &mut WorkerTally<N>,
-    length: u64,
-    source: &mut B::Source,
-    scratch: &mut [Card; N],
-    stream: &mut Option<FullStream<N>>,
-    shuffle: &S,
-) where
-    B: BlockSources,
-    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
-{
-    if factorial(N) > PREFETCH_FROM_CELLS {
-        tally_block_prefetched::<B, S, N>(counts, length, source, scratch, stream, shuffle);
-    } else {
-        tally_block::<B, S, N>(counts, length, source, scratch, stream, shuffle);
-    }
 }
 
 /// One worker of the one-draw path ([`crate::engine::choice_table`]): each shuffle is one draw
@@ -556,7 +536,8 @@ where
     }
 }
 
-/// Shuffle a fresh deck `length` times and count each ordering.
+/// Shuffle a fresh deck `length` times and count each ordering (through
+/// [`tally_block_prefetched`] when the tally outgrows the cache).
 #[inline(always)]
 fn tally_block<B, S, const N: usize>(
     counts: &mut WorkerTally<N>,
@@ -569,6 +550,9 @@ fn tally_block<B, S, const N: usize>(
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
+    if factorial(N) > PREFETCH_FROM_CELLS {
+        return tally_block_prefetched::<B, S, N>(counts, length, source, scratch, stream, shuffle);
+    }
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
     for _ in 0..length {
         let mut deck = identity;
