@@ -169,4 +169,4 @@ pub use library::{
 pub use rand;
 pub use report::json_schema;
 pub use report::run::{RunReport, TestResult};
-pub use theory::exact::{ExactError, Law, exact_law};
+pub use theory::exact::{ExactError, Law, LawCells, exact_law};

@@ -168,7 +168,7 @@ fn only_fisher_yates_with_unbiased_draws_is_taken_as_uniform_without_a_walk() {
 fn naive_on_three_cards_gives_four_four_four_five_five_five_of_twenty_seven() {
     let exact = fractions(Algorithm::Naive, 3);
     assert_eq!(exact.denominator, 27);
-    let mut sorted = exact.numerators.clone();
+    let mut sorted = exact.numerators.clone().into_vec();
     sorted.sort_unstable();
     assert_eq!(sorted, vec![4, 4, 4, 5, 5, 5]);
 }

@@ -61,7 +61,7 @@ pub fn deal_identity_test(count: u64, deals: u64, p0: Probability) -> Draft {
 /// lexicographic rank, so it is the sum of their probabilities.
 pub fn model_deal_identity(law: &Law, deal: usize) -> f64 {
     let prefixed = factorial(law.deck - deal) as usize;
-    law.probabilities[..prefixed].iter().sum()
+    law.probabilities.iter().take(prefixed).sum()
 }
 
 #[cfg(test)]

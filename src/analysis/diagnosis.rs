@@ -875,7 +875,7 @@ mod tests {
             .iter()
             .map(|&n| n as u64)
             .collect();
-        let fit = fit_model("naive".into(), false, &counts, &law.probabilities, ALPHA);
+        let fit = fit_model("naive".into(), false, &counts, law.probabilities.as_slice(), ALPHA);
         assert!(fit.chi_square < 1e-9, "{}", fit.chi_square);
         assert_eq!(fit.df, 119);
         assert!(fit.fits);
@@ -888,7 +888,7 @@ mod tests {
         let law = law_of(Algorithm::Sattolo);
         let mut counts = expected_counts(&law, 24_000);
         counts[0] = 1;
-        let fit = fit_model("sattolo".into(), false, &counts, &law.probabilities, ALPHA);
+        let fit = fit_model("sattolo".into(), false, &counts, law.probabilities.as_slice(), ALPHA);
         assert_eq!(fit.impossible_decks, 1);
         assert_eq!(fit.p_value, 0.0);
         assert_eq!(fit.log10_p, None);
@@ -901,7 +901,7 @@ mod tests {
         // 120 orderings, 240 decks: every cell expects 2, so all pool into one cell (df 0).
         let law = uniform_law(5);
         let counts = vec![2; 120];
-        let fit = fit_model("uniform".into(), true, &counts, &law.probabilities, ALPHA);
+        let fit = fit_model("uniform".into(), true, &counts, law.probabilities.as_slice(), ALPHA);
         assert_eq!(fit.df, 0);
         assert_eq!(fit.p_value, 1.0);
     }
@@ -1062,7 +1062,7 @@ mod tests {
     fn a_uniform_fit_without_signatures_is_no_bug_seen() {
         let law = uniform_law(4);
         let counts = expected_counts(&law, 24_000);
-        let fit = fit_model(Model::of(Algorithm::FisherYates).label(), true, &counts, &law.probabilities, ALPHA);
+        let fit = fit_model(Model::of(Algorithm::FisherYates).label(), true, &counts, law.probabilities.as_slice(), ALPHA);
         let diagnosis = diagnose_full(vec![fit], Vec::new(), Vec::new(), None);
         assert!(diagnosis.finding.starts_with("No bug seen"), "{}", diagnosis.finding);
         assert_eq!(diagnosis.suspect, None);

@@ -130,7 +130,7 @@ mod tests {
     fn law(probabilities: Vec<f64>) -> Result<Arc<Law>, ExactError> {
         Ok(Arc::new(Law {
             deck: 2,
-            probabilities,
+            probabilities: probabilities.into(),
             exact: None,
             paths: 4,
             method: "path-walk",

@@ -1087,7 +1087,7 @@ mod tests {
         probabilities[4] = 0.5;
         let law = Arc::new(Law {
             deck: 3,
-            probabilities,
+            probabilities: probabilities.into(),
             exact: None,
             paths: 2,
             method: "test",

@@ -80,7 +80,7 @@ pub fn diagnose(
                         model.label(),
                         model.is_uniform(),
                         &tally.counts,
-                        &law.probabilities,
+                        law.probabilities.as_slice(),
                         alpha,
                     )),
                     Err(ExactError::Interrupted) => {

@@ -55,7 +55,7 @@ impl LawTable {
 
     /// The probabilities in rank order.
     pub fn probabilities(&self) -> &[f64] {
-        &self.law.probabilities
+        self.law.probabilities.as_slice()
     }
 
     /// The row of `rank`.
@@ -211,7 +211,7 @@ pub fn build_theory_report(
     let (((most, least), tv_distance, model), positions) =
         beside(apart, || law.position_matrix(), || {
             // Rank by probability, ties broken by rank, in one pass.
-            let extremes = extreme_probability_ranks(probabilities);
+            let extremes = extreme_probability_ranks(probabilities.as_slice());
             let tv_distance = law.tv_distance_from_uniform();
             (extremes, tv_distance, power_summary(Some(&result), None, alpha, n + 2))
         });

@@ -39,6 +39,7 @@ use crate::stats::summation::CompensatedSum;
 use crate::system::{interrupt, pages};
 
 mod law_figures;
+mod law_cells;
 mod positions;
 mod pull;
 mod push;
@@ -48,6 +49,8 @@ use pull::{PULL_FROM_SUPPORT_SHARE, PulledLaw, pull_exact};
 use push::{Support, push_sparse, push_stage, support_ranks};
 use swaps::lead_with_swaps;
 use tables::{Spare, fill_in_parts, read_in_parts};
+
+pub use law_cells::{CellIter, LawCells};
 
 /// The largest deck whose exact law is computed (10! probabilities with exact numerators take
 /// about 90 MB; 11! would take about 1 GB).
@@ -73,8 +76,9 @@ const INTERRUPT_CHECK_PATHS: u64 = 1024;
 pub struct Law {
     /// Number of cards.
     pub deck: usize,
-    /// `probabilities[rank]`: the probability of the permutation of that rank.
-    pub probabilities: Vec<f64>,
+    /// `probabilities[rank]`: the probability of the permutation of that rank (one value
+    /// repeated, not written out, for the uniform law).
+    pub probabilities: LawCells<f64>,
     /// The same probabilities as exact fractions, when the common denominator fits in 128 bits.
     pub exact: Option<ExactFractions>,
     /// How many choice sequences the law accounts for (at most `u64::MAX`: several passes of a
@@ -88,8 +92,9 @@ pub struct Law {
 /// Probabilities as integers over one common denominator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExactFractions {
-    /// `numerators[rank]`, summing to `denominator`.
-    pub numerators: Vec<u128>,
+    /// `numerators[rank]`, summing to `denominator` (one value repeated, not written out, for
+    /// the uniform law).
+    pub numerators: LawCells<u128>,
     /// The common denominator.
     pub denominator: u128,
 }
@@ -578,17 +583,18 @@ fn walk_once(
     }
 
     let (probabilities, exact) = if exact_only {
-        let probabilities = numerators
+        let probabilities: Vec<f64> = numerators
             .iter()
             .map(|&num| num as f64 / denominator as f64)
             .collect();
         let exact = ExactFractions {
-            numerators,
+            numerators: numerators.into(),
             denominator,
         };
-        (probabilities, Some(exact))
+        (probabilities.into(), Some(exact))
     } else {
-        (sums.iter().map(CompensatedSum::total).collect(), None)
+        let probabilities: Vec<f64> = sums.iter().map(CompensatedSum::total).collect();
+        (probabilities.into(), None)
     };
     Ok(Some(Law {
         deck: n,
@@ -766,10 +772,10 @@ impl Weights {
     fn of_law(law: &Law) -> Weights {
         match &law.exact {
             Some(fractions) => Weights::Exact {
-                numerators: fractions.numerators.clone(),
+                numerators: fractions.numerators.clone().into_vec(),
                 denominator: fractions.denominator,
             },
-            None => Weights::Float(law.probabilities.clone()),
+            None => Weights::Float(law.probabilities.clone().into_vec()),
         }
     }
 
@@ -849,14 +855,14 @@ impl Weights {
                 numerators,
                 denominator,
             } => Some(ExactFractions {
-                numerators,
+                numerators: numerators.into(),
                 denominator,
             }),
             Weights::Float(_) => None,
         };
         Law {
             deck: n,
-            probabilities,
+            probabilities: probabilities.into(),
             exact,
             paths,
             method,
@@ -1243,24 +1249,16 @@ fn gcd(mut a: u128, mut b: u128) -> u128 {
     a
 }
 
-/// The uniform law on n cards, for reports that have no algorithm model. Its two tables (87 MB
-/// of fresh pages at 10 cards, which the kernel faults in and zeroes on the thread that first
-/// writes them) are written by the stage threads, each its own ranges.
+/// The uniform law on n cards, for reports that have no algorithm model: every probability
+/// 1/n!, every numerator 1 over n!, each held as one value repeated ([`LawCells`]), so that the
+/// 87 MB of tables at 10 cards are written only if a reader asks for them as slices.
 pub fn uniform_law(n: usize) -> Law {
     let cells = factorial(n);
-    let threads = stage_threads(cells as usize);
-    let mut probabilities = pages::zeroed(cells as usize);
-    let probability = 1.0 / cells as f64;
-    fill_in_parts(&mut probabilities, threads, &|_, part: &mut [f64]| {
-        part.fill(probability);
-    });
-    let mut numerators = pages::zeroed(cells as usize);
-    fill_in_parts(&mut numerators, threads, &|_, part: &mut [u128]| part.fill(1));
     Law {
         deck: n,
-        probabilities,
+        probabilities: LawCells::repeated(1.0 / cells as f64, cells as usize),
         exact: Some(ExactFractions {
-            numerators,
+            numerators: LawCells::repeated(1, cells as usize),
             denominator: u128::from(cells),
         }),
         paths: 0,
@@ -1351,7 +1349,7 @@ mod tests {
         let law = exact_law(Algorithm::Naive, 3, 1000).unwrap();
         let exact = law.exact.unwrap();
         assert_eq!(exact.denominator, 27);
-        let mut numerators = exact.numerators.clone();
+        let mut numerators = exact.numerators.clone().into_vec();
         numerators.sort_unstable();
         assert_eq!(numerators, vec![4, 4, 4, 5, 5, 5]);
     }

@@ -34,7 +34,7 @@ impl Law {
         }
         if let Some(exact) = &self.exact {
             let denominator = BigUint::from(exact.denominator);
-            return position_sums(&exact.numerators, n)
+            return position_sums(exact.numerators.as_slice(), n)
                 .iter()
                 .map(|row| {
                     row.iter()
