@@ -351,13 +351,14 @@ fn tally_then_stop(text: &str) -> Result<InputTally, InputError> {
 
 #[test]
 fn full_tallies_counted_in_batches_count_every_deck_read_or_stopped() {
-    // From 8 cards (8! cells) the fast path counts its decks 16 at a time; 1,000 + 7 decks
-    // leave a part batch to be counted at the end, and the stopped reading counts its part too.
+    // From 8 cards (8! cells) the fast path counts its decks 16 at a time, in bytes with a
+    // carry; 1,000 + 7 decks leave a part batch to be counted at the end, and the stopped
+    // reading counts its part too.
     let mut decks: Vec<Vec<Card>> = Vec::new();
     let mut deck: Vec<Card> = (0..8).collect();
     for i in 0..1007usize {
-        // The identity every 13th line, so that some counts are above 1.
-        if i % 13 == 0 {
+        // The identity every third line (336 times, so that its byte carries past 255).
+        if i % 3 == 0 {
             decks.push((0..8).collect());
             continue;
         }
@@ -385,6 +386,7 @@ fn full_tallies_counted_in_batches_count_every_deck_read_or_stopped() {
             panic!("a full tally");
         };
         assert_eq!(counts, &expected);
+        assert_eq!(counts[0], 336);
     }
 }
 
