@@ -21,11 +21,20 @@
 use crate::engine::algorithms::Card;
 use crate::engine::counters::ByteTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
-use crate::engine::permutation::{FACTORIALS, rank, rank_array, unrank};
+use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, rank, rank_array, unrank};
 
 /// The largest deck whose pairs of ranks are tallied whole, in bytes with a carry: 6!² = 518,400
 /// bytes, within the L2 cache (7!² would take 25 MB).
 pub const PAIR_TALLY_MAX_DECK: usize = 6;
+
+/// The width of a slot table in a [`FullStream`]: a power of two, at least the largest deck
+/// counted by slots (`MAX_FULL_DECK`).
+const SLOT_WIDTH: usize = 16;
+
+/// A card below [`SLOT_WIDTH`] is itself under this mask.
+const SLOT_MASK: usize = SLOT_WIDTH - 1;
+
+const _: () = assert!(SLOT_WIDTH.is_power_of_two() && MAX_FULL_DECK <= SLOT_WIDTH);
 
 /// Composition tallies with more cells than this are prefetched (as the main tally's are).
 const PREFETCH_FROM_CELLS: u64 = 1 << 14;
@@ -50,8 +59,10 @@ pub struct FullStream<const N: usize> {
     compositions_on: bool,
     /// `pairs[a · N! + b]`: pairs of ranks (a, b) (decks up to [`PAIR_TALLY_MAX_DECK`]).
     pairs: ByteTally,
-    /// `slots[s][a][b]` (decks from 6 cards).
-    slots: Vec<[[u32; N]; N]>,
+    /// `slots[s][a][b]` (decks from 6 cards), in tables of [`SLOT_WIDTH`]² cells whatever N, so
+    /// that a card is made an index by a mask, without a bounds check (rows and columns of N
+    /// cells used).
+    slots: Vec<[[u32; SLOT_WIDTH]; SLOT_WIDTH]>,
     slots_wide: Vec<u64>,
     /// `matches[m]`: pairs with m matching slots (decks from 6 cards).
     matches: [u64; 16],
@@ -62,7 +73,7 @@ pub struct FullStream<const N: usize> {
     pending_len: usize,
     previous: [Card; N],
     /// Where each card sits in the previous deck.
-    slot_of: [u8; N],
+    slot_of: [u8; SLOT_WIDTH],
     previous_rank: usize,
     has_previous: bool,
     /// Pairs counted in the `u32` counters since they were last emptied.
@@ -94,14 +105,14 @@ impl<const N: usize> FullStream<N> {
             stream,
             compositions_on,
             pairs: ByteTally::new(if by_pairs { cells * cells } else { 0 }),
-            slots: vec![[[0; N]; N]; if by_pairs { 0 } else { N }],
+            slots: vec![[[0; SLOT_WIDTH]; SLOT_WIDTH]; if by_pairs { 0 } else { N }],
             slots_wide: Vec::new(),
             matches: [0; 16],
             compositions: (compositions_on && !by_pairs).then(|| ByteTally::new(cells)),
             pending: [0; PREFETCH_BATCH],
             pending_len: 0,
             previous: [0; N],
-            slot_of: [0; N],
+            slot_of: [0; SLOT_WIDTH],
             previous_rank: 0,
             has_previous: false,
             in_narrow: 0,
@@ -171,19 +182,20 @@ impl<const N: usize> FullStream<N> {
         }
         if self.has_previous {
             let mut same = 0;
-            for (s, table) in self.slots.iter_mut().enumerate().take(N) {
-                // Cards are below N (a permutation of the identity); `min` only lets the
-                // compiler drop the bounds checks.
-                let a = usize::from(self.previous[s]).min(N - 1);
-                let b = usize::from(deck[s]).min(N - 1);
+            for ((table, &a), &b) in self.slots.iter_mut().zip(&self.previous).zip(deck) {
+                // Cards are below N ≤ SLOT_WIDTH (a permutation of the identity); the mask
+                // only lets the compiler drop the bounds checks.
+                let (a, b) = (usize::from(a) & SLOT_MASK, usize::from(b) & SLOT_MASK);
                 same += usize::from(a == b);
                 table[a][b] += 1;
             }
             self.matches[same.min(15)] += 1;
             if self.compositions_on {
                 // π(c) = the card that took c's slot: its fixed points are the matching slots.
+                let mut padded = [0 as Card; SLOT_WIDTH];
+                padded[..N].copy_from_slice(deck);
                 let composition: [Card; N] =
-                    std::array::from_fn(|c| deck[usize::from(self.slot_of[c]).min(N - 1)]);
+                    std::array::from_fn(|c| padded[usize::from(self.slot_of[c]) & SLOT_MASK]);
                 let rank = rank_array(&composition);
                 if let Some(compositions) = &mut self.compositions {
                     if FACTORIALS[N] > PREFETCH_FROM_CELLS {
@@ -204,7 +216,7 @@ impl<const N: usize> FullStream<N> {
         self.previous = *deck;
         if self.compositions_on {
             for (s, &card) in deck.iter().enumerate() {
-                self.slot_of[usize::from(card).min(N - 1)] = s as u8;
+                self.slot_of[usize::from(card) & SLOT_MASK] = s as u8;
             }
         }
         self.previous_rank = rank;
@@ -279,7 +291,13 @@ impl<const N: usize> FullStream<N> {
             if let (Some(counts), Some(tally)) = (&mut compositions, self.compositions.take()) {
                 *counts = tally.into_counts();
             }
-            std::mem::take(&mut self.slots_wide)
+            // The N × N corner of each slot's table, as `slots[(s·n + a)·n + b]`.
+            self.slots_wide
+                .chunks_exact(SLOT_WIDTH * SLOT_WIDTH)
+                .flat_map(|table| table.chunks_exact(SLOT_WIDTH).take(n))
+                .flat_map(|row| &row[..n])
+                .copied()
+                .collect()
         };
         let pairs = matches.iter().sum();
         self.stream
@@ -542,6 +560,13 @@ mod tests {
         let tally = fast.into_deal_stream().finish();
         assert_eq!(tally.pairs, 10);
         assert_eq!(tally.matches[7], 10);
+        // Every slot table, widened, holds the 10 pairs at (card, card) of its slot's card.
+        for (slot, &card) in deck.iter().enumerate() {
+            let table = &tally.slots[slot * 49..(slot + 1) * 49];
+            let cell = usize::from(card) * 7 + usize::from(card);
+            assert_eq!(table[cell], 10, "slot {slot}");
+            assert_eq!(table.iter().sum::<u64>(), 10, "slot {slot}");
+        }
         assert_eq!(tally.compositions.unwrap()[0], 10);
     }
     #[test]
