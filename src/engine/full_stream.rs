@@ -73,7 +73,7 @@ pub struct FullStream<const N: usize> {
     pending_len: usize,
     previous: [Card; N],
     /// Where each card sits in the previous deck.
-    slot_of: [u8; SLOT_WIDTH],
+    slot_of: [u8; N],
     previous_rank: usize,
     has_previous: bool,
     /// Pairs counted in the `u32` counters since they were last emptied.
@@ -112,7 +112,7 @@ impl<const N: usize> FullStream<N> {
             pending: [0; PREFETCH_BATCH],
             pending_len: 0,
             previous: [0; N],
-            slot_of: [0; SLOT_WIDTH],
+            slot_of: [0; N],
             previous_rank: 0,
             has_previous: false,
             in_narrow: 0,
@@ -216,7 +216,7 @@ impl<const N: usize> FullStream<N> {
         self.previous = *deck;
         if self.compositions_on {
             for (s, &card) in deck.iter().enumerate() {
-                self.slot_of[usize::from(card) & SLOT_MASK] = s as u8;
+                self.slot_of[usize::from(card).min(N - 1)] = s as u8;
             }
         }
         self.previous_rank = rank;
