@@ -69,11 +69,7 @@ impl<T: Copy + Default> LawCells<T> {
     /// kept for the next), n! cells of memory.
     pub fn as_slice(&self) -> &[T] {
         match self.every {
-            Some(value) => self.cells.get_or_init(|| {
-                let mut cells: Vec<T> = crate::system::pages::zeroed(self.len);
-                cells.fill(value);
-                cells
-            }),
+            Some(value) => self.cells.get_or_init(|| filled(value, self.len)),
             None => self.written(),
         }
     }
@@ -82,11 +78,7 @@ impl<T: Copy + Default> LawCells<T> {
     pub fn into_vec(mut self) -> Vec<T> {
         match self.cells.take() {
             Some(cells) => cells,
-            None => {
-                let mut cells: Vec<T> = crate::system::pages::zeroed(self.len);
-                cells.fill(self.every.unwrap_or_default());
-                cells
-            }
+            None => filled(self.every.unwrap_or_default(), self.len),
         }
     }
 
@@ -96,6 +88,13 @@ impl<T: Copy + Default> LawCells<T> {
             .map(Vec::as_slice)
             .expect("a table not made as one value repeated is written out from the start")
     }
+}
+
+/// `len` cells of `value`, written out (in memory advised for huge pages when large).
+fn filled<T: Copy + Default>(value: T, len: usize) -> Vec<T> {
+    let mut cells: Vec<T> = crate::system::pages::zeroed(len);
+    cells.fill(value);
+    cells
 }
 
 impl<T> From<Vec<T>> for LawCells<T> {
