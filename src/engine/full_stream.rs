@@ -21,7 +21,7 @@
 use crate::engine::algorithms::Card;
 use crate::engine::counters::ByteTally;
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
-use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, rank, rank_array, unrank};
+use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, Ranks, ScalarRanks, rank, unrank};
 
 /// The largest deck whose pairs of ranks are tallied whole, in bytes with a carry: 6!² = 518,400
 /// bytes, within the L2 cache (7!² would take 25 MB).
@@ -41,6 +41,19 @@ const PREFETCH_FROM_CELLS: u64 = 1 << 14;
 
 /// Compositions ranked (and prefetched) before they are counted.
 const PREFETCH_BATCH: usize = 16;
+
+/// Most decks [`FullStream::push_batch_with`] takes at once.
+pub const PUSH_BATCH: usize = 16;
+
+/// Write where each card of `deck` sits into `slots`: `slots[card] = slot` (cards below N; the
+/// `min` only spares a bounds check). Written in place: a copy of bytes just stored one by one
+/// would wait for them to reach the cache.
+#[inline(always)]
+fn write_slots<const N: usize>(slots: &mut [u8; N], deck: &[Card; N]) {
+    for (s, &card) in deck.iter().enumerate() {
+        slots[usize::from(card).min(N - 1)] = s as u8;
+    }
+}
 
 /// A block's ends: its number, first and last rank, deals, and whether it was completed.
 #[derive(Debug, Clone, Copy)]
@@ -177,6 +190,68 @@ impl<const N: usize> FullStream<N> {
     /// Count the next deck, `deck` of rank `rank`.
     #[inline(always)]
     pub fn push(&mut self, deck: &[Card; N], rank: usize) {
+        // SAFETY: `ScalarRanks` needs no CPU feature.
+        unsafe { self.push_with::<ScalarRanks>(deck, rank) }
+    }
+
+    /// [`FullStream::push`], the compositions ranked by `R`.
+    ///
+    /// # Safety
+    /// The CPU must support the features `R` names.
+    #[inline(always)]
+    pub(crate) unsafe fn push_with<R: Ranks>(&mut self, deck: &[Card; N], rank: usize) {
+        // SAFETY: the CPU features are the caller's to ensure.
+        unsafe { self.push_one::<R>(deck, rank, None) };
+        if self.compositions_on {
+            write_slots(&mut self.slot_of, deck);
+        }
+    }
+
+    /// [`FullStream::push`] of `decks` in turn, of ranks `ranks`, the compositions ranked by
+    /// `R`: first where each card sits in every deck, then the decks, so that a vector rank
+    /// reads slots written well before (a load of bytes just stored one by one waits for the
+    /// stores to reach the cache).
+    ///
+    /// # Safety
+    /// The CPU must support the features `R` names.
+    #[inline(always)]
+    pub(crate) unsafe fn push_batch_with<R: Ranks>(&mut self, decks: &[[Card; N]], ranks: &[usize]) {
+        assert!(decks.len() == ranks.len() && decks.len() <= PUSH_BATCH);
+        if N <= PAIR_TALLY_MAX_DECK {
+            for &rank in ranks {
+                self.push_rank(rank);
+            }
+            return;
+        }
+        let mut slots = [[0u8; N]; PUSH_BATCH + 1];
+        slots[0] = self.slot_of;
+        if self.compositions_on {
+            for (slots, deck) in slots[1..].iter_mut().zip(decks) {
+                write_slots(slots, deck);
+            }
+        }
+        for (i, (deck, &rank)) in decks.iter().zip(ranks).enumerate() {
+            // SAFETY: the CPU features are the caller's to ensure.
+            unsafe { self.push_one::<R>(deck, rank, Some(&slots[i])) };
+        }
+        if self.compositions_on {
+            self.slot_of = slots[decks.len()];
+        }
+    }
+
+    /// Count the next deck, `deck` of rank `rank`, the previous deck's card c having sat in
+    /// slot `slot_of_previous[c]` (`self.slot_of` when `None`: a copy of it would be a load of
+    /// bytes just stored one by one).
+    ///
+    /// # Safety
+    /// The CPU must support the features `R` names.
+    #[inline(always)]
+    unsafe fn push_one<R: Ranks>(
+        &mut self,
+        deck: &[Card; N],
+        rank: usize,
+        slot_of_previous: Option<&[u8; N]>,
+    ) {
         if N <= PAIR_TALLY_MAX_DECK {
             return self.push_rank(rank);
         }
@@ -192,11 +267,9 @@ impl<const N: usize> FullStream<N> {
             self.matches[same.min(15)] += 1;
             if self.compositions_on {
                 // π(c) = the card that took c's slot: its fixed points are the matching slots.
-                let mut padded = [0 as Card; SLOT_WIDTH];
-                padded[..N].copy_from_slice(deck);
-                let composition: [Card; N] =
-                    std::array::from_fn(|c| padded[usize::from(self.slot_of[c]) & SLOT_MASK]);
-                let rank = rank_array(&composition);
+                let slot_of = slot_of_previous.unwrap_or(&self.slot_of);
+                // SAFETY: the CPU features are the caller's to ensure.
+                let rank = unsafe { R::composition_rank(deck, slot_of) };
                 if let Some(compositions) = &mut self.compositions {
                     if FACTORIALS[N] > PREFETCH_FROM_CELLS {
                         compositions.prefetch(rank);
@@ -214,11 +287,6 @@ impl<const N: usize> FullStream<N> {
             self.first(rank);
         }
         self.previous = *deck;
-        if self.compositions_on {
-            for (s, &card) in deck.iter().enumerate() {
-                self.slot_of[usize::from(card).min(N - 1)] = s as u8;
-            }
-        }
         self.previous_rank = rank;
     }
 

@@ -6,6 +6,9 @@
 
 use crate::engine::algorithms::Card;
 
+#[cfg(target_arch = "x86_64")]
+pub mod vector_rank;
+
 /// The largest deck whose n! orderings are tallied one by one.
 pub const MAX_FULL_DECK: usize = 11;
 
@@ -199,6 +202,104 @@ pub fn rank_array<const N: usize>(deck: &[Card; N]) -> usize {
     let (head, tail) = deck.split_at(KEY_CARDS);
     usize::from(HEAD_RANKS[N][table_key(head)])
         + usize::from(TAIL_RANKS[N - KEY_CARDS][table_key(tail)])
+}
+
+/// How a worker loop ranks its decks and their compositions: [`ScalarRanks`] on any CPU, and on
+/// x86-64 [`VectorRanks`], in a loop compiled with the features it names. Both give the same
+/// ranks; the choice is made once, outside the loop, so that each rank is inlined.
+pub(crate) trait Ranks {
+    /// [`rank_array`] of `deck`.
+    ///
+    /// # Safety
+    /// The CPU must support the features the implementation names.
+    unsafe fn rank<const N: usize>(deck: &[Card; N]) -> usize;
+
+    /// The rank of the composition π(c) = `deck[slot_of[c]]`, the card of `deck` at the slot
+    /// where the previous deck held card c; below N! whatever `slot_of` holds.
+    ///
+    /// # Safety
+    /// As for [`Ranks::rank`].
+    unsafe fn composition_rank<const N: usize>(deck: &[Card; N], slot_of: &[u8; N]) -> usize;
+
+    /// Whether decks of N cards are ranked by vector loads, which should come well after the
+    /// cards were stored (a load of bytes just stored one by one waits for the stores to reach
+    /// the cache): the loops then shuffle a batch of decks before ranking any.
+    fn in_vectors<const N: usize>() -> bool;
+}
+
+/// [`Ranks`] by [`rank_array`], on any CPU.
+pub(crate) struct ScalarRanks;
+
+impl Ranks for ScalarRanks {
+    #[inline(always)]
+    unsafe fn rank<const N: usize>(deck: &[Card; N]) -> usize {
+        rank_array(deck)
+    }
+
+    #[inline(always)]
+    unsafe fn composition_rank<const N: usize>(deck: &[Card; N], slot_of: &[u8; N]) -> usize {
+        // Slots are below N ≤ 16: the mask only lets the compiler drop the bounds checks.
+        let mut padded = [0 as Card; 16];
+        padded[..N].copy_from_slice(deck);
+        let composition: [Card; N] =
+            std::array::from_fn(|c| padded[usize::from(slot_of[c]) & 15]);
+        rank_array(&composition)
+    }
+
+    #[inline(always)]
+    fn in_vectors<const N: usize>() -> bool {
+        false
+    }
+}
+
+/// [`Ranks`] by [`vector_rank`] for decks of [`vector_rank::FROM_DECK`] to
+/// [`vector_rank::TO_DECK`] cards (by [`ScalarRanks`] for the others): the CPU must support
+/// AVX-512 F, BW and VBMI ([`VectorRanks::available`]).
+#[cfg(target_arch = "x86_64")]
+pub(crate) struct VectorRanks;
+
+#[cfg(target_arch = "x86_64")]
+impl VectorRanks {
+    /// Whether this CPU has the features [`VectorRanks`] needs.
+    pub(crate) fn available() -> bool {
+        std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+    }
+
+    /// Whether decks of `n` cards are ranked in vectors (and not as [`ScalarRanks`] does).
+    pub(crate) fn ranks_deck(n: usize) -> bool {
+        (vector_rank::FROM_DECK..=vector_rank::TO_DECK).contains(&n)
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Ranks for VectorRanks {
+    #[inline(always)]
+    unsafe fn rank<const N: usize>(deck: &[Card; N]) -> usize {
+        if N >= vector_rank::FROM_DECK && N <= vector_rank::TO_DECK {
+            // SAFETY: the CPU features are the caller's to ensure.
+            unsafe { vector_rank::rank(deck) }
+        } else {
+            rank_array(deck)
+        }
+    }
+
+    #[inline(always)]
+    unsafe fn composition_rank<const N: usize>(deck: &[Card; N], slot_of: &[u8; N]) -> usize {
+        if N >= vector_rank::FROM_DECK && N <= vector_rank::TO_DECK {
+            // SAFETY: the CPU features are the caller's to ensure.
+            unsafe { vector_rank::composition_rank(deck, slot_of) }
+        } else {
+            // SAFETY: needs no feature.
+            unsafe { ScalarRanks::composition_rank(deck, slot_of) }
+        }
+    }
+
+    #[inline(always)]
+    fn in_vectors<const N: usize>() -> bool {
+        Self::ranks_deck(N)
+    }
 }
 
 /// Write into `deck` the permutation of `deck.len()` ≤ 16 cards with lexicographic rank

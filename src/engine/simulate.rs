@@ -22,7 +22,9 @@ use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally}
 use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
-use crate::engine::permutation::{MAX_FULL_DECK, factorial, rank_array};
+use crate::engine::permutation::{MAX_FULL_DECK, Ranks, ScalarRanks, factorial};
+#[cfg(target_arch = "x86_64")]
+use crate::engine::permutation::VectorRanks;
 use crate::engine::random_source::{BlockSources, RandomSource};
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate_marginal::simulate_marginal;
@@ -392,18 +394,28 @@ const PREFETCH_FROM_CELLS: u64 = 1 << 14;
 /// Shuffles ranked (and their counters prefetched) before the batch is tallied: enough misses
 /// in flight to hide the cache latency, few enough that the prefetched lines are still there
 /// (measured at n = 10: 4 → 3.5 s, 8 → 2.7 s, 16 → 2.5 s, 32 and 64 no better).
-const PREFETCH_BATCH: usize = 16;
+const PREFETCH_BATCH: usize = crate::engine::full_stream::PUSH_BATCH;
 
 /// One worker: take blocks until none are left (or `stop` is set) and tally them.
 ///
 /// On x86-64 the loop is compiled a second time with the `popcnt` instruction enabled (the rank
 /// counts the bits of a mask; the baseline x86-64 target emulates that with a dozen
-/// instructions), and that copy runs when the CPU has it. Both copies compute the same counts.
+/// instructions), and that copy runs when the CPU has it; decks of 9 to 11 cards get a third
+/// copy with AVX-512 F, BW and VBMI as well, which ranks in vectors ([`VectorRanks`]). All
+/// copies compute the same counts.
 fn tally_blocks<B, S, const N: usize>(job: Job<'_>, sources: &B, shuffle: &S) -> PartialTally<N>
 where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
+    #[cfg(target_arch = "x86_64")]
+    if VectorRanks::ranks_deck(N)
+        && std::arch::is_x86_feature_detected!("popcnt")
+        && VectorRanks::available()
+    {
+        // SAFETY: the CPU supports the features the function enables.
+        return unsafe { tally_blocks_with_vector_ranks::<B, S, N>(job, sources, shuffle) };
+    }
     #[cfg(target_arch = "x86_64")]
     if std::arch::is_x86_feature_detected!("popcnt") {
         // SAFETY: the CPU supports `popcnt`, the only feature the function enables.
@@ -412,12 +424,22 @@ where
     tally_blocks_portable::<B, S, N>(job, sources, shuffle)
 }
 
+/// The body of [`tally_blocks_portable`] and its copies, decks ranked by `$ranks`: the worker
+/// loop of [`work_blocks`] with a closure that tallies a part. A macro, so that the closure is
+/// written in each copy: a closure gets the target features of the function it is written in,
+/// so one written in the portable function would be compiled without `popcnt` (and, being
+/// called from every copy, is not inlined into them). Unsafe: the CPU must support the features
+/// `$ranks` names.
+macro_rules! tally_blocks_body {
+    ($job:ident, $sources:ident, $shuffle:ident, $ranks:ty) => {{
+        let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
+        work_blocks::<B, N>($job, $sources, |counts, part, source, stream| {
+            tally_block::<B, S, $ranks, N>(counts, part, source, &mut scratch, stream, $shuffle)
+        })
+    }};
+}
+
 /// [`tally_blocks_portable`] compiled with `popcnt` enabled.
-///
-/// The closure that tallies a part is written here again, not taken from
-/// [`tally_blocks_portable`]: a closure gets the target features of the function it is written
-/// in, so one written in the portable function would be compiled without `popcnt` (and, being
-/// called from both copies, is not inlined into this one).
 ///
 /// # Safety
 /// The CPU must support `popcnt`.
@@ -432,10 +454,28 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
-    work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
-        tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
-    })
+    // SAFETY: `ScalarRanks` needs no CPU feature.
+    unsafe { tally_blocks_body!(job, sources, shuffle, ScalarRanks) }
+}
+
+/// [`tally_blocks_with_popcnt`] with AVX-512 F, BW and VBMI enabled as well, the decks and their
+/// compositions ranked in vectors ([`VectorRanks`]); the same counts.
+///
+/// # Safety
+/// The CPU must support `popcnt`, AVX-512 F, BW and VBMI.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "popcnt,avx512f,avx512bw,avx512vbmi")]
+unsafe fn tally_blocks_with_vector_ranks<B, S, const N: usize>(
+    job: Job<'_>,
+    sources: &B,
+    shuffle: &S,
+) -> PartialTally<N>
+where
+    B: BlockSources,
+    S: Fn(&mut [Card], &mut [Card], &mut B::Source),
+{
+    // SAFETY: the CPU has the features `VectorRanks` needs (this function's).
+    unsafe { tally_blocks_body!(job, sources, shuffle, VectorRanks) }
 }
 
 fn tally_blocks_portable<B, S, const N: usize>(
@@ -447,10 +487,8 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
-    let mut scratch: [Card; N] = std::array::from_fn(|i| i as Card);
-    work_blocks::<B, N>(job, sources, |counts, part, source, stream| {
-        tally_block::<B, S, N>(counts, part, source, &mut scratch, stream, shuffle)
-    })
+    // SAFETY: `ScalarRanks` needs no CPU feature.
+    unsafe { tally_blocks_body!(job, sources, shuffle, ScalarRanks) }
 }
 
 /// One worker of the one-draw path ([`crate::engine::choice_table`]): each shuffle is one draw
@@ -537,9 +575,12 @@ where
 }
 
 /// Shuffle a fresh deck `length` times and count each ordering (through
-/// [`tally_block_prefetched`] when the tally outgrows the cache).
+/// [`tally_block_prefetched`] when the tally outgrows the cache), each ranked by `R`.
+///
+/// # Safety
+/// The CPU must support the features `R` names.
 #[inline(always)]
-fn tally_block<B, S, const N: usize>(
+unsafe fn tally_block<B, S, R, const N: usize>(
     counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
@@ -549,9 +590,13 @@ fn tally_block<B, S, const N: usize>(
 ) where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
+    R: Ranks,
 {
     if factorial(N) > PREFETCH_FROM_CELLS {
-        return tally_block_prefetched::<B, S, N>(counts, length, source, scratch, stream, shuffle);
+        // SAFETY: the CPU features are the caller's to ensure.
+        return unsafe {
+            tally_block_prefetched::<B, S, R, N>(counts, length, source, scratch, stream, shuffle)
+        };
     }
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
     for _ in 0..length {
@@ -560,10 +605,11 @@ fn tally_block<B, S, const N: usize>(
             source.start_shuffle();
         }
         shuffle(&mut deck, scratch, source);
-        let rank = rank_array(&deck);
+        // SAFETY (both): the CPU features are the caller's to ensure.
+        let rank = unsafe { R::rank(&deck) };
         counts.add(rank);
         if let Some(stream) = stream {
-            stream.push(&deck, rank);
+            unsafe { stream.push_with::<R>(&deck, rank) };
         }
     }
 }
@@ -571,8 +617,11 @@ fn tally_block<B, S, const N: usize>(
 /// [`tally_block`] for large tallies: rank a batch of shuffles, prefetching each one's counter,
 /// then count the batch, so that the cache misses overlap instead of queueing one by one. The
 /// counts are the same (addition commutes).
+///
+/// # Safety
+/// The CPU must support the features `R` names.
 #[inline(always)]
-fn tally_block_prefetched<B, S, const N: usize>(
+unsafe fn tally_block_prefetched<B, S, R, const N: usize>(
     counts: &mut WorkerTally<N>,
     length: u64,
     source: &mut B::Source,
@@ -582,24 +631,57 @@ fn tally_block_prefetched<B, S, const N: usize>(
 ) where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
+    R: Ranks,
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
     let mut ranks = [0usize; PREFETCH_BATCH];
+    if !R::in_vectors::<N>() {
+        // Deck by deck (shuffling a batch first was slower here, at 8 cards).
+        let mut remaining = length as usize;
+        while remaining > 0 {
+            let batch = remaining.min(PREFETCH_BATCH);
+            for slot in &mut ranks[..batch] {
+                let mut deck = identity;
+                if B::Source::STARTS_SHUFFLES {
+                    source.start_shuffle();
+                }
+                shuffle(&mut deck, scratch, source);
+                // SAFETY (both): the CPU features are the caller's to ensure.
+                let rank = unsafe { R::rank(&deck) };
+                counts.prefetch(rank);
+                if let Some(stream) = stream.as_mut() {
+                    unsafe { stream.push_with::<R>(&deck, rank) };
+                }
+                *slot = rank;
+            }
+            for &rank in &ranks[..batch] {
+                counts.add(rank);
+            }
+            remaining -= batch;
+        }
+        return;
+    }
+    let mut decks = [identity; PREFETCH_BATCH];
     let mut remaining = length as usize;
     while remaining > 0 {
         let batch = remaining.min(PREFETCH_BATCH);
-        for slot in &mut ranks[..batch] {
-            let mut deck = identity;
+        // The batch is shuffled before any deck is ranked, so that a vector rank's load of a
+        // deck comes long after the deck's cards were stored one by one.
+        for deck in &mut decks[..batch] {
+            *deck = identity;
             if B::Source::STARTS_SHUFFLES {
                 source.start_shuffle();
             }
-            shuffle(&mut deck, scratch, source);
-            let rank = rank_array(&deck);
-            counts.prefetch(rank);
-            if let Some(stream) = stream.as_mut() {
-                stream.push(&deck, rank);
-            }
-            *slot = rank;
+            shuffle(deck, scratch, source);
+        }
+        for (rank, deck) in ranks[..batch].iter_mut().zip(&decks) {
+            // SAFETY: the CPU features are the caller's to ensure.
+            *rank = unsafe { R::rank(deck) };
+            counts.prefetch(*rank);
+        }
+        if let Some(stream) = stream.as_mut() {
+            // SAFETY: as above.
+            unsafe { stream.push_batch_with::<R>(&decks[..batch], &ranks[..batch]) };
         }
         for &rank in &ranks[..batch] {
             counts.add(rank);
@@ -642,6 +724,76 @@ mod tests {
             let assembled =
                 simulate(&spec, &Simulation::from_source(&source), &stop, &mut |_| {}).into_full();
             assert_eq!(fast, assembled, "{}", algorithm.name());
+        }
+    }
+
+    /// The loop that ranks decks and compositions in vectors (decks of 9 to 11 cards) tallies
+    /// the orderings, the slot tables, the matches and the compositions exactly as the portable
+    /// loop does, on a fair and a biased shuffle, over several blocks (a seam between them).
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_vector_ranks_tally_what_the_scalar_ranks_tally() {
+        use crate::engine::deal_stream::{MAX_COMPOSITION_DECK, RepeatSource};
+        if !(VectorRanks::available() && std::arch::is_x86_feature_detected!("popcnt")) {
+            return;
+        }
+        struct Both<const N: usize> {
+            spec: SimulationSpec,
+        }
+        impl<const N: usize> SourcesVisitor for Both<N> {
+            type Output = ();
+            fn visit<B: BlockSources>(self, sources: &B) {
+                let stop = AtomicBool::new(false);
+                let options = DealStreamOptions {
+                    deck: N,
+                    dealt: N,
+                    repeats: RepeatSource::FullTally,
+                    compositions: N <= MAX_COMPOSITION_DECK,
+                };
+                let (algorithm, cut, shelves) = (
+                    self.spec.shuffle.algorithm,
+                    self.spec.shuffle.cut_probability,
+                    self.spec.shuffle.shelves,
+                );
+                let shuffle = |deck: &mut [Card], scratch: &mut [Card], source: &mut B::Source| {
+                    algorithm.shuffle_with(cut, shelves, deck, scratch, source)
+                };
+                let run = |vector: bool| {
+                    let queue =
+                        BlockQueue::range(self.spec.trials, 0..block_count(self.spec.trials));
+                    let job = Job {
+                        spec: &self.spec,
+                        table: None,
+                        queue: &queue,
+                        deals: Some(options),
+                        stop: &stop,
+                    };
+                    let partial = if vector {
+                        // SAFETY: the CPU has the features (checked above).
+                        unsafe { tally_blocks_with_vector_ranks::<B, _, N>(job, sources, &shuffle) }
+                    } else {
+                        tally_blocks_portable::<B, _, N>(job, sources, &shuffle)
+                    };
+                    let mut counts = vec![0u64; factorial(N) as usize];
+                    partial.tally.add_into(&mut counts);
+                    (counts, partial.stream.map(DealStream::finish))
+                };
+                let (vector, portable) = (run(true), run(false));
+                assert!(vector.1.is_some());
+                assert_eq!(vector, portable, "{} on {N} cards", algorithm.name());
+            }
+        }
+        let source = SourceSpec::chacha(RngKind::Chacha8);
+        for algorithm in [Algorithm::FisherYates, Algorithm::Naive] {
+            let spec = |deck| SimulationSpec {
+                shuffle: algorithm.into(),
+                deck,
+                trials: 2 * BLOCK_TRIALS + 777,
+                ..spec(1)
+            };
+            dispatch(&source, Both::<9> { spec: spec(9) });
+            dispatch(&source, Both::<10> { spec: spec(10) });
+            dispatch(&source, Both::<11> { spec: spec(11) });
         }
     }
 
