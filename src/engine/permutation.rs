@@ -268,8 +268,8 @@ impl VectorRanks {
     }
 
     /// Whether decks of `n` cards are ranked in vectors (and not as [`ScalarRanks`] does).
-    pub(crate) fn ranks_deck(n: usize) -> bool {
-        (vector_rank::FROM_DECK..=vector_rank::TO_DECK).contains(&n)
+    pub(crate) const fn ranks_deck(n: usize) -> bool {
+        vector_rank::FROM_DECK <= n && n <= vector_rank::TO_DECK
     }
 }
 

@@ -408,8 +408,9 @@ where
     B: BlockSources,
     S: Fn(&mut [Card], &mut [Card], &mut B::Source),
 {
+    // A constant condition, so that the vector loop is compiled for those deck sizes only.
     #[cfg(target_arch = "x86_64")]
-    if VectorRanks::ranks_deck(N)
+    if const { VectorRanks::ranks_deck(N) }
         && std::arch::is_x86_feature_detected!("popcnt")
         && VectorRanks::available()
     {
