@@ -635,54 +635,45 @@ unsafe fn tally_block_prefetched<B, S, R, const N: usize>(
     R: Ranks,
 {
     let identity: [Card; N] = std::array::from_fn(|i| i as Card);
-    let mut ranks = [0usize; PREFETCH_BATCH];
-    if !R::in_vectors::<N>() {
-        // Deck by deck (shuffling a batch first was slower here, at 8 cards).
-        let mut remaining = length as usize;
-        while remaining > 0 {
-            let batch = remaining.min(PREFETCH_BATCH);
-            for slot in &mut ranks[..batch] {
-                let mut deck = identity;
-                if B::Source::STARTS_SHUFFLES {
-                    source.start_shuffle();
-                }
-                shuffle(&mut deck, scratch, source);
-                // SAFETY (both): the CPU features are the caller's to ensure.
-                let rank = unsafe { R::rank(&deck) };
-                counts.prefetch(rank);
-                if let Some(stream) = stream.as_mut() {
-                    unsafe { stream.push_with::<R>(&deck, rank) };
-                }
-                *slot = rank;
-            }
-            for &rank in &ranks[..batch] {
-                counts.add(rank);
-            }
-            remaining -= batch;
+    let mut deal = |deck: &mut [Card; N]| {
+        *deck = identity;
+        if B::Source::STARTS_SHUFFLES {
+            source.start_shuffle();
         }
-        return;
-    }
+        shuffle(deck, scratch, source);
+    };
+    let mut ranks = [0usize; PREFETCH_BATCH];
     let mut decks = [identity; PREFETCH_BATCH];
     let mut remaining = length as usize;
     while remaining > 0 {
         let batch = remaining.min(PREFETCH_BATCH);
-        // The batch is shuffled before any deck is ranked, so that a vector rank's load of a
-        // deck comes long after the deck's cards were stored one by one.
-        for deck in &mut decks[..batch] {
-            *deck = identity;
-            if B::Source::STARTS_SHUFFLES {
-                source.start_shuffle();
+        if R::in_vectors::<N>() {
+            // The batch is shuffled before any deck is ranked, so that a vector rank's load of
+            // a deck comes long after the deck's cards were stored one by one.
+            for deck in &mut decks[..batch] {
+                deal(deck);
             }
-            shuffle(deck, scratch, source);
-        }
-        for (rank, deck) in ranks[..batch].iter_mut().zip(&decks) {
-            // SAFETY: the CPU features are the caller's to ensure.
-            *rank = unsafe { R::rank(deck) };
-            counts.prefetch(*rank);
-        }
-        if let Some(stream) = stream.as_mut() {
-            // SAFETY: as above.
-            unsafe { stream.push_batch_with::<R>(&decks[..batch], &ranks[..batch]) };
+            for (rank, deck) in ranks[..batch].iter_mut().zip(&decks) {
+                // SAFETY: the CPU features are the caller's to ensure.
+                *rank = unsafe { R::rank(deck) };
+                counts.prefetch(*rank);
+            }
+            if let Some(stream) = stream.as_mut() {
+                // SAFETY: as above.
+                unsafe { stream.push_batch_with::<R>(&decks[..batch], &ranks[..batch]) };
+            }
+        } else {
+            // Deck by deck (shuffling a batch first was slower here, at 8 cards).
+            for rank in &mut ranks[..batch] {
+                let mut deck = identity;
+                deal(&mut deck);
+                // SAFETY (both): the CPU features are the caller's to ensure.
+                *rank = unsafe { R::rank(&deck) };
+                counts.prefetch(*rank);
+                if let Some(stream) = stream.as_mut() {
+                    unsafe { stream.push_with::<R>(&deck, *rank) };
+                }
+            }
         }
         for &rank in &ranks[..batch] {
             counts.add(rank);
