@@ -4,12 +4,14 @@
 //!
 //! Every one of those counts is a function of the pair (rank_t, rank_{t+1}). So:
 //! - up to [`PAIR_TALLY_MAX_DECK`] cards the worker only tallies the pairs of ranks (n!² byte
-//!   counters with a carry: 576 bytes for 4 cards, 506 KiB for 6), and the matches, slots and compositions are
-//!   derived once at the end, from each pair of orderings that occurred and its count;
-//! - from 6 cards it counts per pair, on a deck of a size fixed at compile time: the slot table
-//!   in `u32` (n³ counters, 4 KiB at n = 10), the matches, and the composition's rank into n!
-//!   byte counters with a carry, prefetched in batches like the main tally when they outgrow
-//!   the cache.
+//!   counters with a carry: 576 bytes for 4 cards, 506 KiB for 6), and the matches, slots and
+//!   compositions are derived once at the end, from each pair of orderings that occurred and
+//!   its count;
+//! - from 7 cards it counts per pair, on a deck of a size fixed at compile time: the slot table
+//!   in `u32` (n tables of 16 × 16 counters, 10 KiB at n = 10), the matches, and the
+//!   composition's rank into n! byte counters with a carry, prefetched in batches like the main
+//!   tally when they outgrow the cache. Where the decks are ranked in vectors (9 to 11 cards on
+//!   AVX-512), a pair's cells of the slot tables and its matching slots are found in vectors too.
 //!
 //! `u32` counters are added into `u64` ones before any could overflow (checked per block, as the
 //! main tally does). Each block's first and last rank are kept, and
@@ -34,7 +36,13 @@ const SLOT_WIDTH: usize = 16;
 /// A card below [`SLOT_WIDTH`] is itself under this mask.
 const SLOT_MASK: usize = SLOT_WIDTH - 1;
 
-const _: () = assert!(SLOT_WIDTH.is_power_of_two() && MAX_FULL_DECK <= SLOT_WIDTH);
+/// The cells of a slot table: a card of the previous deck (row) by one of the next (column),
+/// at `row · SLOT_WIDTH + column`, an index that fits in a byte.
+const SLOT_CELLS: usize = SLOT_WIDTH * SLOT_WIDTH;
+
+const _: () = assert!(
+    SLOT_WIDTH.is_power_of_two() && MAX_FULL_DECK <= SLOT_WIDTH && SLOT_CELLS <= 256
+);
 
 /// Composition tallies with more cells than this are prefetched (as the main tally's are).
 const PREFETCH_FROM_CELLS: u64 = 1 << 14;
@@ -55,6 +63,77 @@ fn write_slots<const N: usize>(slots: &mut [u8; N], deck: &[Card; N]) {
     }
 }
 
+/// For each slot s, the cell of its table that the pair (`previous`, `deck`) counts: the
+/// previous deck's card there as the row and this deck's as the column, each under
+/// [`SLOT_MASK`] (cards are below N ≤ SLOT_WIDTH; the mask only spares bounds checks); and how
+/// many slots hold the same card in both decks. In vectors when `R` ranks decks of N cards in
+/// vectors (the CPU then has AVX-512 F and BW), the same cells.
+///
+/// # Safety
+/// The CPU must support the features `R` names.
+#[inline(always)]
+unsafe fn slot_cells<R: Ranks, const N: usize>(
+    previous: &[Card; N],
+    deck: &[Card; N],
+) -> ([u8; N], usize) {
+    #[cfg(target_arch = "x86_64")]
+    if R::in_vectors::<N>() {
+        // SAFETY: the CPU has AVX-512 F and BW, as `R` needs (the caller's to ensure).
+        return unsafe { vector::slot_cells(previous, deck) };
+    }
+    let mut same = 0;
+    let cells = std::array::from_fn(|s| {
+        let (a, b) = (
+            usize::from(previous[s]) & SLOT_MASK,
+            usize::from(deck[s]) & SLOT_MASK,
+        );
+        same += usize::from(a == b);
+        (a * SLOT_WIDTH + b) as u8
+    });
+    (cells, same)
+}
+
+/// [`slot_cells`] in AVX-512 vectors: the decks in 16-bit lanes, masked, the cells made and
+/// narrowed to bytes, and the matching slots counted from one compare.
+#[cfg(target_arch = "x86_64")]
+mod vector {
+    use super::{Card, SLOT_MASK, SLOT_WIDTH};
+    use std::arch::x86_64::{
+        __mmask32, _mm256_storeu_si256, _mm512_and_si512, _mm512_cmpeq_epi16_mask,
+        _mm512_cvtepi16_epi8, _mm512_maskz_loadu_epi16, _mm512_or_si512, _mm512_set1_epi16,
+        _mm512_slli_epi16,
+    };
+
+    const _: () = assert!(SLOT_WIDTH == 1 << 4);
+
+    /// # Safety
+    /// The CPU must support AVX-512 F and BW.
+    #[inline]
+    #[target_feature(enable = "avx512f,avx512bw")]
+    pub(super) unsafe fn slot_cells<const N: usize>(
+        previous: &[Card; N],
+        deck: &[Card; N],
+    ) -> ([u8; N], usize) {
+        const { assert!(N <= 32) };
+        let lanes: __mmask32 = ((1u64 << N) - 1) as __mmask32;
+        // SAFETY: the mask loads the N cards of each deck and nothing past them.
+        let (a, b) = unsafe {
+            (
+                _mm512_maskz_loadu_epi16(lanes, previous.as_ptr().cast()),
+                _mm512_maskz_loadu_epi16(lanes, deck.as_ptr().cast()),
+            )
+        };
+        let mask = _mm512_set1_epi16(SLOT_MASK as i16);
+        let (a, b) = (_mm512_and_si512(a, mask), _mm512_and_si512(b, mask));
+        let same = (_mm512_cmpeq_epi16_mask(a, b) & lanes).count_ones() as usize;
+        let cells = _mm512_cvtepi16_epi8(_mm512_or_si512(_mm512_slli_epi16::<4>(a), b));
+        let mut bytes = [0u8; 32];
+        // SAFETY: stores 32 bytes into a 32-byte array.
+        unsafe { _mm256_storeu_si256(bytes.as_mut_ptr().cast(), cells) };
+        (std::array::from_fn(|s| bytes[s]), same)
+    }
+}
+
 /// A block's ends: its number, first and last rank, deals, and whether it was completed.
 #[derive(Debug, Clone, Copy)]
 struct BlockEnds {
@@ -72,12 +151,12 @@ pub struct FullStream<const N: usize> {
     compositions_on: bool,
     /// `pairs[a · N! + b]`: pairs of ranks (a, b) (decks up to [`PAIR_TALLY_MAX_DECK`]).
     pairs: ByteTally,
-    /// `slots[s][a][b]` (decks from 6 cards), in tables of [`SLOT_WIDTH`]² cells whatever N, so
-    /// that a card is made an index by a mask, without a bounds check (rows and columns of N
-    /// cells used).
-    slots: Vec<[[u32; SLOT_WIDTH]; SLOT_WIDTH]>,
+    /// `slots[s][a · SLOT_WIDTH + b]` (decks from 7 cards), in tables of [`SLOT_CELLS`] cells
+    /// whatever N, so that a card is made an index by a mask, without a bounds check (rows and
+    /// columns of N cells used); N of them, so that a loop over the slots has a fixed length.
+    slots: Box<[[u32; SLOT_CELLS]; N]>,
     slots_wide: Vec<u64>,
-    /// `matches[m]`: pairs with m matching slots (decks from 6 cards).
+    /// `matches[m]`: pairs with m matching slots (decks from 7 cards).
     matches: [u64; 16],
     /// `compositions[rank]` (decks from 6 to 10 cards), in bytes with a carry: n! cells of
     /// about trials/n! each, so a byte holds most, and the 10! cells take 3.6 MB, not 14.5.
@@ -118,7 +197,10 @@ impl<const N: usize> FullStream<N> {
             stream,
             compositions_on,
             pairs: ByteTally::new(if by_pairs { cells * cells } else { 0 }),
-            slots: vec![[[0; SLOT_WIDTH]; SLOT_WIDTH]; if by_pairs { 0 } else { N }],
+            slots: vec![[0; SLOT_CELLS]; N]
+                .into_boxed_slice()
+                .try_into()
+                .expect("N tables"),
             slots_wide: Vec::new(),
             matches: [0; 16],
             compositions: (compositions_on && !by_pairs).then(|| ByteTally::new(cells)),
@@ -201,7 +283,7 @@ impl<const N: usize> FullStream<N> {
     #[inline(always)]
     pub(crate) unsafe fn push_with<R: Ranks>(&mut self, deck: &[Card; N], rank: usize) {
         // SAFETY: the CPU features are the caller's to ensure.
-        unsafe { self.push_one::<R>(deck, rank, None) };
+        unsafe { self.push_one::<R>(deck, rank) };
         if self.compositions_on {
             write_slots(&mut self.slot_of, deck);
         }
@@ -231,63 +313,83 @@ impl<const N: usize> FullStream<N> {
             }
         }
         for (i, (deck, &rank)) in decks.iter().zip(ranks).enumerate() {
-            // SAFETY: the CPU features are the caller's to ensure.
-            unsafe { self.push_one::<R>(deck, rank, Some(&slots[i])) };
+            if self.has_previous {
+                // The batch's previous deck, not a copy in `self.previous`: a vector load of a
+                // deck just copied would wait for the copy's stores to reach the cache.
+                let previous = if i == 0 { &self.previous } else { &decks[i - 1] };
+                // SAFETY (both): the CPU features are the caller's to ensure.
+                let (cells, same) = unsafe { slot_cells::<R, N>(previous, deck) };
+                unsafe { self.count_pair::<R>(deck, cells, same, Some(&slots[i])) };
+            } else {
+                self.first(rank);
+            }
+            self.previous_rank = rank;
+        }
+        if let Some(last) = decks.last() {
+            self.previous = *last;
         }
         if self.compositions_on {
             self.slot_of = slots[decks.len()];
         }
     }
 
-    /// Count the next deck, `deck` of rank `rank`, the previous deck's card c having sat in
-    /// slot `slot_of_previous[c]` (`self.slot_of` when `None`: a copy of it would be a load of
-    /// bytes just stored one by one).
+    /// Count the next deck, `deck` of rank `rank`.
     ///
     /// # Safety
     /// The CPU must support the features `R` names.
     #[inline(always)]
-    unsafe fn push_one<R: Ranks>(
-        &mut self,
-        deck: &[Card; N],
-        rank: usize,
-        slot_of_previous: Option<&[u8; N]>,
-    ) {
+    unsafe fn push_one<R: Ranks>(&mut self, deck: &[Card; N], rank: usize) {
         if N <= PAIR_TALLY_MAX_DECK {
             return self.push_rank(rank);
         }
         if self.has_previous {
-            let mut same = 0;
-            for ((table, &a), &b) in self.slots.iter_mut().zip(&self.previous).zip(deck) {
-                // Cards are below N ≤ SLOT_WIDTH (a permutation of the identity); the mask
-                // only lets the compiler drop the bounds checks.
-                let (a, b) = (usize::from(a) & SLOT_MASK, usize::from(b) & SLOT_MASK);
-                same += usize::from(a == b);
-                table[a][b] += 1;
-            }
-            self.matches[same.min(15)] += 1;
-            if self.compositions_on {
-                // π(c) = the card that took c's slot: its fixed points are the matching slots.
-                let slot_of = slot_of_previous.unwrap_or(&self.slot_of);
-                // SAFETY: the CPU features are the caller's to ensure.
-                let rank = unsafe { R::composition_rank(deck, slot_of) };
-                if let Some(compositions) = &mut self.compositions {
-                    if FACTORIALS[N] > PREFETCH_FROM_CELLS {
-                        compositions.prefetch(rank);
-                        self.pending[self.pending_len] = rank;
-                        self.pending_len += 1;
-                        if self.pending_len == PREFETCH_BATCH {
-                            self.count_pending();
-                        }
-                    } else {
-                        compositions.add(rank);
-                    }
-                }
-            }
+            // SAFETY (both): the CPU features are the caller's to ensure.
+            let (cells, same) = unsafe { slot_cells::<R, N>(&self.previous, deck) };
+            unsafe { self.count_pair::<R>(deck, cells, same, None) };
         } else {
             self.first(rank);
         }
         self.previous = *deck;
         self.previous_rank = rank;
+    }
+
+    /// Count the pair of the previous deck and `deck`: its cells of the slot tables and its
+    /// matching slots ([`slot_cells`]), and the rank of its composition, the previous deck's
+    /// card c having sat in slot `slot_of_previous[c]` (`self.slot_of` when `None`: a copy of
+    /// it would be a load of bytes just stored one by one).
+    ///
+    /// # Safety
+    /// The CPU must support the features `R` names.
+    #[inline(always)]
+    unsafe fn count_pair<R: Ranks>(
+        &mut self,
+        deck: &[Card; N],
+        cells: [u8; N],
+        same: usize,
+        slot_of_previous: Option<&[u8; N]>,
+    ) {
+        for (table, &cell) in self.slots.iter_mut().zip(&cells) {
+            table[usize::from(cell)] += 1;
+        }
+        self.matches[same.min(15)] += 1;
+        if self.compositions_on {
+            // π(c) = the card that took c's slot: its fixed points are the matching slots.
+            let slot_of = slot_of_previous.unwrap_or(&self.slot_of);
+            // SAFETY: the CPU features are the caller's to ensure.
+            let rank = unsafe { R::composition_rank(deck, slot_of) };
+            if let Some(compositions) = &mut self.compositions {
+                if FACTORIALS[N] > PREFETCH_FROM_CELLS {
+                    compositions.prefetch(rank);
+                    self.pending[self.pending_len] = rank;
+                    self.pending_len += 1;
+                    if self.pending_len == PREFETCH_BATCH {
+                        self.count_pending();
+                    }
+                } else {
+                    compositions.add(rank);
+                }
+            }
+        }
     }
 
     /// Count the compositions ranked and prefetched so far.
@@ -312,7 +414,7 @@ impl<const N: usize> FullStream<N> {
         self.count_pending();
         add(
             &mut self.slots_wide,
-            self.slots.as_flattened_mut().as_flattened_mut(),
+            self.slots.as_flattened_mut(),
         );
         self.in_narrow = 0;
     }
@@ -361,7 +463,7 @@ impl<const N: usize> FullStream<N> {
             }
             // The N × N corner of each slot's table, as `slots[(s·n + a)·n + b]`.
             self.slots_wide
-                .chunks_exact(SLOT_WIDTH * SLOT_WIDTH)
+                .chunks_exact(SLOT_CELLS)
                 .flat_map(|table| table.chunks_exact(SLOT_WIDTH).take(n))
                 .flat_map(|row| &row[..n])
                 .copied()
@@ -538,9 +640,33 @@ mod tests {
             .collect()
     }
 
+    /// How [`same_as_plain`] feeds the fast counters.
+    #[derive(Clone, Copy, Debug)]
+    enum Push {
+        /// Deck by deck ([`FullStream::push`]).
+        One,
+        /// In batches of up to [`PUSH_BATCH`] decks, ranked by [`ScalarRanks`].
+        Batch,
+        /// In batches, ranked by [`crate::engine::permutation::VectorRanks`] (skipped where
+        /// the CPU lacks its features).
+        #[cfg(target_arch = "x86_64")]
+        VectorBatch,
+    }
+
     /// Feed `decks` in blocks of `block` (taken by two workers, in the order given) to the fast
-    /// counters, and all of them one by one to `DealStream::add`: the tallies must be equal.
+    /// counters, deck by deck, and all of them one by one to `DealStream::add`: the tallies
+    /// must be equal.
     fn same_as_plain<const N: usize>(decks: &[[Card; N]], block: usize, order: &[u64]) {
+        same_as_plain_by::<N>(decks, block, order, Push::One);
+    }
+
+    /// [`same_as_plain`], the fast counters fed by `push`.
+    fn same_as_plain_by<const N: usize>(
+        decks: &[[Card; N]],
+        block: usize,
+        order: &[u64],
+        push: Push,
+    ) {
         let mut plain = DealStream::new(options(N));
         for deck in decks {
             plain.add(deck);
@@ -553,8 +679,26 @@ mod tests {
             let worker = &mut workers[i % 2];
             let part = &decks[b as usize * block..((b as usize + 1) * block).min(decks.len())];
             worker.start_block(b, part.len() as u64);
-            for deck in part {
-                worker.push(deck, rank_array(deck));
+            for batch in part.chunks(PUSH_BATCH) {
+                let ranks: Vec<usize> = batch.iter().map(rank_array).collect();
+                match push {
+                    Push::One => {
+                        for (deck, &rank) in batch.iter().zip(&ranks) {
+                            worker.push(deck, rank);
+                        }
+                    }
+                    // SAFETY: `ScalarRanks` needs no CPU feature.
+                    Push::Batch => unsafe {
+                        worker.push_batch_with::<ScalarRanks>(batch, &ranks);
+                    },
+                    // SAFETY: the caller checked the CPU's features.
+                    #[cfg(target_arch = "x86_64")]
+                    Push::VectorBatch => unsafe {
+                        worker.push_batch_with::<crate::engine::permutation::VectorRanks>(
+                            batch, &ranks,
+                        );
+                    },
+                }
             }
             worker.end_block(part.len() as u64, true);
         }
@@ -568,8 +712,81 @@ mod tests {
             tally.ends.clear();
             tally.fingerprints.clear();
         }
-        assert_eq!(fast, plain, "{N} cards");
+        assert_eq!(fast, plain, "{N} cards, {push:?}");
         assert_eq!(fast.pairs, decks.len() as u64 - 1);
+    }
+
+    /// Batches count what single decks count, seams between batches and blocks included, with
+    /// the slot cells and compositions made in vectors where the CPU can.
+    #[test]
+    fn batches_of_decks_count_what_single_decks_count() {
+        fn check<const N: usize>(seed: u64) {
+            // Blocks of 37 decks: batches of 16, 16 and 5, each block's first deck unpaired.
+            let decks = decks::<N>(1000, seed);
+            let order: Vec<u64> = (0..28).rev().collect();
+            same_as_plain_by::<N>(&decks, 37, &order, Push::Batch);
+            #[cfg(target_arch = "x86_64")]
+            if crate::engine::permutation::VectorRanks::available() {
+                same_as_plain_by::<N>(&decks, 37, &order, Push::VectorBatch);
+            }
+        }
+        check::<4>(1);
+        check::<7>(2);
+        check::<8>(3);
+        check::<9>(4);
+        check::<10>(5);
+        check::<11>(6);
+    }
+
+    /// The vector slot cells are the scalar ones, for permutations and for any other cards
+    /// (each under the mask), at every deck size the vector loop takes.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn the_vector_slot_cells_are_the_scalar_slot_cells() {
+        use crate::engine::permutation::VectorRanks;
+        if !VectorRanks::available() {
+            return;
+        }
+        fn check<const N: usize>() {
+            let mut state = 17u64;
+            let mut next = || {
+                state = state
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (state >> 48) as Card
+            };
+            let mut pairs: Vec<([Card; N], [Card; N])> = decks::<N>(200, 9)
+                .windows(2)
+                .map(|pair| (pair[0], pair[1]))
+                .collect();
+            // Equal decks (every slot matching), and cards of any value.
+            pairs.push((decks::<N>(1, 3)[0], decks::<N>(1, 3)[0]));
+            pairs.extend((0..200).map(|_| {
+                (
+                    std::array::from_fn(|_| next()),
+                    std::array::from_fn(|_| next() % 20),
+                )
+            }));
+            for (previous, deck) in &pairs {
+                // SAFETY: `ScalarRanks` needs no feature; the CPU has AVX-512 F and BW.
+                let (scalar, vector) = unsafe {
+                    (
+                        slot_cells::<ScalarRanks, N>(previous, deck),
+                        vector::slot_cells(previous, deck),
+                    )
+                };
+                assert_eq!(vector, scalar, "{previous:?} then {deck:?}");
+            }
+            let identity: [Card; N] = std::array::from_fn(|i| i as Card);
+            // SAFETY: as above.
+            let (cells, same) = unsafe { vector::slot_cells(&identity, &identity) };
+            assert_eq!(same, N);
+            assert!(cells.iter().enumerate().all(|(s, &c)| usize::from(c) == s * 17));
+        }
+        check::<7>();
+        check::<9>();
+        check::<10>();
+        check::<11>();
     }
 
     #[test]

@@ -223,7 +223,8 @@ pub(crate) trait Ranks {
 
     /// Whether decks of N cards are ranked by vector loads, which should come well after the
     /// cards were stored (a load of bytes just stored one by one waits for the stores to reach
-    /// the cache): the loops then shuffle a batch of decks before ranking any.
+    /// the cache): the loops then shuffle a batch of decks before ranking any. When it holds,
+    /// the CPU has AVX-512 F and BW, which other vector code of those loops may use.
     fn in_vectors<const N: usize>() -> bool;
 }
 
