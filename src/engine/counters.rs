@@ -73,6 +73,12 @@ impl ByteTally {
         }
     }
 
+    /// The count of cell `index`.
+    pub(crate) fn get(&self, index: usize) -> u64 {
+        let carry = if self.carried { self.carries[index] } else { 0 };
+        carry + u64::from(self.bytes[index])
+    }
+
     /// Prefetch cell `index`'s byte.
     #[inline(always)]
     pub(crate) fn prefetch(&self, index: usize) {

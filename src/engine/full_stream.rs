@@ -269,6 +269,22 @@ impl<const N: usize> FullStream<N> {
         self.previous_rank = rank;
     }
 
+    /// How many decks of each ordering were pushed (decks up to [`PAIR_TALLY_MAX_DECK`] cards,
+    /// whose pairs of ranks are tallied): each deck is the second of one pair, or the first of
+    /// its block, so the count of ordering b is the sum of column b of the pairs plus the
+    /// blocks that began with b. The loops count no ordering beside the pairs.
+    pub fn ordering_counts(&self) -> Vec<u64> {
+        assert!(N <= PAIR_TALLY_MAX_DECK, "the pairs of ranks are tallied");
+        let cells = FACTORIALS[N] as usize;
+        let mut counts: Vec<u64> = (0..cells)
+            .map(|b| (0..cells).map(|a| self.pairs.get(a * cells + b)).sum())
+            .collect();
+        for ends in &self.blocks {
+            counts[ends.first] += 1;
+        }
+        counts
+    }
+
     /// Count the next deck, `deck` of rank `rank`.
     #[inline(always)]
     pub fn push(&mut self, deck: &[Card; N], rank: usize) {
@@ -714,6 +730,36 @@ mod tests {
         }
         assert_eq!(fast, plain, "{N} cards, {push:?}");
         assert_eq!(fast.pairs, decks.len() as u64 - 1);
+    }
+
+    /// The orderings' counts read off the pairs of ranks are the decks' own counts: over
+    /// blocks of several lengths (one of a single deck, one cut short), with cells past 255
+    /// (the bytes' carries), at every deck size whose pairs are tallied.
+    #[test]
+    fn the_pairs_of_ranks_give_the_orderings_counts() {
+        fn check<const N: usize>(seed: u64) {
+            let decks = decks::<N>(3000, seed);
+            let mut stream = FullStream::<N>::new(options(N));
+            let mut expected = vec![0u64; FACTORIALS[N] as usize];
+            let mut at = 0;
+            for (block, length) in [1000usize, 1, 1500, 499].into_iter().enumerate() {
+                stream.start_block(block as u64, length as u64 + 7);
+                for deck in &decks[at..at + length] {
+                    let rank = rank_array(deck);
+                    stream.push_rank(rank);
+                    expected[rank] += 1;
+                }
+                // Each block ends short of the length it was given.
+                stream.end_block(length as u64, false);
+                at += length;
+            }
+            assert_eq!(stream.ordering_counts(), expected, "{N} cards");
+        }
+        check::<2>(1);
+        check::<3>(2);
+        check::<4>(3);
+        check::<5>(4);
+        check::<6>(5);
     }
 
     /// Batches count what single decks count, seams between batches and blocks included, with

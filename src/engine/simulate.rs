@@ -369,6 +369,16 @@ impl<const N: usize> WorkerTally<N> {
         }
     }
 
+    /// Add `counts` (N! cells), counted elsewhere (decks below [`BYTE_TALLY_FROM_DECK`] cards).
+    fn add_counts(&mut self, counts: &[u64]) {
+        assert!(N < BYTE_TALLY_FROM_DECK && counts.len() == self.narrow.len());
+        let cells = self.narrow.len();
+        let wide = self.wide.get_or_insert_with(|| vec![0u64; cells]);
+        for (total, &count) in wide.iter_mut().zip(counts) {
+            *total += count;
+        }
+    }
+
     /// Add the counts into `totals` (N! cells).
     fn add_into(self, totals: &mut [u64]) {
         if N >= BYTE_TALLY_FROM_DECK {
@@ -505,12 +515,9 @@ where
     assert_eq!(table.deck(), N);
     let entries = table.entries();
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| match stream {
+        // The pairs of ranks hold the orderings' counts too ([`work_blocks`] reads them off).
         Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
-            each_entry(entries, part, source, |entry| {
-                let rank = entry_rank(entry);
-                counts.add(rank);
-                stream.push_rank(rank);
-            });
+            each_entry(entries, part, source, |entry| stream.push_rank(entry_rank(entry)));
         }
         Some(stream) => each_entry(entries, part, source, |entry| {
             let rank = entry_rank(entry);
@@ -568,6 +575,13 @@ where
         }
         queue.finished(block, length, done);
     }
+    // Up to PAIR_TALLY_MAX_DECK cards the loops count the pairs of ranks alone when there is a
+    // stream: each deck is the second of one pair, or the first of its block.
+    if N <= PAIR_TALLY_MAX_DECK
+        && let Some(stream) = &stream
+    {
+        tally.add_counts(&stream.ordering_counts());
+    }
     PartialTally {
         tally,
         trials: tallied,
@@ -608,9 +622,14 @@ unsafe fn tally_block<B, S, R, const N: usize>(
         shuffle(&mut deck, scratch, source);
         // SAFETY (both): the CPU features are the caller's to ensure.
         let rank = unsafe { R::rank(&deck) };
-        counts.add(rank);
-        if let Some(stream) = stream {
-            unsafe { stream.push_with::<R>(&deck, rank) };
+        match stream {
+            // The pairs of ranks hold the orderings' counts too ([`work_blocks`] reads them off).
+            Some(stream) if N <= PAIR_TALLY_MAX_DECK => stream.push_rank(rank),
+            Some(stream) => {
+                counts.add(rank);
+                unsafe { stream.push_with::<R>(&deck, rank) };
+            }
+            None => counts.add(rank),
         }
     }
 }
