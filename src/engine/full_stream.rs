@@ -269,12 +269,18 @@ impl<const N: usize> FullStream<N> {
         self.previous_rank = rank;
     }
 
+    /// Whether decks of N cards are counted by the pairs of their ranks alone (up to
+    /// [`PAIR_TALLY_MAX_DECK`] cards), which then hold the orderings' counts too
+    /// ([`FullStream::ordering_counts`]): a loop that pushes each deck here counts no ordering
+    /// beside it.
+    pub const COUNTS_ORDERINGS: bool = N <= PAIR_TALLY_MAX_DECK;
+
     /// How many decks of each ordering were pushed (decks up to [`PAIR_TALLY_MAX_DECK`] cards,
     /// whose pairs of ranks are tallied): each deck is the second of one pair, or the first of
     /// its block, so the count of ordering b is the sum of column b of the pairs plus the
-    /// blocks that began with b. The loops count no ordering beside the pairs.
+    /// blocks that began with b.
     pub fn ordering_counts(&self) -> Vec<u64> {
-        assert!(N <= PAIR_TALLY_MAX_DECK, "the pairs of ranks are tallied");
+        assert!(Self::COUNTS_ORDERINGS, "the pairs of ranks are tallied");
         let cells = FACTORIALS[N] as usize;
         let mut counts: Vec<u64> = (0..cells)
             .map(|b| (0..cells).map(|a| self.pairs.get(a * cells + b)).sum())
@@ -298,8 +304,18 @@ impl<const N: usize> FullStream<N> {
     /// The CPU must support the features `R` names.
     #[inline(always)]
     pub(crate) unsafe fn push_with<R: Ranks>(&mut self, deck: &[Card; N], rank: usize) {
-        // SAFETY: the CPU features are the caller's to ensure.
-        unsafe { self.push_one::<R>(deck, rank) };
+        if Self::COUNTS_ORDERINGS {
+            return self.push_rank(rank);
+        }
+        if self.has_previous {
+            // SAFETY (both): the CPU features are the caller's to ensure.
+            let (cells, same) = unsafe { slot_cells::<R, N>(&self.previous, deck) };
+            unsafe { self.count_pair::<R>(deck, cells, same, None) };
+        } else {
+            self.first(rank);
+        }
+        self.previous = *deck;
+        self.previous_rank = rank;
         if self.compositions_on {
             write_slots(&mut self.slot_of, deck);
         }
@@ -347,26 +363,6 @@ impl<const N: usize> FullStream<N> {
         if self.compositions_on {
             self.slot_of = slots[decks.len()];
         }
-    }
-
-    /// Count the next deck, `deck` of rank `rank`.
-    ///
-    /// # Safety
-    /// The CPU must support the features `R` names.
-    #[inline(always)]
-    unsafe fn push_one<R: Ranks>(&mut self, deck: &[Card; N], rank: usize) {
-        if N <= PAIR_TALLY_MAX_DECK {
-            return self.push_rank(rank);
-        }
-        if self.has_previous {
-            // SAFETY (both): the CPU features are the caller's to ensure.
-            let (cells, same) = unsafe { slot_cells::<R, N>(&self.previous, deck) };
-            unsafe { self.count_pair::<R>(deck, cells, same, None) };
-        } else {
-            self.first(rank);
-        }
-        self.previous = *deck;
-        self.previous_rank = rank;
     }
 
     /// Count the pair of the previous deck and `deck`: its cells of the slot tables and its

@@ -19,7 +19,7 @@ use crate::engine::algorithms::{Algorithm, Card};
 use crate::engine::choice_table::{ChoiceTable, each_entry, entry_deck, entry_rank};
 use crate::engine::counters::{ByteTally, count, prefetch};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally};
-use crate::engine::full_stream::{FullStream, PAIR_TALLY_MAX_DECK};
+use crate::engine::full_stream::FullStream;
 use crate::engine::mapped_source::{SourceSpec, SourcesVisitor, dispatch};
 use crate::engine::marginal::MarginalTally;
 use crate::engine::permutation::{MAX_FULL_DECK, Ranks, ScalarRanks, factorial};
@@ -516,7 +516,7 @@ where
     let entries = table.entries();
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| match stream {
         // The pairs of ranks hold the orderings' counts too ([`work_blocks`] reads them off).
-        Some(stream) if N <= PAIR_TALLY_MAX_DECK => {
+        Some(stream) if FullStream::<N>::COUNTS_ORDERINGS => {
             each_entry(entries, part, source, |entry| stream.push_rank(entry_rank(entry)));
         }
         Some(stream) => each_entry(entries, part, source, |entry| {
@@ -575,9 +575,8 @@ where
         }
         queue.finished(block, length, done);
     }
-    // Up to PAIR_TALLY_MAX_DECK cards the loops count the pairs of ranks alone when there is a
-    // stream: each deck is the second of one pair, or the first of its block.
-    if N <= PAIR_TALLY_MAX_DECK
+    // The loops count no ordering beside a stream that holds their counts.
+    if FullStream::<N>::COUNTS_ORDERINGS
         && let Some(stream) = &stream
     {
         tally.add_counts(&stream.ordering_counts());
@@ -624,7 +623,7 @@ unsafe fn tally_block<B, S, R, const N: usize>(
         let rank = unsafe { R::rank(&deck) };
         match stream {
             // The pairs of ranks hold the orderings' counts too ([`work_blocks`] reads them off).
-            Some(stream) if N <= PAIR_TALLY_MAX_DECK => stream.push_rank(rank),
+            Some(stream) if FullStream::<N>::COUNTS_ORDERINGS => stream.push_rank(rank),
             Some(stream) => {
                 counts.add(rank);
                 unsafe { stream.push_with::<R>(&deck, rank) };
