@@ -8,10 +8,7 @@ use crate::engine::random_source::RandomSource;
 
 /// `fisher-yates`: for i from n−1 down to 1, swap card i with a card j uniform in [0, i].
 pub fn fisher_yates<R: RandomSource>(deck: &mut [Card], rng: &mut R) {
-    for i in (1..deck.len()).rev() {
-        let j = rng.below(i + 1);
-        deck.swap(i, j);
-    }
+    rng.each_below_descending(deck.len(), |i, j| deck.swap(i, j));
 }
 
 /// `fisher-yates-forward`: for i from 0 to n−2, swap card i with a card j uniform in [i, n−1].
