@@ -53,8 +53,10 @@ fn increments(indices: &[u16], table: &mut [u16]) {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; the first other argument is REPS.
     let reps: usize = std::env::args()
-        .nth(1)
+        .skip(1)
+        .find(|a| a != "--bench")
         .map(|r| r.parse().expect("REPS is a number"))
         .unwrap_or(5);
     let mut random = SplitMix(0x5eed);

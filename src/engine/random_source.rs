@@ -48,13 +48,11 @@ pub trait RandomSource {
     /// not depend on the deck). A source may override it to make the draws of a whole deck at
     /// once, apart from what is done with them.
     #[inline(always)]
-    fn each_below_descending(&mut self, top: usize, mut each: impl FnMut(usize, usize))
+    fn each_below_descending(&mut self, top: usize, each: impl FnMut(usize, usize))
     where
         Self: Sized,
     {
-        for i in (1..top).rev() {
-            each(i, self.below(i + 1));
-        }
+        descending_one_at_a_time(self, top, each);
     }
 
     /// Whether [`RandomSource::start_shuffle`] does anything: the loops test this constant, so
@@ -66,6 +64,20 @@ pub trait RandomSource {
     /// calling `srand(time(NULL))` before each deal does, starts afresh here.
     #[inline(always)]
     fn start_shuffle(&mut self) {}
+}
+
+/// Fisher–Yates' draws one at a time: for i from `top − 1` down to 1, `each(i, below(i + 1))`.
+/// The default of [`RandomSource::each_below_descending`], and what [`FastSource`] does for
+/// decks under [`DESCENDING_FROM`] cards.
+#[inline(always)]
+fn descending_one_at_a_time<S: RandomSource>(
+    source: &mut S,
+    top: usize,
+    mut each: impl FnMut(usize, usize),
+) {
+    for i in (1..top).rev() {
+        each(i, source.below(i + 1));
+    }
 }
 
 /// A machine word on which Lemire's multiply-and-reject reduction can run.
@@ -382,7 +394,8 @@ impl<R: BlockRng> RandomSource for FastSource<R> {
         self.next_word = next;
     }
 
-    /// The draws are made [`DESCENDING_BATCH`] words at a time (fewer at the end of the
+    /// Decks under [`DESCENDING_FROM`] cards take their draws one at a time, as the default does.
+    /// From there the draws are made [`DESCENDING_BATCH`] words at a time (fewer at the end of the
     /// buffer): every product word · bound first, in a loop that vectorises, then the draws
     /// handed on. Lemire rejects a word only when its low half is below 2^32 mod bound, which is
     /// below the bound; so when no low half of a batch is below its bound, every word of the
@@ -390,12 +403,10 @@ impl<R: BlockRng> RandomSource for FastSource<R> {
     /// (2 + 3 + … + 52)/2^32, about 2^−21.6, a deck) the batch is drawn again one word at a time by
     /// [`RandomSource::below`], from the same words: the same draws either way.
     #[inline(always)]
-    fn each_below_descending(&mut self, top: usize, mut each: impl FnMut(usize, usize)) {
+    fn each_below_descending(&mut self, top: usize, each: impl FnMut(usize, usize)) {
         debug_assert!(top <= u32::MAX as usize);
         if top < DESCENDING_FROM {
-            for i in (1..top).rev() {
-                each(i, self.below(i + 1));
-            }
+            descending_one_at_a_time(self, top, each);
         } else {
             self.each_below_descending_in_batches(top, each);
         }
