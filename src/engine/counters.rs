@@ -52,6 +52,26 @@ pub(crate) struct ByteTally {
     carried: bool,
 }
 
+/// A [`ByteTally`] borrowed by [`ByteTally::adder`].
+pub(crate) struct ByteAdder<'a> {
+    bytes: &'a mut [u8],
+    carries: &'a mut [u64],
+    carried: &'a mut bool,
+}
+
+impl ByteAdder<'_> {
+    /// [`ByteTally::add`].
+    #[inline(always)]
+    pub(crate) fn add(&mut self, index: usize) {
+        let byte = &mut self.bytes[index];
+        *byte = byte.wrapping_add(1);
+        if *byte == 0 {
+            self.carries[index] += 256;
+            *self.carried = true;
+        }
+    }
+}
+
 impl ByteTally {
     /// `cells` zero counters.
     pub(crate) fn new(cells: usize) -> Self {
@@ -70,6 +90,18 @@ impl ByteTally {
         if *byte == 0 {
             self.carries[index] += 256;
             self.carried = true;
+        }
+    }
+
+    /// The tally's parts, borrowed for a loop of [`ByteAdder::add`]: held in locals, the
+    /// vectors' addresses stay in registers, where the fields of a tally behind a reference
+    /// are read again after each byte written (a byte store may change any memory).
+    #[inline(always)]
+    pub(crate) fn adder(&mut self) -> ByteAdder<'_> {
+        ByteAdder {
+            bytes: &mut self.bytes,
+            carries: &mut self.carries,
+            carried: &mut self.carried,
         }
     }
 

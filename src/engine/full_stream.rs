@@ -21,7 +21,7 @@
 //! (tested below).
 
 use crate::engine::algorithms::Card;
-use crate::engine::counters::ByteTally;
+use crate::engine::counters::{ByteAdder, ByteTally};
 use crate::engine::deal_stream::{DealStream, DealStreamOptions, DealStreamTally, RepeatSource};
 use crate::engine::permutation::{FACTORIALS, MAX_FULL_DECK, Ranks, ScalarRanks, rank, unrank};
 
@@ -174,6 +174,33 @@ pub struct FullStream<const N: usize> {
     blocks: Vec<BlockEnds>,
 }
 
+/// A [`FullStream`]'s pairs of ranks, borrowed by [`FullStream::push_ranks`].
+pub struct RankPairs<'a> {
+    pairs: ByteAdder<'a>,
+    /// N!, the ranks.
+    cells: usize,
+    previous: usize,
+    has_previous: bool,
+    current: &'a mut Option<BlockEnds>,
+}
+
+impl RankPairs<'_> {
+    /// Count the next deck, known by its rank only: [`FullStream::push_rank`].
+    #[inline(always)]
+    pub fn push(&mut self, rank: usize) {
+        debug_assert!(rank < self.cells);
+        if self.has_previous {
+            self.pairs.add(self.previous * self.cells + rank);
+        } else {
+            if let Some(ends) = self.current {
+                ends.first = rank;
+            }
+            self.has_previous = true;
+        }
+        self.previous = rank;
+    }
+}
+
 impl<const N: usize> FullStream<N> {
     /// Empty counters for the stream `options` describes (whole decks of N cards). The repeated
     /// decks of a full-mode run come from its tally, so nothing is kept per deal.
@@ -267,6 +294,24 @@ impl<const N: usize> FullStream<N> {
             self.first(rank);
         }
         self.previous_rank = rank;
+    }
+
+    /// [`FullStream::push_rank`] for each rank `feed` pushes into its [`RankPairs`], with the
+    /// previous rank and the tally's addresses held in locals (see [`ByteTally::adder`]), not
+    /// read back from the stream after each count.
+    #[inline(always)]
+    pub fn push_ranks(&mut self, feed: impl FnOnce(&mut RankPairs<'_>)) {
+        debug_assert!(N <= PAIR_TALLY_MAX_DECK);
+        let mut pairs = RankPairs {
+            pairs: self.pairs.adder(),
+            cells: FACTORIALS[N] as usize,
+            previous: self.previous_rank,
+            has_previous: self.has_previous,
+            current: &mut self.current,
+        };
+        feed(&mut pairs);
+        self.previous_rank = pairs.previous;
+        self.has_previous = pairs.has_previous;
     }
 
     /// Whether decks of N cards are counted by the pairs of their ranks alone (up to

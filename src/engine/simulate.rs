@@ -517,7 +517,9 @@ where
     work_blocks::<B, N>(job, sources, |counts, part, source, stream| match stream {
         // The pairs of ranks hold the orderings' counts too ([`work_blocks`] reads them off).
         Some(stream) if FullStream::<N>::COUNTS_ORDERINGS => {
-            each_entry(entries, part, source, |entry| stream.push_rank(entry_rank(entry)));
+            stream.push_ranks(|pairs| {
+                each_entry(entries, part, source, |entry| pairs.push(entry_rank(entry)));
+            });
         }
         Some(stream) => each_entry(entries, part, source, |entry| {
             let rank = entry_rank(entry);
