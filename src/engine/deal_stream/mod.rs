@@ -19,12 +19,15 @@
 //! seams between blocks that were not both reached are left out).
 
 use crate::engine::algorithms::Card;
+use crate::engine::byte_columns;
 use crate::engine::permutation::{composition_into, factorial, rank};
 
+mod hash_lanes;
 pub mod kernel;
 mod merge;
 mod repeats;
 
+use hash_lanes::hash_deals;
 use kernel::{KernelCounter, KernelSums, counts_kernel};
 use merge::stream_ends;
 pub use merge::{DealStreamMerger, FingerprintBudget, StreamEnd};
@@ -44,11 +47,54 @@ pub const MAX_GROUPS: usize = 64;
 const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
 
 /// Deals kept before their pairs are added, slot by slot, into the slot tables (see
-/// [`DealStream::drain_pending`]): with a few hundred pairs per slot, most of a slot table's
-/// cache lines take several updates while in L1. The buffer, K·256 bytes of card groups (13 KiB
-/// at 52 cards, which leaves room in a 32 KiB L1 cache for the 8 KiB table being updated), is
-/// written in order, one copy of each deal.
-const PENDING_DEALS: usize = 256;
+/// [`DealStream::drain_pending`]): a slot table's cache lines come back from L2 once per drain,
+/// and with a thousand pairs per slot most take several updates while in L1. The buffer is
+/// kept by columns ([`PENDING_COLUMN`]), so that a drain reads each slot's 1 KiB column in
+/// order beside its 8 KiB table: kept deal by deal, 53 KiB at 52 cards, each slot's bytes
+/// would be 52 bytes apart, and every slot would read the whole buffer again (256 deals of
+/// rows were as fast as this with 1,024 of columns; 2,048 of columns gained nothing more).
+const PENDING_DEALS: usize = 1024;
+
+/// The length of a column of `pending`: one cache line more than [`PENDING_DEALS`], so that a
+/// deal's K bytes, a column apart, fall in different sets of the L1 cache (columns a power of
+/// two apart would share a few sets, and evict one another as each deal is written).
+const PENDING_COLUMN: usize = PENDING_DEALS + 64;
+
+/// Deals written into `pending` eight at a time (x86-64 with AVX-512 F, BW and VBMI).
+mod columns {
+    #[cfg(target_arch = "x86_64")]
+    use super::PENDING_COLUMN;
+    use crate::engine::algorithms::Card;
+    #[cfg(target_arch = "x86_64")]
+    use crate::engine::byte_columns::{self, ROWS};
+
+    /// Writes the eight deals of `deals` (K = `dealt` ≤ 64 cards each, every card below 64)
+    /// into `pending` as deals `at` to `at + 7`, as [`super::keep_groups`] does one at a time:
+    /// the eight decks turned into 64 columns of eight bytes ([`byte_columns::rows_to_columns`])
+    /// and column s written at once into `pending`'s column s.
+    ///
+    /// # Safety
+    /// The CPU must have what [`byte_columns`] needs ([`byte_columns::available`]).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    pub(super) unsafe fn keep_eight(pending: &mut [u8], at: usize, deals: &[Card], dealt: usize) {
+        assert!(dealt <= 64 && deals.len() == ROWS * dealt);
+        let rows = std::array::from_fn(|lane| {
+            byte_columns::deck_bytes(&deals[lane * dealt..][..dealt])
+        });
+        let mut columns = [[0u8; ROWS]; 64];
+        byte_columns::rows_to_columns(&rows, &mut columns);
+        for (column, bytes) in pending.chunks_exact_mut(PENDING_COLUMN).zip(&columns) {
+            column[at..at + ROWS].copy_from_slice(bytes);
+        }
+    }
+
+    /// Never called off x86-64 ([`crate::engine::byte_columns::available`] is false there).
+    #[cfg(not(target_arch = "x86_64"))]
+    pub(super) unsafe fn keep_eight(_: &mut [u8], _: usize, _: &[Card], _: usize) {
+        unreachable!("byte_columns::available() is false off x86-64")
+    }
+}
 
 /// Card `card`'s group in the slot tables as a byte (`group_of[card]`, below [`MAX_GROUPS`];
 /// the card itself in a deck of at most [`MAX_GROUPS`] cards).
@@ -61,12 +107,34 @@ fn group_byte(card: Card, group_of: &[u16]) -> u8 {
     }
 }
 
-/// Writes the groups of `deal`'s cards into `kept` ([`group_byte`]).
+/// The fingerprint of a deal short enough to be kept whole: its cards packed, `bits` each,
+/// the first highest.
 #[inline(always)]
-fn keep_groups(kept: &mut [u8], deal: &[Card], group_of: &[u16]) {
-    for (kept, &card) in kept.iter_mut().zip(deal) {
-        *kept = group_byte(card, group_of);
+fn pack_deal(deal: &[Card], bits: u32) -> u128 {
+    deal.iter()
+        .fold(0u128, |acc, &c| (acc << bits) | u128::from(c))
+}
+
+/// Writes the groups of `deal`'s cards ([`group_byte`]) into `pending` as deal `at`: the
+/// group at slot s goes to column s, `pending[s · PENDING_COLUMN + at]`.
+#[inline(always)]
+fn keep_groups(pending: &mut [u8], at: usize, deal: &[Card], group_of: &[u16]) {
+    for (column, &card) in pending.chunks_exact_mut(PENDING_COLUMN).zip(deal) {
+        column[at] = group_byte(card, group_of);
     }
+}
+
+/// Whether deal `at` of `pending` holds the groups of `deal`'s cards (compared whole,
+/// without branches).
+#[inline(always)]
+fn kept_is(pending: &[u8], at: usize, deal: &[Card], group_of: &[u16]) -> bool {
+    pending
+        .chunks_exact(PENDING_COLUMN)
+        .zip(deal)
+        .fold(0, |differ, (column, &card)| {
+            differ | (column[at] ^ group_byte(card, group_of))
+        })
+        == 0
 }
 
 /// The largest deck whose compositions are counted: 10! = 3,628,800 counters (29 MB) a
@@ -236,11 +304,15 @@ pub struct DealStream {
     /// Pairs counted in `narrow` since it was last emptied (those still in `pending`
     /// included).
     in_narrow: u32,
-    /// The deals of the last pairs, not yet added into `narrow`, one after the other
-    /// ([`PENDING_DEALS`] of K cards), each card written as its group (below [`MAX_GROUPS`]:
-    /// the card itself up to 64 cards), a byte: all that the slot tables count, in half the
-    /// memory of the cards.
+    /// The deals of the last pairs, not yet added into `narrow` (up to [`PENDING_DEALS`] of
+    /// K cards), slot by slot: K columns of [`PENDING_COLUMN`] bytes, column s holding the
+    /// group of the card at slot s of each deal in turn (below [`MAX_GROUPS`]: the card itself
+    /// up to 64 cards), all that the slot tables count.
     pending: Vec<u8>,
+    /// Whether deals go into `pending` eight at a time, transposed in vector registers
+    /// ([`columns::keep_eight`]): decks of at most [`MAX_GROUPS`] cards (a card is its own
+    /// group) on CPUs with what [`byte_columns`] needs.
+    keeps_eight: bool,
     /// `paired[i]`: whether pending deal i is paired with deal i − 1.
     paired: Vec<bool>,
     /// Deals in `pending`.
@@ -308,7 +380,8 @@ impl DealStream {
             slots: vec![0; dealt * groups * groups],
             narrow: vec![0; dealt * TABLE],
             in_narrow: 0,
-            pending: vec![0; dealt * PENDING_DEALS],
+            pending: vec![0; dealt * PENDING_COLUMN],
+            keeps_eight: deck <= MAX_GROUPS && byte_columns::available(),
             paired: vec![false; PENDING_DEALS],
             in_pending: 0,
             // Empty until the first count (see `add_composition_counts`).
@@ -377,21 +450,22 @@ impl DealStream {
         if let RepeatSource::Fingerprints { limit } = self.options.repeats
             && self.dropped.is_none()
         {
-            let bits = self.packed_bits;
-            let prints = deals.chunks_exact(k).map(|deal| match bits {
-                Some(bits) => deal
-                    .iter()
-                    .fold(0u128, |acc, &c| (acc << bits) | u128::from(c)),
-                None => hash_deal(deal),
-            });
             let list = &mut self.fingerprints[0];
             let before = list.len();
+            list.reserve(deals.len() / k);
             // At level 0 (every run short enough to be counted exactly) no key is computed.
-            if self.level == 0 {
-                list.extend(prints);
-            } else {
-                let level = self.level;
-                list.extend(prints.filter(|&print| sampled_at(print, level)));
+            let level = self.level;
+            let keep = |print: u128| {
+                if sampled_at(print, level) {
+                    list.push(print);
+                }
+            };
+            match self.packed_bits {
+                Some(bits) => deals
+                    .chunks_exact(k)
+                    .map(|deal| pack_deal(deal, bits))
+                    .for_each(keep),
+                None => hash_deals(deals, k, keep),
             }
             self.kept += (list.len() - before) as u64;
             if self.kept > limit {
@@ -440,12 +514,29 @@ impl DealStream {
             kernel.pairs_at(self.in_block, previous, deals, k);
         }
         let mut paired = self.has_previous;
-        for deal in deals.chunks_exact(k) {
+        let mut rest = deals;
+        if self.keeps_eight {
+            let eight = byte_columns::ROWS;
+            while rest.len() >= eight * k {
+                if self.in_pending + eight > PENDING_DEALS {
+                    self.drain_pending();
+                }
+                let at = self.in_pending;
+                // SAFETY: `keeps_eight` says the CPU has what `keep_eight` needs.
+                unsafe { columns::keep_eight(&mut self.pending, at, &rest[..eight * k], k) };
+                self.paired[at] = paired;
+                self.paired[at + 1..at + eight].fill(true);
+                self.in_pending += eight;
+                paired = true;
+                rest = &rest[eight * k..];
+            }
+        }
+        for deal in rest.chunks_exact(k) {
             if self.in_pending == PENDING_DEALS {
                 self.drain_pending();
             }
             let at = self.in_pending;
-            keep_groups(&mut self.pending[at * k..(at + 1) * k], deal, &self.group_of);
+            keep_groups(&mut self.pending, at, deal, &self.group_of);
             self.paired[at] = paired;
             self.in_pending += 1;
             paired = true;
@@ -462,25 +553,21 @@ impl DealStream {
     /// Whether the last pending deal is the previous deal, in groups (all that the slot
     /// tables count).
     fn previous_is_pending(&self) -> bool {
-        let k = self.options.dealt;
         self.in_pending > 0
-            && self.pending[(self.in_pending - 1) * k..][..k]
-                .iter()
-                .zip(&self.previous)
-                .all(|(&kept, &card)| kept == group_byte(card, &self.group_of))
+            && kept_is(
+                &self.pending,
+                self.in_pending - 1,
+                &self.previous,
+                &self.group_of,
+            )
     }
 
     /// Put `deal` in the pending buffer, paired with nothing.
     fn push_unpaired(&mut self, deal: &[Card]) {
-        let k = self.options.dealt;
         if self.in_pending == PENDING_DEALS {
             self.drain_pending();
         }
-        keep_groups(
-            &mut self.pending[self.in_pending * k..][..k],
-            deal,
-            &self.group_of,
-        );
+        keep_groups(&mut self.pending, self.in_pending, deal, &self.group_of);
         self.paired[self.in_pending] = false;
         self.in_pending += 1;
     }
@@ -537,12 +624,10 @@ impl DealStream {
     /// otherwise a 128-bit hash of its cards (see [`hash_deal`]).
     #[inline]
     fn fingerprint(&self, deal: &[Card]) -> u128 {
-        if let Some(bits) = self.packed_bits {
-            return deal
-                .iter()
-                .fold(0u128, |acc, &c| (acc << bits) | u128::from(c));
+        match self.packed_bits {
+            Some(bits) => pack_deal(deal, bits),
+            None => hash_deal(deal),
         }
-        hash_deal(deal)
     }
 
     /// Sort the fingerprints kept so far (a worker does this for its own deals before the
@@ -581,51 +666,35 @@ impl DealStream {
     /// after `previous`, which is usually the deal kept last (then only `next` is copied).
     #[inline]
     fn push_pending(&mut self, previous: &[Card], next: &[Card]) {
-        let k = self.options.dealt;
         if self.in_pending + 2 > PENDING_DEALS {
             self.drain_pending();
         }
-        // Whether the last deal kept is `previous`, in groups (compared whole, without
-        // branches).
+        // Whether the last deal kept is `previous`, in groups.
         let group_of = &self.group_of;
-        let follows = self.in_pending > 0
-            && self.pending[(self.in_pending - 1) * k..][..k]
-                .iter()
-                .zip(previous)
-                .fold(0, |differ, (&a, &b)| differ | (a ^ group_byte(b, group_of)))
-                == 0;
+        let follows =
+            self.in_pending > 0 && kept_is(&self.pending, self.in_pending - 1, previous, group_of);
         if !follows {
-            keep_groups(
-                &mut self.pending[self.in_pending * k..][..k],
-                previous,
-                group_of,
-            );
+            keep_groups(&mut self.pending, self.in_pending, previous, group_of);
             self.paired[self.in_pending] = false;
             self.in_pending += 1;
         }
-        keep_groups(
-            &mut self.pending[self.in_pending * k..][..k],
-            next,
-            &self.group_of,
-        );
+        keep_groups(&mut self.pending, self.in_pending, next, &self.group_of);
         self.paired[self.in_pending] = true;
         self.in_pending += 1;
     }
 
-    /// Add the pending pairs into the 16-bit slot counts, one slot's table at a time: the
-    /// table of a slot stays in L1 while the pairs' cells of that slot land in it, where one
-    /// pair at a time would touch K tables spread over the whole of `narrow`, a cache miss
-    /// per slot. Every two neighbours in the buffer are counted, without a test, and the few
+    /// Add the pending pairs into the 16-bit slot counts, one slot's table at a time, from
+    /// that slot's column of `pending`: the table of a slot stays in L1 while the pairs' cells
+    /// of that slot land in it, where one pair at a time would touch K tables spread over the
+    /// whole of `narrow`, a cache miss per slot. Every two neighbours in the buffer are counted, without a test, and the few
     /// that are not a pair (the first deal of a block after the last of another) are taken
     /// back out; the 16-bit counts wrap in between, and are right once they are taken out.
     /// The last deal stays, unpaired, as the first of the next pairs.
     fn drain_pending(&mut self) {
-        let k = self.options.dealt;
         let count = self.in_pending;
         if count == 0 {
             return;
         }
-        let deals = &self.pending[..count * k];
         let paired = &self.paired[..count];
         // The deals i ≥ 1 not paired with deal i − 1 (few: one per block started).
         let mut unpaired = [0usize; PENDING_DEALS];
@@ -635,26 +704,29 @@ impl DealStream {
             unpaired_count += usize::from(!is_pair);
         }
         let unpaired = &unpaired[..unpaired_count];
-        // Take back the neighbours counted at `slot` that are not a pair.
-        let take_back = |table: &mut [u16; TABLE], slot: usize| {
-            for &after in unpaired {
-                let (a, b) = (deals[(after - 1) * k + slot], deals[after * k + slot]);
-                let cell = &mut table[(usize::from(a) * MAX_GROUPS + usize::from(b)) % TABLE];
-                *cell = cell.wrapping_sub(1);
-            }
-        };
-        for (slot, table) in self.narrow.chunks_exact_mut(TABLE).enumerate() {
+        for (column, table) in self
+            .pending
+            .chunks_exact_mut(PENDING_COLUMN)
+            .zip(self.narrow.chunks_exact_mut(TABLE))
+        {
             let table: &mut [u16; TABLE] = table.try_into().expect("tables of TABLE counts");
-            let mut before = usize::from(deals[slot]);
-            for deal in deals[k..].chunks_exact(k) {
-                let after = usize::from(deal[slot]);
+            let deals = &column[..count];
+            let mut before = usize::from(deals[0]);
+            for &after in &deals[1..] {
+                let after = usize::from(after);
                 let cell = &mut table[(before * MAX_GROUPS + after) % TABLE];
                 *cell = cell.wrapping_add(1);
                 before = after;
             }
-            take_back(table, slot);
+            // Take back the neighbours counted that are not a pair.
+            for &after in unpaired {
+                let (a, b) = (deals[after - 1], deals[after]);
+                let cell = &mut table[(usize::from(a) * MAX_GROUPS + usize::from(b)) % TABLE];
+                *cell = cell.wrapping_sub(1);
+            }
+            // The last deal stays, as the first of the next pairs.
+            column[0] = column[count - 1];
         }
-        self.pending.copy_within((count - 1) * k..count * k, 0);
         self.paired[0] = false;
         self.in_pending = 1;
     }

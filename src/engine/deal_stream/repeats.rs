@@ -33,31 +33,51 @@ pub(super) const HASH_MULTIPLIERS: [u64; 2] = [0x243f_6a88_85a3_08d3, 0xb7e1_516
 /// deals (a false repeat among N distinct deals: about N²/2^129, under 10⁻²³ for 10⁹ deals).
 #[inline]
 pub fn hash_deal(deal: &[Card]) -> u128 {
-    const PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
-    let chunks = deal.chunks_exact(4);
-    let tail = chunks
-        .remainder()
-        .iter()
-        .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
     let mut halves = [0u64; 2];
     let mut place = 0u64;
     let mut absorb = |word: u64, halves: &mut [u64; 2]| {
-        place = place.wrapping_add(PLACE);
+        place = place.wrapping_add(HASH_PLACE);
         let x = word.wrapping_add(place);
         for (half, &m) in halves.iter_mut().zip(&HASH_MULTIPLIERS) {
             let product = u128::from(x ^ m) * u128::from(m);
             *half = half.wrapping_add((product >> 64) as u64 ^ product as u64);
         }
     };
-    for chunk in chunks {
-        let word = u64::from(chunk[0])
-            | (u64::from(chunk[1]) << 16)
-            | (u64::from(chunk[2]) << 32)
-            | (u64::from(chunk[3]) << 48);
-        absorb(word, &mut halves);
+    for chunk in deal.chunks_exact(4) {
+        absorb(hash_word(chunk), &mut halves);
     }
-    // The length joins the last word, so that deals of different lengths differ.
-    absorb(tail ^ ((deal.len() as u64) << 48), &mut halves);
+    absorb(hash_last_word(deal), &mut halves);
+    hash_finish(halves)
+}
+
+/// φ = 2^64/golden ratio: word i of [`hash_deal`] is offset by (i + 1)·φ.
+pub(super) const HASH_PLACE: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Word i of [`hash_deal`] before its offset: cards 4i to 4i + 3 (`four`), 16 bits each,
+/// the first lowest.
+#[inline(always)]
+pub(super) fn hash_word(four: &[Card]) -> u64 {
+    u64::from(four[0])
+        | (u64::from(four[1]) << 16)
+        | (u64::from(four[2]) << 32)
+        | (u64::from(four[3]) << 48)
+}
+
+/// The last word of [`hash_deal`]: the cards past the last four (0 to 3 of them, the first
+/// highest), and the length, so that deals of different lengths differ.
+#[inline(always)]
+pub(super) fn hash_last_word(deal: &[Card]) -> u64 {
+    let tail = deal
+        .chunks_exact(4)
+        .remainder()
+        .iter()
+        .fold(0u64, |acc, &c| (acc << 16) | u64::from(c));
+    tail ^ ((deal.len() as u64) << 48)
+}
+
+/// [`hash_deal`]'s avalanche: each half's sum mixed, the second in the high 64 bits.
+#[inline(always)]
+pub(super) fn hash_finish(halves: [u64; 2]) -> u128 {
     (u128::from(mix(halves[1], 0x1656_67b1_9e37_79f9)) << 64)
         | u128::from(mix(halves[0], 0xff51_afd7_ed55_8ccd))
 }
