@@ -85,12 +85,7 @@ impl ByteTally {
     /// Add one to cell `index` (below the number of cells).
     #[inline(always)]
     pub(crate) fn add(&mut self, index: usize) {
-        let byte = &mut self.bytes[index];
-        *byte = byte.wrapping_add(1);
-        if *byte == 0 {
-            self.carries[index] += 256;
-            self.carried = true;
-        }
+        self.adder().add(index);
     }
 
     /// The tally's parts, borrowed for a loop of [`ByteAdder::add`]: held in locals, the

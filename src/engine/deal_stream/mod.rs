@@ -50,9 +50,10 @@ const TABLE: usize = MAX_GROUPS * MAX_GROUPS;
 /// [`DealStream::drain_pending`]): a slot table's cache lines come back from L2 once per drain,
 /// and with a thousand pairs per slot most take several updates while in L1. The buffer is
 /// kept by columns ([`PENDING_COLUMN`]), so that a drain reads each slot's 1 KiB column in
-/// order beside its 8 KiB table: kept deal by deal, 53 KiB at 52 cards, each slot's bytes
-/// would be 52 bytes apart, and every slot would read the whole buffer again (256 deals of
-/// rows were as fast as this with 1,024 of columns; 2,048 of columns gained nothing more).
+/// order beside its 8 KiB table. Kept deal by deal (53 KiB at 52 cards), a slot's bytes would
+/// be 52 bytes apart and every slot would read the whole buffer again. Columns pay when deals
+/// are written into them eight at a time ([`columns::keep_eight`]); 2,048 deals gained nothing
+/// more than 1,024.
 const PENDING_DEALS: usize = 1024;
 
 /// The length of a column of `pending`: one cache line more than [`PENDING_DEALS`], so that a
