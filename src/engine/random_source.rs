@@ -495,9 +495,8 @@ unsafe fn descending_batch_avx2(
     draws: &mut [u32; DESCENDING_BATCH],
 ) -> bool {
     use std::arch::x86_64::{
-        _mm256_add_epi32, _mm256_andnot_si256, _mm256_blend_epi32, _mm256_cmpeq_epi32,
-        _mm256_cmpgt_epi32, _mm256_loadu_si256, _mm256_maskload_epi32, _mm256_max_epu32,
-        _mm256_mul_epu32,
+        _mm256_andnot_si256, _mm256_blend_epi32, _mm256_cmpeq_epi32, _mm256_cmpgt_epi32,
+        _mm256_loadu_si256, _mm256_maskload_epi32, _mm256_max_epu32, _mm256_mul_epu32,
         _mm256_or_si256, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256,
         _mm256_slli_epi64, _mm256_srli_epi64, _mm256_storeu_si256, _mm256_sub_epi32,
         _mm256_testz_si256,
@@ -507,24 +506,25 @@ unsafe fn descending_batch_avx2(
     assert!(count <= DESCENDING_BATCH);
     let lanes = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     let eight = _mm256_set1_epi32(EIGHT as i32);
-    let counted = _mm256_set1_epi32(count as i32);
+    let every_lane = _mm256_set1_epi32(-1);
     // Word k's bound is bound − k.
     let mut bounds = _mm256_sub_epi32(_mm256_set1_epi32(bound as i32), lanes);
-    let mut lane = lanes;
     let mut small = _mm256_setzero_si256();
     for (start, draws) in (0..count)
         .step_by(EIGHT)
         .zip(draws.chunks_exact_mut(EIGHT))
     {
-        let words = if start + EIGHT <= count {
+        // The words, and the lanes that hold one (all but past the end of the last eight).
+        let (words, holds_word) = if start + EIGHT <= count {
             // SAFETY: eight words of `words`, one 256-bit load.
-            unsafe { _mm256_loadu_si256(words[start..].as_ptr().cast()) }
+            let words = unsafe { _mm256_loadu_si256(words[start..].as_ptr().cast()) };
+            (words, every_lane)
         } else {
-            // The lanes below count − start hold words (their mask's top bit set); the others
-            // are not read.
+            // The lanes below count − start (their mask's top bit set); the others are not read.
             let mask = _mm256_cmpgt_epi32(_mm256_set1_epi32((count - start) as i32), lanes);
             // SAFETY: the masked-in lanes are words `start` to `count − 1` of `words`.
-            unsafe { _mm256_maskload_epi32(words[start..].as_ptr().cast(), mask) }
+            let words = unsafe { _mm256_maskload_epi32(words[start..].as_ptr().cast(), mask) };
+            (words, mask)
         };
         let even = _mm256_mul_epu32(words, bounds);
         let odd = _mm256_mul_epu32(_mm256_srli_epi64::<32>(words), _mm256_srli_epi64::<32>(bounds));
@@ -534,10 +534,8 @@ unsafe fn descending_batch_avx2(
         unsafe { _mm256_storeu_si256(draws.as_mut_ptr().cast(), high) };
         // A low half below its bound: max(low, bound) ≠ low, in a lane that holds a word.
         let not_below = _mm256_cmpeq_epi32(_mm256_max_epu32(low, bounds), low);
-        let holds_word = _mm256_cmpgt_epi32(counted, lane);
         small = _mm256_or_si256(small, _mm256_andnot_si256(not_below, holds_word));
         bounds = _mm256_sub_epi32(bounds, eight);
-        lane = _mm256_add_epi32(lane, eight);
     }
     _mm256_testz_si256(small, small) == 0
 }
