@@ -771,12 +771,20 @@ mod wide {
 
         /// See [`super::order_statistics`]: the scalar walk of [`crate::engine::marginal`]'s
         /// `order_statistics`, step for step, with lane l of every vector holding deck l's
-        /// state (cards seen, the piles' tops, the last card and whether it rose). The guess is
-        /// never formed as a number: after a rise the guess is the least unseen card above the
-        /// last, and the card equals it exactly when the unseen cards above the last, masked to
-        /// those up to the card, are the card's bit alone; after a fall (or with nothing unseen
-        /// above) the greatest unseen card below, which the card equals exactly when the unseen
-        /// cards below the last, shifted down by the card, are 1.
+        /// state (cards seen, the piles' tops, the last card and the side of it the next guess
+        /// looks on first).
+        ///
+        /// The guess is never formed as a number. Let G be that side: the cards above the last
+        /// after a rise, below it after a fall. The guesser takes the nearest unseen card to
+        /// the last on G, or on the other side when G has no unseen card ([`guess_after`]'s
+        /// `up`). The card is guessed exactly when (1) it lies on the side taken, which is to
+        /// say it is on G, or G has no unseen card besides it; and (2) no unseen card lies
+        /// strictly between the last and the card, the nearest being then the card. Both are
+        /// tests of bit sets against the cards unseen after this one: G itself for (1), and
+        /// for (2) the cards above the last ⊕ those above the card (the cards in (lower,
+        /// higher] of the two, among which the last is seen and the card now is too).
+        ///
+        /// [`guess_after`]: crate::engine::statistics::guess_after
         #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vpopcntdq")]
         pub(super) fn order_statistics(decks: &[Card], n: usize) -> [[u16; 4]; LANES] {
             // The decks transposed: `columns[position][deck]`, the cards as bytes.
@@ -804,27 +812,25 @@ mod wide {
             let mut last = card;
             // The cards above the last card (none above card 63).
             let mut last_above = _mm512_sllv_epi64(all_but_zero, card);
-            let mut rising: __mmask8 = 0xFF;
+            // G: the first card counts as a rise.
+            let mut guess_side = last_above;
             for column in &columns[1..n] {
                 let card = load_column(column);
                 let bit = _mm512_sllv_epi64(ones, card);
                 let above = _mm512_sllv_epi64(all_but_zero, card);
-                // The guessing game, against the state before this card. The last card is
-                // seen, so the unseen cards not above it are below it.
-                let unseen = _mm512_andnot_si512(seen, all);
-                let unseen_above = _mm512_and_si512(unseen, last_above);
-                let unseen_below = _mm512_andnot_si512(last_above, unseen);
-                let some_above = _mm512_test_epi64_mask(unseen_above, unseen_above);
-                let some_below = _mm512_test_epi64_mask(unseen_below, unseen_below);
-                let up = (rising & some_above) | (!rising & !some_below);
-                // Up: the unseen cards above the last and not above this card are this card
-                // alone. Down: the unseen cards below the last, shifted down by this card, are
-                // exactly 1 (this card, and none above it).
-                let hit_up = _mm512_cmpeq_epi64_mask(_mm512_andnot_si512(above, unseen_above), bit);
-                let hit_down = _mm512_cmpeq_epi64_mask(_mm512_srlv_epi64(unseen_below, card), ones);
-                let hit = (up & hit_up) | (!up & hit_down);
+                // The guessing game (see above), against the cards unseen after this one.
+                let unseen_after = _mm512_andnot_si512(_mm512_or_si512(seen, bit), all);
+                let on_side = _mm512_test_epi64_mask(guess_side, bit)
+                    | _mm512_testn_epi64_mask(guess_side, unseen_after);
+                let hit = _mm512_mask_testn_epi64_mask(
+                    on_side,
+                    _mm512_xor_si512(last_above, above),
+                    unseen_after,
+                );
                 right = _mm512_mask_add_epi64(right, hit, right, ones);
-                rising = _mm512_cmpgt_epu64_mask(card, last);
+                // The next G: above this card after a rise, below it (bit − 1) after a fall.
+                let rising = _mm512_cmpgt_epu64_mask(card, last);
+                guess_side = _mm512_mask_blend_epi64(rising, _mm512_sub_epi64(bit, ones), above);
                 last = card;
                 last_above = above;
                 // A descent of the inverse: card + 1 seen before this card (no card + 1 for

@@ -63,16 +63,17 @@ mod x86 {
         inversions: __m256i,
         bytes: __m256i,
         right: __m256i,
-        last: __m256i,
-        rising: __m256i,
+        /// The cards above the last card.
+        last_above: __m256i,
+        /// The side of the last card the next guess looks on first (G).
+        guess_side: __m256i,
         inverse_descents: __m256i,
     }
 
-    /// See [`super::order_statistics`]. The guess is never formed as a number: after a rise it
-    /// is the least unseen card above the last, which the card equals exactly when the unseen
-    /// cards above the last, masked to those up to the card, are the card's bit alone; after a
-    /// fall (or with nothing unseen above) the greatest unseen card below, which the card
-    /// equals exactly when the unseen cards below the last, shifted down by the card, are 1.
+    /// See [`super::order_statistics`]. The guess is never formed as a number: the card is
+    /// guessed exactly when it lies on the side of the last card the guess looks on first, or
+    /// that side has no unseen card besides it, and no unseen card lies strictly between the
+    /// last and the card (the AVX-512 walk's documentation shows why).
     ///
     /// The decks are read where they lie, not transposed: each 64-bit lane takes four
     /// consecutive cards of its deck in one load (cards are 16-bit), and each step takes the
@@ -99,14 +100,16 @@ mod x86 {
             // The first card: nothing seen; the guess is card 0; it counts as a rise.
             let card = _mm256_and_si256(load_four(&four, 0), low_card);
             let bit = _mm256_sllv_epi64(_mm256_set1_epi64x(1), card);
+            let above = _mm256_sllv_epi64(_mm256_set1_epi64x(!1u64 as i64), card);
             let mut walk = Walk {
                 seen: bit,
                 tops: bit,
                 inversions: zero,
                 bytes: zero,
                 right: _mm256_and_si256(_mm256_cmpeq_epi64(card, zero), _mm256_set1_epi64x(1)),
-                last: card,
-                rising: _mm256_set1_epi64x(-1),
+                last_above: above,
+                // The first card counts as a rise: the next guess looks above it first.
+                guess_side: above,
                 inverse_descents: zero,
             };
             let mut position = 1;
@@ -159,29 +162,23 @@ mod x86 {
     fn step(walk: &mut Walk, card: __m256i, all: __m256i) {
         let ones = _mm256_set1_epi64x(1);
         let all_but_zero = _mm256_set1_epi64x(!1u64 as i64);
-        let every = _mm256_set1_epi64x(-1);
         let zero = _mm256_setzero_si256();
         let bit = _mm256_sllv_epi64(ones, card);
         let above = _mm256_sllv_epi64(all_but_zero, card);
-        // The guessing game, against the state before this card.
-        let unseen = _mm256_andnot_si256(walk.seen, all);
-        let unseen_above = _mm256_and_si256(unseen, _mm256_sllv_epi64(all_but_zero, walk.last));
-        let unseen_below = _mm256_andnot_si256(_mm256_sllv_epi64(every, walk.last), unseen);
-        let none_above = _mm256_cmpeq_epi64(unseen_above, zero);
-        let none_below = _mm256_cmpeq_epi64(unseen_below, zero);
-        let up = _mm256_or_si256(
-            _mm256_andnot_si256(none_above, walk.rising),
-            _mm256_andnot_si256(walk.rising, none_below),
-        );
-        let up_to_card = _mm256_or_si256(bit, _mm256_sub_epi64(bit, ones));
-        let hit_up = _mm256_cmpeq_epi64(_mm256_and_si256(unseen_above, up_to_card), bit);
-        let hit_down = _mm256_cmpeq_epi64(_mm256_srlv_epi64(unseen_below, card), ones);
-        // Every lane of `up` is all ones or all zeros: the byte blend picks lanes.
-        let hit = _mm256_blendv_epi8(hit_down, hit_up, up);
+        // The guessing game, against the cards unseen after this one. Comparisons with zero
+        // give lanes of all ones (true) or zeros.
+        let unseen_after = _mm256_andnot_si256(_mm256_or_si256(walk.seen, bit), all);
+        let off_side = _mm256_cmpeq_epi64(_mm256_and_si256(walk.guess_side, bit), zero);
+        let side_empty = _mm256_cmpeq_epi64(_mm256_and_si256(walk.guess_side, unseen_after), zero);
+        let between = _mm256_xor_si256(walk.last_above, above);
+        let gap_empty = _mm256_cmpeq_epi64(_mm256_and_si256(between, unseen_after), zero);
+        let hit = _mm256_andnot_si256(_mm256_andnot_si256(side_empty, off_side), gap_empty);
         walk.right = _mm256_sub_epi64(walk.right, hit);
-        // Cards are below 64: the signed comparison is the unsigned one.
-        walk.rising = _mm256_cmpgt_epi64(card, walk.last);
-        walk.last = card;
+        // The next side: above this card after a rise, below it (bit − 1) after a fall, when
+        // the card is not above the last.
+        let falling = _mm256_cmpeq_epi64(_mm256_and_si256(bit, walk.last_above), zero);
+        walk.guess_side = _mm256_blendv_epi8(above, _mm256_sub_epi64(bit, ones), falling);
+        walk.last_above = above;
         // A descent of the inverse: card + 1 seen before this card (a shift by 64, for card
         // 63, gives 0).
         walk.inverse_descents = _mm256_add_epi64(
