@@ -118,6 +118,9 @@ where
             }
             let mut done = 0;
             let mut filled = 0;
+            // Trials until the next look at `stop` (every `chunk`, at ≥ 1): a countdown, not a
+            // remainder, which would be a division per deck.
+            let mut to_look = chunk;
             for trial in 1..=length {
                 let deck = &mut decks[filled * n..(filled + 1) * n];
                 // A loop, not copy_from_slice: for a few dozen cards a call to memmove costs more.
@@ -134,8 +137,12 @@ where
                     filled = 0;
                 }
                 done = trial;
-                if trial.is_multiple_of(chunk) && trial < length && stop.load(Ordering::Relaxed) {
-                    break;
+                to_look -= 1;
+                if to_look == 0 {
+                    to_look = chunk;
+                    if trial < length && stop.load(Ordering::Relaxed) {
+                        break;
+                    }
                 }
             }
             tally_decks(&decks[..filled * n], &mut stream);
