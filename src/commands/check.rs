@@ -16,7 +16,7 @@ use crate::engine::tally::TallyMode;
 use crate::commands::exit_code::ExitCode;
 use crate::input::permutation_reader::Numbering;
 use crate::input::permutation_reader::{
-    InputCounts, Observer, open_sources, read_permutations_observed,
+    DeckHook, InputCounts, Observer, open_sources, read_permutations_observed,
 };
 use crate::input::producer::Producers;
 use crate::system::interrupt;
@@ -27,6 +27,7 @@ use crate::report::notes::MAX_LISTED_DECK;
 use crate::report::run::Against;
 use crate::report::single::build_single_report;
 use crate::report::text::plural;
+use crate::theory::permutation_statistics::prepare_exact_counts;
 
 pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     if config.single {
@@ -92,6 +93,13 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             std::ops::ControlFlow::Continue(())
         }
     };
+    // Marginal mode's report needs the exact law of every statistic tallied: they are
+    // computed on a thread of their own while the input is read.
+    let mut prepare_laws = |deck: usize| {
+        if config.reader.deal.is_none() && config.reader.mode_for(deck) == TallyMode::Marginal {
+            prepare_exact_counts(deck);
+        }
+    };
     let input = read_permutations_observed(
         &config.sources,
         inputs,
@@ -99,6 +107,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         stop,
         &mut |lines| progress.set(lines),
         (config.until_decided || refuse_unlisted).then_some(&mut observe as Observer),
+        Some(&mut prepare_laws as DeckHook),
     );
     let elapsed_seconds = started.elapsed().as_secs_f64();
     progress.finish();
@@ -179,6 +188,7 @@ fn check_single(config: &CheckConfig) -> Result<ExitCode, Failure> {
         &config.reader,
         stop,
         &mut |_| {},
+        None,
         None,
     );
     if let Some(producer) = producer {

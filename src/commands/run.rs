@@ -15,12 +15,14 @@ use crate::config::RunConfig;
 use crate::engine::emit::emit_permutations_headed;
 use crate::engine::shard::{BlockCoverage, block_count};
 use crate::engine::simulate::{Simulation, SimulationSpec, simulate};
+use crate::engine::tally::TallyMode;
 use crate::judge::{Tallied, diagnose, explain_stream, family_for, judge, run_theory};
 use crate::output::files::Target;
 use crate::output::progress::Progress;
 use crate::report::case::CaseReport;
 use crate::report::run::{Origin, RunFacts};
 use crate::system::interrupt;
+use crate::theory::permutation_statistics::prepare_exact_counts;
 
 pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     if config.shard.is_some() {
@@ -34,6 +36,11 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let saved = open_saved_tally(config.save_tally.as_deref())?;
     if let Some(size) = config.max_bias {
         plan_size(size, &config);
+    }
+    // Marginal mode's report needs the exact law of every statistic tallied: they are
+    // computed on a thread of their own while the decks are shuffled.
+    if config.settings.mode == TallyMode::Marginal {
+        prepare_exact_counts(config.settings.deck);
     }
     let theory = run_theory(
         config.shuffle,

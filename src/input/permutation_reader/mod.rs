@@ -59,7 +59,7 @@ mod fast_paths;
 mod reader;
 mod sources;
 
-pub use reader::Observer;
+pub use reader::{DeckHook, Observer};
 use reader::Reader;
 pub use sources::{Input, open_sources};
 
@@ -451,13 +451,14 @@ pub fn read_permutations(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
 ) -> Result<InputTally, InputError> {
-    read_permutations_observed(sources, inputs, options, stop, progress, None)
+    read_permutations_observed(sources, inputs, options, stop, progress, None, None)
 }
 
 /// [`read_permutations`], showing every permutation tallied to `observer` in input order (cards
 /// 0-based, `deck[position] = card`). When it breaks, the reading ends right after that
 /// permutation — the rest of the input is neither read nor checked (`check --until-decided`):
-/// the tally holds the permutations up to it.
+/// the tally holds the permutations up to it. `on_deck` is told the deck's size once, as
+/// soon as it is known (see [`DeckHook`]).
 pub fn read_permutations_observed<'a>(
     sources: &[InputSource],
     inputs: Vec<Input>,
@@ -465,6 +466,7 @@ pub fn read_permutations_observed<'a>(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(u64),
     observer: Option<Observer<'a>>,
+    on_deck: Option<DeckHook<'a>>,
 ) -> Result<InputTally, InputError> {
     let names: Vec<String> = sources.iter().map(InputSource::name).collect();
     let deck = match (&options.labels, options.cards) {
@@ -483,6 +485,11 @@ pub fn read_permutations_observed<'a>(
     }
     let mut reader = Reader::new(options, deck);
     reader.observer = observer;
+    match (deck, on_deck) {
+        (Some(n), Some(hook)) => hook(n),
+        (None, hook) => reader.on_deck = hook,
+        (Some(_), None) => {}
+    }
     let finished = reader.read_all(names.iter().cloned().zip(inputs).collect(), stop, progress)?;
     reader.finish();
     progress(reader.lines);

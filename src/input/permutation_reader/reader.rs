@@ -76,6 +76,8 @@ pub(super) struct Reader<'a> {
     pub(super) observer: Option<Observer<'a>>,
     /// Whether the observer broke.
     observer_broke: bool,
+    /// Told the deck's size at the first line, when no flag gave it (taken when called).
+    pub(super) on_deck: Option<DeckHook<'a>>,
     /// [`ReaderOptions::limit`], or u64::MAX.
     limit: u64,
     /// Marginal mode's fast path: decks gathered [`LANES`] at a time for the fused pass, added
@@ -191,6 +193,10 @@ pub(super) type LineResult = Result<LineKind, Rejection>;
 /// permutation tallied.
 pub type Observer<'a> = &'a mut dyn FnMut(&[Card]) -> ControlFlow<()>;
 
+/// Told the size of the decks, once, as soon as it is known: before the first line when a flag
+/// gives it, at the first line otherwise (`check` starts the exact laws a report will need).
+pub type DeckHook<'a> = &'a mut dyn FnMut(usize);
+
 impl<'a> Reader<'a> {
     pub(super) fn new(options: &'a ReaderOptions, deck: Option<usize>) -> Self {
         let largest = options.largest();
@@ -224,6 +230,7 @@ impl<'a> Reader<'a> {
             deals: deck.and_then(|n| deal_sink_for(options, n)),
             observer: None,
             observer_broke: false,
+            on_deck: None,
             limit: options.limit.unwrap_or(u64::MAX),
             batch: None,
             vector: VectorLines::of_cpu(),
@@ -466,6 +473,9 @@ impl<'a> Reader<'a> {
                 self.deck = Some(found);
                 self.counts = Some(self.options.empty_counts(found));
                 self.deals = deal_sink_for(self.options, found);
+                if let Some(hook) = self.on_deck.take() {
+                    hook(found);
+                }
                 found
             }
         };

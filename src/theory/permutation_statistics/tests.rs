@@ -806,3 +806,19 @@ fn the_colour_changes_of_52_cards_have_the_runs_law_of_26_reds_and_26_blacks() {
     assert_eq!(Statistic::ColourChanges.max_value(27), 26);
     assert_eq!(Statistic::ColourChanges.max_value(52), 51);
 }
+
+#[test]
+fn laws_prepared_on_a_thread_are_those_computed_in_place() {
+    // The thread and this one ask for the same laws at about the same time: whichever comes
+    // second waits for the first's values, and either way they are compute_counts' own.
+    let n = 40;
+    prepare_exact_counts(n);
+    for statistic in Statistic::tallied(n) {
+        assert_eq!(
+            statistic.exact_counts(n),
+            statistic.compute_counts(n),
+            "{}",
+            statistic.name()
+        );
+    }
+}
