@@ -861,12 +861,15 @@ mod wide {
             std::array::from_fn(|lane| lanes.map(|values| values[lane] as u16))
         }
 
-        /// The eight cards of one position, one to a 64-bit lane.
+        /// The eight cards of one position, one to a 64-bit lane. The cards are below 64;
+        /// masked to 6 bits, the compiler knows it too, and the walk's shifts by a card need no
+        /// test of each lane for a shift of 64 or more.
         #[target_feature(enable = "avx512f")]
         #[inline]
         fn load_column(column: &[u8; LANES]) -> __m512i {
             // SAFETY: a column is 8 × 8 bits, one 64-bit load.
-            _mm512_cvtepu8_epi64(unsafe { _mm_loadl_epi64(column.as_ptr().cast()) })
+            let bytes = unsafe { _mm_loadl_epi64(column.as_ptr().cast()) };
+            _mm512_cvtepu8_epi64(_mm_and_si128(bytes, _mm_set1_epi8(63)))
         }
 
         /// See [`super::statistics`]: one call for the batch, the decks' work inlined.
