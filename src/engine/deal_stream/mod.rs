@@ -81,9 +81,12 @@ fn matching_slots(a: &[Card], b: &[Card], wide: bool) -> usize {
     )
 }
 
-/// [`matching_slots`] with AVX-512 BW (and POPCNT): 32 cards of each deal to a vector, the equal ones a
-/// mask whose bits are counted.
+/// [`matching_slots`] with AVX-512 BW (and POPCNT): 32 cards of each deal to a vector, the
+/// equal ones a mask whose bits are counted.
 mod matches_wide {
+    #[cfg(target_arch = "x86_64")]
+    use crate::engine::algorithms::Card;
+
     /// Whether this CPU runs [`matching_slots`].
     pub(super) fn available() -> bool {
         #[cfg(target_arch = "x86_64")]
@@ -105,10 +108,7 @@ mod matches_wide {
     /// The CPU must have AVX-512 F and BW, and POPCNT ([`available`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,popcnt")]
-    pub(super) unsafe fn matching_slots(
-        a: &[crate::engine::algorithms::Card],
-        b: &[crate::engine::algorithms::Card],
-    ) -> usize {
+    pub(super) unsafe fn matching_slots(a: &[Card], b: &[Card]) -> usize {
         use std::arch::x86_64::{_mm512_mask_cmpeq_epi16_mask, _mm512_maskz_loadu_epi16};
         let n = a.len().min(b.len());
         let mut same = 0;
@@ -663,15 +663,8 @@ impl DealStream {
             self.flush();
         }
         self.in_narrow += 1;
-        // The matching slots: an element-wise comparison summed in 16 bits (K ≤ 1000), which
-        // vectorises.
-        let same = usize::from(
-            previous
-                .iter()
-                .zip(next)
-                .map(|(&a, &b)| u16::from(a == b))
-                .sum::<u16>(),
-        );
+        // The matching slots of one pair: the plain sum, inlined (the vector form is a call).
+        let same = matching_slots(previous, next, false);
         self.push_pending(previous, next);
         self.matches[same] += 1;
         if let Some(counts) = &mut self.compositions {
