@@ -1,10 +1,12 @@
 //! The permutation statistics as values: what each [`Statistic`] is, and its value on a deck
-//! (O(n), or O(n log n) for inversions and the longest increasing subsequence above 64 cards,
-//! without allocating). Their exact laws under a uniform shuffle are theory
+//! (O(n), or O(n log n) for the longest increasing subsequence above 64 cards and for
+//! inversions above 1,024, without allocating). Their exact laws under a uniform shuffle are theory
 //! ([`crate::theory::permutation_statistics`], [`crate::theory::rank_statistics`]); the
 //! marginal tally ([`crate::engine::marginal`]) counts their values.
 
 use crate::engine::algorithms::Card;
+
+mod blocks;
 
 /// Entries of working space [`Statistic::value`] and [`StatisticValues::of`] need for a deck of
 /// n cards: the inverse permutation, then a Fenwick tree or the piles of patience sorting.
@@ -312,7 +314,8 @@ pub const fn reds(n: usize) -> usize {
 #[inline]
 pub fn valleys(deck: &[Card]) -> usize {
     deck.windows(3)
-        .map(|w| usize::from(w[0] > w[1] && w[1] < w[2]))
+        // `&`, not `&&`: both comparisons made, so that no branch waits on a coin toss.
+        .map(|w| usize::from((w[0] > w[1]) & (w[1] < w[2])))
         .sum()
 }
 
@@ -342,6 +345,8 @@ pub fn colour_changes(deck: &[Card]) -> usize {
 pub fn guessing_score(deck: &[Card]) -> usize {
     if deck.len() <= 64 {
         guessing_score_small(deck)
+    } else if deck.len() <= blocks::BLOCKED_DECK {
+        blocks::guessing_score(deck)
     } else {
         guessing_score_wide(deck)
     }
@@ -386,19 +391,12 @@ pub fn guess_after(unseen: u64, last: usize, rising: bool) -> (usize, bool) {
     (if up { nearest_above } else { nearest_below }, up)
 }
 
-/// [`guessing_score`] for any deck: the unseen cards in a bit set, on the stack up to
-/// [`EVERY_DECK`] cards.
+/// [`guessing_score`] for any deck (those of more than [`blocks::BLOCKED_DECK`] cards, past
+/// any tally): the unseen cards in a bit set, searched word by word.
 fn guessing_score_wide(deck: &[Card]) -> usize {
-    const WORDS: usize = EVERY_DECK.div_ceil(64);
     let n = deck.len();
-    let mut on_stack = [0u64; WORDS];
-    let mut on_heap = Vec::new();
-    let unseen: &mut [u64] = if n <= EVERY_DECK {
-        &mut on_stack[..n.div_ceil(64)]
-    } else {
-        on_heap.resize(n.div_ceil(64), 0);
-        &mut on_heap
-    };
+    let mut unseen = vec![0u64; n.div_ceil(64)];
+    let unseen = unseen.as_mut_slice();
     for card in 0..n {
         unseen[card / 64] |= 1 << (card % 64);
     }
@@ -504,12 +502,17 @@ fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
 
 /// Inversions of a deck: pairs of positions i < j with deck\[i\] > deck\[j\].
 ///
-/// O(n log n) with a Fenwick tree in `scratch` (at least n + 1 entries, overwritten); decks of
-/// at most 64 cards take an O(n) pass over a bit set instead.
+/// Decks of at most 64 cards take one pass over a bit set, decks of up to
+/// [`blocks::BLOCKED_DECK`] one pass over a bit set of words with a count of the cards seen
+/// before each word; larger ones O(n log n) with a Fenwick tree in `scratch` (at least n + 1
+/// entries, overwritten).
 pub fn inversions(deck: &[Card], scratch: &mut [usize]) -> usize {
     let n = deck.len();
     if n <= 64 {
         return inversions_in_bit_set(deck);
+    }
+    if n <= blocks::BLOCKED_DECK {
+        return blocks::inversions(deck);
     }
     let tree = &mut scratch[..=n];
     tree.fill(0);
