@@ -42,7 +42,7 @@ pub struct FastPath {
 
 /// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
 /// code it replaces, so they change speed, never results.
-pub fn fast_paths() -> [FastPath; 6] {
+pub fn fast_paths() -> [FastPath; 7] {
     let built = cfg!(target_arch = "x86_64");
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
@@ -78,6 +78,12 @@ pub fn fast_paths() -> [FastPath; 6] {
             needs: "AVX2",
             built,
             runs: marginal::avx2_order_statistics_available(),
+        },
+        FastPath {
+            name: "inversions and the guessing game, decks of 65 to 1,024 cards",
+            needs: "POPCNT/LZCNT/BMI1/BMI2",
+            built,
+            runs: statistics::multiword_bits_available(),
         },
         FastPath {
             name: "ordering tally",

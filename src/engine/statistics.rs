@@ -6,7 +6,7 @@
 
 use crate::engine::algorithms::Card;
 
-mod blocks;
+mod multiword;
 
 /// Entries of working space [`Statistic::value`] and [`StatisticValues::of`] need for a deck of
 /// n cards: the inverse permutation, then a Fenwick tree or the piles of patience sorting.
@@ -345,8 +345,8 @@ pub fn colour_changes(deck: &[Card]) -> usize {
 pub fn guessing_score(deck: &[Card]) -> usize {
     if deck.len() <= 64 {
         guessing_score_small(deck)
-    } else if deck.len() <= blocks::BLOCKED_DECK {
-        blocks::guessing_score(deck)
+    } else if deck.len() <= multiword::MULTIWORD_DECK {
+        multiword::guessing_score(deck)
     } else {
         guessing_score_wide(deck)
     }
@@ -391,7 +391,7 @@ pub fn guess_after(unseen: u64, last: usize, rising: bool) -> (usize, bool) {
     (if up { nearest_above } else { nearest_below }, up)
 }
 
-/// [`guessing_score`] for any deck (those of more than [`blocks::BLOCKED_DECK`] cards, past
+/// [`guessing_score`] for any deck (those of more than [`multiword::MULTIWORD_DECK`] cards, past
 /// any tally): the unseen cards in a bit set, searched word by word.
 fn guessing_score_wide(deck: &[Card]) -> usize {
     let n = deck.len();
@@ -500,10 +500,16 @@ fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
     cycles
 }
 
+/// Whether inversions and the guessing game on decks of 65 to [`multiword::MULTIWORD_DECK`] cards
+/// run compiled for this CPU's one-instruction bit counts (`--version` says so).
+pub fn multiword_bits_available() -> bool {
+    multiword::fast_bits()
+}
+
 /// Inversions of a deck: pairs of positions i < j with deck\[i\] > deck\[j\].
 ///
 /// Decks of at most 64 cards take one pass over a bit set, decks of up to
-/// [`blocks::BLOCKED_DECK`] one pass over a bit set of words with a count of the cards seen
+/// [`multiword::MULTIWORD_DECK`] one pass over a bit set of words with a count of the cards seen
 /// before each word; larger ones O(n log n) with a Fenwick tree in `scratch` (at least n + 1
 /// entries, overwritten).
 pub fn inversions(deck: &[Card], scratch: &mut [usize]) -> usize {
@@ -511,8 +517,8 @@ pub fn inversions(deck: &[Card], scratch: &mut [usize]) -> usize {
     if n <= 64 {
         return inversions_in_bit_set(deck);
     }
-    if n <= blocks::BLOCKED_DECK {
-        return blocks::inversions(deck);
+    if n <= multiword::MULTIWORD_DECK {
+        return multiword::inversions(deck);
     }
     let tree = &mut scratch[..=n];
     tree.fill(0);

@@ -1,4 +1,4 @@
-//! Inversions and the guessing game on decks of 65 to [`BLOCKED_DECK`] cards, the cards in a
+//! Inversions and the guessing game on decks of 65 to [`MULTIWORD_DECK`] cards, the cards in a
 //! bit set of W words (W = 2, 4, 8 or 16, the fewest that hold the deck) and no branch on the
 //! cards: the same values as the Fenwick tree and the word-by-word search they replace, whose
 //! loops of varying length cost the branch predictor a miss or two a card.
@@ -9,9 +9,9 @@
 use crate::engine::algorithms::Card;
 
 /// The largest deck taken here: 16 words of 64 cards.
-pub const BLOCKED_DECK: usize = 16 * 64;
+pub const MULTIWORD_DECK: usize = 16 * 64;
 
-/// Inversions of a deck of 65 to [`BLOCKED_DECK`] cards (see [`super::inversions`]).
+/// Inversions of a deck of 65 to [`MULTIWORD_DECK`] cards (see [`super::inversions`]).
 pub fn inversions(deck: &[Card]) -> usize {
     let words = deck.len().div_ceil(64);
     debug_assert!(words <= 16);
@@ -28,7 +28,7 @@ pub fn inversions(deck: &[Card]) -> usize {
     }
 }
 
-/// The guessing game's score on a deck of 65 to [`BLOCKED_DECK`] cards (see
+/// The guessing game's score on a deck of 65 to [`MULTIWORD_DECK`] cards (see
 /// [`super::guessing_score`]).
 pub fn guessing_score(deck: &[Card]) -> usize {
     let words = deck.len().div_ceil(64);
@@ -48,7 +48,7 @@ pub fn guessing_score(deck: &[Card]) -> usize {
 
 /// Whether this CPU counts and finds bits in one instruction each (POPCNT, LZCNT, BMI1's TZCNT)
 /// and shifts by a variable in one (BMI2).
-fn fast_bits() -> bool {
+pub(super) fn fast_bits() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::arch::is_x86_feature_detected!("popcnt")
@@ -196,7 +196,7 @@ mod tests {
     }
 
     #[test]
-    fn inversions_in_blocks_are_the_pairs_out_of_order() {
+    fn inversions_in_words_are_the_pairs_out_of_order() {
         // Against the O(n²) count, at every number of words and across each word's edges, on
         // shuffled decks, the start order (none) and its reverse (all n(n − 1)/2), both
         // compiled paths.
@@ -216,7 +216,7 @@ mod tests {
     }
 
     #[test]
-    fn the_guessing_game_in_blocks_scores_as_the_word_by_word_search() {
+    fn the_guessing_game_in_words_scores_as_the_card_by_card_search() {
         // Against the rule played out card by card, the nearest unseen card searched for one
         // card at a time (`guess_by_search`), at every number of words, both compiled paths.
         fn guess_by_search(deck: &[Card]) -> usize {
