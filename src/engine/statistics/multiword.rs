@@ -15,36 +15,65 @@ pub const MULTIWORD_DECK: usize = 16 * 64;
 
 /// Inversions of a deck of 65 to [`MULTIWORD_DECK`] cards (see [`super::inversions`]).
 pub fn inversions(deck: &[Card]) -> usize {
-    let words = deck.len().div_ceil(64);
-    debug_assert!(words <= 16);
-    match (words, fast_bits()) {
-        // SAFETY: `fast_bits` found POPCNT, LZCNT, BMI1 and BMI2 on this CPU.
-        (..=2, true) => unsafe { fast::inversions::<2>(deck) },
-        (..=4, true) => unsafe { fast::inversions::<4>(deck) },
-        (..=8, true) => unsafe { fast::inversions::<8>(deck) },
-        (_, true) => unsafe { fast::inversions::<16>(deck) },
-        (..=2, false) => inversions_in::<2>(deck),
-        (..=4, false) => inversions_in::<4>(deck),
-        (..=8, false) => inversions_in::<8>(deck),
-        (_, false) => inversions_in::<16>(deck),
-    }
+    by_words(
+        deck,
+        [
+            fast::inversions::<2>,
+            fast::inversions::<4>,
+            fast::inversions::<8>,
+            fast::inversions::<16>,
+        ],
+        [
+            inversions_in::<2>,
+            inversions_in::<4>,
+            inversions_in::<8>,
+            inversions_in::<16>,
+        ],
+    )
 }
 
 /// The guessing game's score on a deck of 65 to [`MULTIWORD_DECK`] cards (see
 /// [`super::guessing_score`]).
 pub fn guessing_score(deck: &[Card]) -> usize {
-    let words = deck.len().div_ceil(64);
-    debug_assert!(words <= 16);
-    match (words, fast_bits()) {
+    by_words(
+        deck,
+        [
+            fast::guessing_score::<2>,
+            fast::guessing_score::<4>,
+            fast::guessing_score::<8>,
+            fast::guessing_score::<16>,
+        ],
+        [
+            guessing_in::<2>,
+            guessing_in::<4>,
+            guessing_in::<8>,
+            guessing_in::<16>,
+        ],
+    )
+}
+
+/// A walk's instance for `deck`: W = 2, 4, 8 or 16 words, the fewest that hold it, compiled for
+/// this CPU's bit instructions where it has them (`fast`), else for the baseline (`plain`).
+#[inline]
+fn by_words(
+    deck: &[Card],
+    fast: [unsafe fn(&[Card]) -> usize; 4],
+    plain: [fn(&[Card]) -> usize; 4],
+) -> usize {
+    let instance = match deck.len().div_ceil(64) {
+        ..=2 => 0,
+        3..=4 => 1,
+        5..=8 => 2,
+        words => {
+            debug_assert!(words <= 16, "a deck of more than {MULTIWORD_DECK} cards");
+            3
+        }
+    };
+    if fast_bits() {
         // SAFETY: `fast_bits` found POPCNT, LZCNT, BMI1 and BMI2 on this CPU.
-        (..=2, true) => unsafe { fast::guessing_score::<2>(deck) },
-        (..=4, true) => unsafe { fast::guessing_score::<4>(deck) },
-        (..=8, true) => unsafe { fast::guessing_score::<8>(deck) },
-        (_, true) => unsafe { fast::guessing_score::<16>(deck) },
-        (..=2, false) => guessing_in::<2>(deck),
-        (..=4, false) => guessing_in::<4>(deck),
-        (..=8, false) => guessing_in::<8>(deck),
-        (_, false) => guessing_in::<16>(deck),
+        unsafe { fast[instance](deck) }
+    } else {
+        plain[instance](deck)
     }
 }
 
