@@ -1,8 +1,9 @@
 //! The permutation statistics as values: what each [`Statistic`] is, and its value on a deck
 //! (O(n), or O(n log n) for the longest increasing subsequence above 64 cards and for
-//! inversions above 1,024, without allocating). Their exact laws under a uniform shuffle are theory
-//! ([`crate::theory::permutation_statistics`], [`crate::theory::rank_statistics`]); the
-//! marginal tally ([`crate::engine::marginal`]) counts their values.
+//! inversions above 1,024; no allocation up to 1,024 cards, every deck a tally takes). Their
+//! exact laws under a uniform shuffle are theory ([`crate::theory::permutation_statistics`],
+//! [`crate::theory::rank_statistics`]); the marginal tally ([`crate::engine::marginal`]) counts
+//! their values.
 
 use crate::engine::algorithms::Card;
 
