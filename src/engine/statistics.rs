@@ -266,7 +266,7 @@ impl StatisticValues {
         };
         let positions = inverse_into(deck, inverse);
         let rising = rising_sequences_of_inverse(positions);
-        let cycles = count_cycles_destroying(positions);
+        let cycles = count_cycles_both_ways(positions, deck);
         StatisticValues {
             fixed_points: fixed,
             cycles,
@@ -501,6 +501,43 @@ fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
     cycles
 }
 
+/// [`count_cycles_destroying`] of `positions` walked from both ends of each cycle at once:
+/// forward through `positions` (the map position → card of the inverse) and backward through
+/// `deck`, its inverse, until the two walks meet. Two chains of dependent loads half as long, so
+/// that each step's load waits on the other walk's less (`positions` is destroyed).
+#[inline]
+fn count_cycles_both_ways(positions: &mut [usize], deck: &[Card]) -> usize {
+    const VISITED: usize = usize::MAX;
+    debug_assert_eq!(positions.len(), deck.len());
+    let mut cycles = 0;
+    for start in 0..positions.len() {
+        if positions[start] == VISITED {
+            continue;
+        }
+        cycles += 1;
+        // The next unvisited element each way, until one of them has been visited: the walks
+        // have met, and every element of the cycle is visited once.
+        let mut forward = positions[start];
+        let mut backward = usize::from(deck[start]);
+        positions[start] = VISITED;
+        loop {
+            let after = positions[forward];
+            if after == VISITED {
+                break;
+            }
+            positions[forward] = VISITED;
+            if positions[backward] == VISITED {
+                break;
+            }
+            let before = usize::from(deck[backward]);
+            positions[backward] = VISITED;
+            forward = after;
+            backward = before;
+        }
+    }
+    cycles
+}
+
 /// Whether inversions and the guessing game on decks of 65 to [`multiword::MULTIWORD_DECK`] cards
 /// run compiled for this CPU's one-instruction bit counts (`--version` says so).
 pub fn multiword_bits_available() -> bool {
@@ -594,4 +631,42 @@ pub fn longest_increasing(deck: &[Card], scratch: &mut [usize]) -> usize {
         piles += usize::from(pile == piles);
     }
     piles
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cycles_walked_from_both_ends_are_those_walked_one_way() {
+        // Every deck of up to 6 cards (cycles of every length and number), and SplitMix64
+        // Fisher–Yates decks of 7 to 70, 130 and 1,000 cards.
+        let check = |deck: &[Card]| {
+            let n = deck.len();
+            let mut scratch = vec![0; n];
+            let one_way = count_cycles_destroying(inverse_into(deck, &mut scratch));
+            let both = count_cycles_both_ways(inverse_into(deck, &mut scratch), deck);
+            assert_eq!(both, one_way, "{deck:?}");
+        };
+        for n in 0..=6 {
+            let mut deck: Vec<Card> = (0..n as Card).collect();
+            loop {
+                check(&deck);
+                if !crate::engine::permutation::next_permutation(&mut deck) {
+                    break;
+                }
+            }
+        }
+        let mut state = 11u64;
+        for n in (7..=70).chain([130, 1000]) {
+            for _ in 0..20 {
+                let mut deck: Vec<Card> = (0..n as Card).collect();
+                for i in (1..n).rev() {
+                    let j = crate::engine::random_source::splitmix64(&mut state) % (i as u64 + 1);
+                    deck.swap(i, j as usize);
+                }
+                check(&deck);
+            }
+        }
+    }
 }
