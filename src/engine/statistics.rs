@@ -503,8 +503,8 @@ fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
 
 /// [`count_cycles_destroying`] of `positions` walked from both ends of each cycle at once:
 /// forward through `positions` (the map position → card of the inverse) and backward through
-/// `deck`, its inverse, until the two walks meet. Two chains of dependent loads half as long, so
-/// that each step's load waits on the other walk's less (`positions` is destroyed).
+/// `deck`, its inverse, until the two walks meet: two chains of dependent loads, each half as
+/// long, which the CPU runs side by side (`positions` is destroyed).
 #[inline]
 fn count_cycles_both_ways(positions: &mut [usize], deck: &[Card]) -> usize {
     const VISITED: usize = usize::MAX;
