@@ -188,7 +188,7 @@ impl Statistic {
             Statistic::FixedPoints => fixed_points(deck),
             Statistic::Cycles => {
                 let positions = inverse_into(deck, scratch);
-                count_cycles_destroying(positions)
+                count_cycles_both_ways(positions, deck)
             }
             Statistic::RisingSequences => {
                 let positions = inverse_into(deck, scratch);
@@ -480,31 +480,11 @@ fn rising_sequences_of_inverse(positions: &[usize]) -> usize {
         .count()
 }
 
-/// The number of cycles of a permutation, marking visited entries with `usize::MAX` (the
-/// permutation is destroyed). A permutation and its inverse have the same cycles.
-#[inline]
-fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
-    const VISITED: usize = usize::MAX;
-    let mut cycles = 0;
-    for start in 0..permutation.len() {
-        if permutation[start] == VISITED {
-            continue;
-        }
-        cycles += 1;
-        let mut at = start;
-        while permutation[at] != VISITED {
-            let next = permutation[at];
-            permutation[at] = VISITED;
-            at = next;
-        }
-    }
-    cycles
-}
-
-/// [`count_cycles_destroying`] of `positions` walked from both ends of each cycle at once:
-/// forward through `positions` (the map position → card of the inverse) and backward through
-/// `deck`, its inverse, until the two walks meet: two chains of dependent loads, each half as
-/// long, which the CPU runs side by side (`positions` is destroyed).
+/// The number of cycles of the permutation `positions` (the inverse of `deck`; a permutation and
+/// its inverse have the same cycles), each walked from both ends at once: forward through
+/// `positions` and backward through `deck`, marking visited entries with `usize::MAX`, until the
+/// two walks meet. Two chains of dependent loads, each half as long as one walk's, which the CPU
+/// runs side by side (`positions` is destroyed).
 #[inline]
 fn count_cycles_both_ways(positions: &mut [usize], deck: &[Card]) -> usize {
     const VISITED: usize = usize::MAX;
@@ -636,6 +616,26 @@ pub fn longest_increasing(deck: &[Card], scratch: &mut [usize]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The number of cycles of a permutation, each walked one way, marking visited entries with
+    /// `usize::MAX` (the permutation is destroyed): the reference for the two-way walk.
+    fn count_cycles_destroying(permutation: &mut [usize]) -> usize {
+        const VISITED: usize = usize::MAX;
+        let mut cycles = 0;
+        for start in 0..permutation.len() {
+            if permutation[start] == VISITED {
+                continue;
+            }
+            cycles += 1;
+            let mut at = start;
+            while permutation[at] != VISITED {
+                let next = permutation[at];
+                permutation[at] = VISITED;
+                at = next;
+            }
+        }
+        cycles
+    }
 
     #[test]
     fn cycles_walked_from_both_ends_are_those_walked_one_way() {
