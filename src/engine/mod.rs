@@ -42,7 +42,7 @@ pub struct FastPath {
 
 /// The CPU-specific paths, for `--version`: every one computes the same counts as the portable
 /// code it replaces, so they change speed, never results.
-pub fn fast_paths() -> [FastPath; 7] {
+pub fn fast_paths() -> [FastPath; 8] {
     let built = cfg!(target_arch = "x86_64");
     #[cfg(target_arch = "x86_64")]
     let popcnt = std::arch::is_x86_feature_detected!("popcnt");
@@ -78,6 +78,12 @@ pub fn fast_paths() -> [FastPath; 7] {
             needs: "AVX2",
             built,
             runs: marginal::avx2_order_statistics_available(),
+        },
+        FastPath {
+            name: "marginal statistics, decks of 65 to 128 cards, eight decks per vector",
+            needs: "AVX-512F/BW/VBMI/VPOPCNTDQ",
+            built,
+            runs: marginal::two_word_statistics_available(),
         },
         FastPath {
             name: "inversions and the guessing game, decks of 65 to 1,024 cards",
