@@ -11,7 +11,7 @@ use super::{
 };
 use crate::engine::algorithms::Card;
 use crate::engine::counters::ByteTally;
-use crate::engine::marginal::{FUSED_MAX_DECK, FusedMarginalTally, LANES, MarginalTally};
+use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, rank};
 use crate::input::content_digest::ContentDigest;
 use crate::input::line_format::{self, ANY_FORMAT, LineFormat, Rejection, shown};
@@ -89,7 +89,8 @@ pub(super) struct Reader<'a> {
     pub(super) contents: Vec<ContentDigest>,
 }
 
-/// Decks of up to [`FUSED_MAX_DECK`] cards waiting for [`FusedMarginalTally::add_decks`].
+/// Decks waiting for [`FusedMarginalTally::add_decks`], of any size (its vector passes take
+/// decks of up to 64 cards, and of up to 128 on CPUs with AVX-512).
 pub(super) struct MarginalBatch {
     fused: FusedMarginalTally,
     /// Up to [`LANES`] decks laid end to end.
@@ -103,13 +104,14 @@ pub(super) struct MarginalBatch {
 }
 
 impl MarginalBatch {
-    /// An empty batch for decks of `deck` cards (at most [`FUSED_MAX_DECK`]). When every deck
-    /// tallied also goes, whole, to the deal stream `deals` and its slot tables hold the position
-    /// matrix ([`DealSink::has_slot_card_counts`]), the fused pass leaves the positions: they are
-    /// read off the stream at the end instead of being counted twice, 52 increments a deck.
+    /// An empty batch for decks of `deck` cards. When the decks take the fused pass (at most
+    /// 64 cards, [`FusedMarginalTally::is_fused`]), and every deck tallied also goes, whole, to
+    /// the deal stream `deals` and its slot tables hold the position matrix
+    /// ([`DealSink::has_slot_card_counts`]), the fused pass leaves the positions: they are read
+    /// off the stream at the end instead of being counted twice, 52 increments a deck.
     fn new(deck: usize, deals: Option<&DealSink>) -> Self {
         let mut fused = FusedMarginalTally::new(deck);
-        if deals.is_some_and(DealSink::has_slot_card_counts) {
+        if fused.is_fused() && deals.is_some_and(DealSink::has_slot_card_counts) {
             fused.leave_positions();
         }
         MarginalBatch {
@@ -313,30 +315,20 @@ impl<'a> Reader<'a> {
                 }
                 Self::observed(&mut self.observer, &mut self.observer_broke, &deck[..n]);
             }
-            InputCounts::Marginal(tally) => {
+            InputCounts::Marginal(_) => {
                 let seen = self.seen.start_line();
-                if n <= FUSED_MAX_DECK {
-                    // Parsed straight into the batch's next deck: no copy.
-                    let deals = self.deals.as_ref();
-                    let batch = self
-                        .batch
-                        .get_or_insert_with(|| MarginalBatch::new(n, deals));
-                    let deck = batch.next_deck();
-                    if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.vector) {
-                        return false;
-                    }
-                    // Its deal goes to the stream with the batch (see `MarginalBatch::stream`).
-                    Self::observed(&mut self.observer, &mut self.observer_broke, deck);
-                    batch.keep_next(&mut self.deals);
-                } else {
-                    let cards = &mut self.cards;
-                    if !parse_fast(line, n, n, *numbering, labels, cards, seen, self.vector) {
-                        return false;
-                    }
-                    tally.add(&cards[..n]);
-                    Self::deal(&mut self.deals, &mut self.batch, &cards[..n]);
-                    Self::observed(&mut self.observer, &mut self.observer_broke, &cards[..n]);
+                // Parsed straight into the batch's next deck: no copy.
+                let deals = self.deals.as_ref();
+                let batch = self
+                    .batch
+                    .get_or_insert_with(|| MarginalBatch::new(n, deals));
+                let deck = batch.next_deck();
+                if !parse_fast(line, n, n, *numbering, labels, deck, seen, self.vector) {
+                    return false;
                 }
+                // Its deal goes to the stream with the batch (see `MarginalBatch::stream`).
+                Self::observed(&mut self.observer, &mut self.observer_broke, deck);
+                batch.keep_next(&mut self.deals);
             }
             InputCounts::Deal(tally) => {
                 let count = tally.deal;
