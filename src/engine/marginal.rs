@@ -15,7 +15,7 @@ use crate::engine::statistics::{
 
 mod order_avx2;
 mod stats_avx2;
-mod two_words;
+mod words;
 
 /// The largest deck the marginal mode accepts.
 pub const MAX_MARGINAL_DECK: usize = 1000;
@@ -139,7 +139,7 @@ impl MarginalTally {
 pub const LANES: usize = 8;
 
 /// The largest deck the fused pass handles (one bit per card in a `u64`); larger decks go
-/// through the [`two_words`] passes (up to 128 cards, on CPUs with AVX-512) or through the plain
+/// through the [`words`] passes (up to 256 cards, on CPUs with AVX-512) or through the plain
 /// statistics of [`MarginalTally`].
 pub const FUSED_MAX_DECK: usize = 64;
 
@@ -192,16 +192,16 @@ pub struct FusedMarginalTally {
     /// a deck in 256-bit vectors), asked once, in [`Self::new`]: for CPUs with AVX2 and without
     /// [`Self::wide`].
     avx2_stats: bool,
-    /// Decks of 65 to [`two_words::TWO_WORD_MAX_DECK`] cards on a CPU that runs the
-    /// [`two_words`] passes (AVX-512), asked once, in [`Self::new`].
-    two_words: bool,
+    /// Decks of 65 to 256 cards on a CPU that runs the [`words`] passes (AVX-512), asked
+    /// once, in [`Self::new`].
+    word_passes: bool,
 }
 
 impl FusedMarginalTally {
     /// An empty accumulator for decks of `deck` cards (any size; above [`FUSED_MAX_DECK`] it
     /// counts the positions in 16 bits, added into the tally every 65,535 decks, and takes the
-    /// rest of each deck through the [`two_words`] passes, full batches of up to 128 cards on a
-    /// CPU with AVX-512, or through the tally's plain statistics).
+    /// rest of each deck through the [`words`] passes, full batches of up to 256 cards on a CPU
+    /// with AVX-512, or through the tally's plain statistics).
     pub fn new(deck: usize) -> Self {
         let fused = deck <= FUSED_MAX_DECK;
         FusedMarginalTally {
@@ -215,8 +215,8 @@ impl FusedMarginalTally {
             wide_order: wide::order_available(),
             avx2_order: order_avx2::available(),
             avx2_stats: stats_avx2::available(),
-            two_words: (FUSED_MAX_DECK + 1..=two_words::TWO_WORD_MAX_DECK).contains(&deck)
-                && two_words::available(),
+            word_passes: (FUSED_MAX_DECK + 1..=words::WORDS_MAX_DECK).contains(&deck)
+                && words::available(),
         }
     }
 
@@ -258,9 +258,9 @@ impl FusedMarginalTally {
         }
         debug_assert_eq!(decks.len() % n, 0);
         if n > FUSED_MAX_DECK {
-            // A full batch of 65 to 128 cards on a CPU with AVX-512: the two-word passes.
-            let order = (self.two_words && decks.len() == LANES * n)
-                .then(|| two_words::order_statistics(decks, n));
+            // A full batch of 65 to 256 cards on a CPU with AVX-512: the word passes.
+            let order = (self.word_passes && decks.len() == LANES * n)
+                .then(|| words::order_statistics(decks, n));
             for (lane, deck) in decks.chunks_exact(n).enumerate() {
                 if self.in_narrow == u64::from(u16::MAX) {
                     self.flush();
@@ -272,7 +272,7 @@ impl FusedMarginalTally {
                 match order {
                     Some(order) => {
                         let [inversions, guessing, rising] = order[lane];
-                        let mut values = two_words::statistics(deck);
+                        let mut values = words::statistics(deck);
                         values[2] = rising;
                         // The longest increasing subsequence is not tallied past 64 cards.
                         self.record_avx2(&[values], &[[inversions, 0, guessing]], n);
@@ -617,10 +617,10 @@ pub fn wide_statistics_available() -> bool {
     wide::available()
 }
 
-/// Whether this machine runs the AVX-512 passes of decks of 65 to 128 cards (`--version` says
+/// Whether this machine runs the AVX-512 passes of decks of 65 to 256 cards (`--version` says
 /// so).
-pub fn two_word_statistics_available() -> bool {
-    two_words::available()
+pub fn word_statistics_available() -> bool {
+    words::available()
 }
 
 /// Whether this machine runs the AVX2 path of the element-wise statistics and the cycles
@@ -1213,14 +1213,14 @@ mod tests {
     }
 
     #[test]
-    fn the_two_word_passes_are_the_plain_statistics_deck_by_deck() {
-        // Decks of 65 to 128 cards: every window of eight consecutive decks (each deck in every
-        // lane) through the two-word walk, and every deck through the two-vector statistics,
-        // against the plain statistics of the same deck.
-        if !two_words::available() {
+    fn the_word_passes_are_the_plain_statistics_deck_by_deck() {
+        // Decks of 65 to 256 cards (two words and four): every window of eight consecutive
+        // decks (each deck in every lane) through the word walk, and every deck through the
+        // byte statistics, against the plain statistics of the same deck.
+        if !words::available() {
             return;
         }
-        for n in FUSED_MAX_DECK + 1..=two_words::TWO_WORD_MAX_DECK {
+        for n in FUSED_MAX_DECK + 1..=words::WORDS_MAX_DECK {
             let decks = decks_to_check(n);
             let mut scratch = vec![0; scratch_len(n)];
             let plain: Vec<StatisticValues> = decks
@@ -1229,7 +1229,7 @@ mod tests {
                 .collect();
             let value = |deck: usize, statistic: Statistic| plain[deck].get(statistic) as u16;
             for (first, batch) in decks.windows(LANES).enumerate() {
-                let order = two_words::order_statistics(&batch.concat(), n);
+                let order = words::order_statistics(&batch.concat(), n);
                 for (lane, &[inversions, guessing, inverse_descents]) in order.iter().enumerate() {
                     let deck = first + lane;
                     assert_eq!(
@@ -1245,7 +1245,7 @@ mod tests {
             }
             for (deck, cards) in decks.iter().enumerate() {
                 let [fixed, cycles, _, adjacent, descents, footrule, valleys, colour] =
-                    two_words::statistics(cards);
+                    words::statistics(cards);
                 assert_eq!(
                     [fixed, cycles, adjacent, descents, valleys, colour],
                     [
@@ -1268,15 +1268,14 @@ mod tests {
                     .sum();
                 assert_eq!(usize::from(footrule), sum, "{n} cards, deck {deck}");
             }
-            // And the whole tally, in batches of every size, with and without the two-word
-            // passes.
+            // And the whole tally, in batches of every size, with and without the word passes.
             let mut whole = MarginalTally::new(n);
             for deck in &decks {
                 whole.add(deck);
             }
             for two in [false, true] {
                 let mut fused = FusedMarginalTally::new(n);
-                fused.two_words = two;
+                fused.word_passes = two;
                 check_fused(fused, &decks, &whole, n);
             }
             let mut fused = FusedMarginalTally::new(n);

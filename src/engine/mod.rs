@@ -80,10 +80,10 @@ pub fn fast_paths() -> [FastPath; 8] {
             runs: marginal::avx2_order_statistics_available(),
         },
         FastPath {
-            name: "marginal statistics, decks of 65 to 128 cards, eight decks per vector",
+            name: "marginal statistics, decks of 65 to 256 cards, eight decks per vector",
             needs: "AVX-512F/BW/VBMI/VPOPCNTDQ",
             built,
-            runs: marginal::two_word_statistics_available(),
+            runs: marginal::word_statistics_available(),
         },
         FastPath {
             name: "inversions and the guessing game, decks of 65 to 1,024 cards",

@@ -90,7 +90,7 @@ pub(super) struct Reader<'a> {
 }
 
 /// Decks waiting for [`FusedMarginalTally::add_decks`], of any size (its vector passes take
-/// decks of up to 64 cards, and of up to 128 on CPUs with AVX-512).
+/// decks of up to 64 cards, and of up to 256 on CPUs with AVX-512).
 pub(super) struct MarginalBatch {
     fused: FusedMarginalTally,
     /// Up to [`LANES`] decks laid end to end.
