@@ -66,7 +66,7 @@ const WORDS: [[u8; 64]; 2] = [picks(2, 0), picks(2, 16)];
 const DWORDS: [[u8; 64]; 2] = [picks(4, 0), picks(4, 8)];
 
 #[cfg(target_arch = "x86_64")]
-pub use x86::{deck_bytes, rows_to_columns};
+pub use x86::{deck_bytes, look_up, rows_to_columns};
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
@@ -96,6 +96,23 @@ mod x86 {
             let low = _mm512_maskz_loadu_epi16(low_mask, deck.as_ptr().cast());
             let high = _mm512_maskz_loadu_epi16(high_mask, deck.as_ptr().wrapping_add(32).cast());
             _mm512_permutex2var_epi8(low, _mm512_loadu_si512(PACK.as_ptr().cast()), high)
+        }
+    }
+
+    /// `table[index]` for each byte of `index`, `table` being V = 2 or 4 vectors of 64 bytes
+    /// (128 or 256 entries): one two-source permutation, which reads the low 7 bits of each
+    /// index, or two, the 8th bit choosing between their results. Only where
+    /// [`super::available`] (the caller's promise).
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+    #[inline]
+    pub fn look_up<const V: usize>(table: &[__m512i; V], index: __m512i) -> __m512i {
+        const { assert!(V == 2 || V == 4, "a table of 128 or 256 bytes") };
+        let low = _mm512_permutex2var_epi8(table[0], index, table[1]);
+        if V == 2 {
+            low
+        } else {
+            let high = _mm512_permutex2var_epi8(table[2], index, table[3]);
+            _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high)
         }
     }
 

@@ -139,30 +139,54 @@ mod columns {
     #[cfg(target_arch = "x86_64")]
     use crate::engine::byte_columns::{self, ROWS};
 
-    /// Writes the eight deals of `deals` (K = `dealt` ≤ 64 cards each, every card below 64)
+    /// Writes the eight deals of `deals` (K = `dealt` ≤ 256 cards each, every card below 256)
     /// into `pending` as deals `at` to `at + 7`, as [`super::keep_groups`] does one at a time:
-    /// the eight decks turned into 64 columns of eight bytes ([`byte_columns::rows_to_columns`])
-    /// and column s written at once into `pending`'s column s.
+    /// each 64 slots of the eight deals turned into 64 columns of eight bytes
+    /// ([`byte_columns::rows_to_columns`]), the cards first made their groups by a lookup in
+    /// `groups` (`groups[card]`, 256 bytes) when the deck has more than [`super::MAX_GROUPS`]
+    /// cards (a smaller deck's cards are their own groups, and `groups` is `None`), and column
+    /// s written at once into `pending`'s column s.
     ///
     /// # Safety
     /// The CPU must have what [`byte_columns`] needs ([`byte_columns::available`]).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    pub(super) unsafe fn keep_eight(pending: &mut [u8], at: usize, deals: &[Card], dealt: usize) {
-        assert!(dealt <= 64 && deals.len() == ROWS * dealt);
-        let rows = std::array::from_fn(|lane| {
-            byte_columns::deck_bytes(&deals[lane * dealt..][..dealt])
+    pub(super) unsafe fn keep_eight(
+        pending: &mut [u8],
+        at: usize,
+        deals: &[Card],
+        dealt: usize,
+        groups: Option<&[u8; 256]>,
+    ) {
+        use std::arch::x86_64::{__m512i, _mm512_loadu_si512};
+        assert!(dealt <= 256 && deals.len() == ROWS * dealt);
+        // SAFETY: four loads of 64 bytes from a table of 256.
+        let table = groups.map(|groups| -> [__m512i; 4] {
+            std::array::from_fn(|q| unsafe { _mm512_loadu_si512(groups[64 * q..].as_ptr().cast()) })
         });
-        let mut columns = [[0u8; ROWS]; 64];
-        byte_columns::rows_to_columns(&rows, &mut columns);
-        for (column, bytes) in pending.chunks_exact_mut(PENDING_COLUMN).zip(&columns) {
-            column[at..at + ROWS].copy_from_slice(bytes);
+        for (first, pending) in (0..dealt)
+            .step_by(64)
+            .zip(pending.chunks_mut(64 * PENDING_COLUMN))
+        {
+            let slots = first..(first + 64).min(dealt);
+            let rows = std::array::from_fn(|lane| {
+                let cards = byte_columns::deck_bytes(&deals[lane * dealt..][slots.clone()]);
+                match &table {
+                    Some(table) => byte_columns::look_up(table, cards),
+                    None => cards,
+                }
+            });
+            let mut columns = [[0u8; ROWS]; 64];
+            byte_columns::rows_to_columns(&rows, &mut columns);
+            for (column, bytes) in pending.chunks_exact_mut(PENDING_COLUMN).zip(&columns) {
+                column[at..at + ROWS].copy_from_slice(bytes);
+            }
         }
     }
 
     /// Never called off x86-64 ([`crate::engine::byte_columns::available`] is false there).
     #[cfg(not(target_arch = "x86_64"))]
-    pub(super) unsafe fn keep_eight(_: &mut [u8], _: usize, _: &[Card], _: usize) {
+    pub(super) unsafe fn keep_eight(_: &mut [u8], _: usize, _: &[Card], _: usize, _: Option<&[u8; 256]>) {
         unreachable!("byte_columns::available() is false off x86-64")
     }
 }
@@ -381,9 +405,12 @@ pub struct DealStream {
     /// up to 64 cards), all that the slot tables count.
     pending: Vec<u8>,
     /// Whether deals go into `pending` eight at a time, transposed in vector registers
-    /// ([`columns::keep_eight`]): decks of at most [`MAX_GROUPS`] cards (a card is its own
-    /// group) on CPUs with what [`byte_columns`] needs.
+    /// ([`columns::keep_eight`]): decks of at most 256 cards (cards that fit a byte) on CPUs
+    /// with what [`byte_columns`] needs.
     keeps_eight: bool,
+    /// `group_bytes[card]` = `group_of[card]`, 256 bytes, for [`columns::keep_eight`]: decks of
+    /// more than [`MAX_GROUPS`] cards (in a smaller deck a card is its own group: `None`).
+    group_bytes: Option<Box<[u8; 256]>>,
     /// Whether the matching slots of a batch's pairs are counted 32 slots to a vector
     /// ([`matching_slots`]; asked once, in [`DealStream::new`]).
     wide_matches: bool,
@@ -455,7 +482,10 @@ impl DealStream {
             narrow: vec![0; dealt * TABLE],
             in_narrow: 0,
             pending: vec![0; dealt * PENDING_COLUMN],
-            keeps_eight: deck <= MAX_GROUPS && byte_columns::available(),
+            keeps_eight: deck <= 256 && byte_columns::available(),
+            group_bytes: (deck > MAX_GROUPS && deck <= 256).then(|| {
+                Box::new(std::array::from_fn(|c| (c.min(deck - 1) * groups / deck) as u8))
+            }),
             wide_matches: matches_wide::available(),
             paired: vec![false; PENDING_DEALS],
             in_pending: 0,
@@ -591,7 +621,15 @@ impl DealStream {
                 }
                 let at = self.in_pending;
                 // SAFETY: `keeps_eight` says the CPU has what `keep_eight` needs.
-                unsafe { columns::keep_eight(&mut self.pending, at, &rest[..eight * k], k) };
+                unsafe {
+                    columns::keep_eight(
+                        &mut self.pending,
+                        at,
+                        &rest[..eight * k],
+                        k,
+                        self.group_bytes.as_deref(),
+                    )
+                };
                 self.paired[at] = paired;
                 self.paired[at + 1..at + eight].fill(true);
                 self.in_pending += eight;

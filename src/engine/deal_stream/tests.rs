@@ -417,3 +417,49 @@ fn deal_hashes_keep_their_values() {
         assert_eq!(hash_deal(&deal), expected, "{deal:?}");
     }
 }
+
+#[test]
+fn deals_kept_eight_at_a_time_in_groups_count_as_one_at_a_time() {
+    // Decks of 65 to 256 cards, whose cards the slot tables count in 64 groups: deals put into
+    // the pending columns eight at a time, each card's group looked up in vectors, against the
+    // same deals put in one at a time. Whole decks and deals of fewer cards, in batches of 8
+    // (all taken eight at a time) and of 11 (eight, then three one at a time).
+    if !byte_columns::available() {
+        return;
+    }
+    let mut state = 41u64;
+    for deck in [65, 100, 128, 129, 200, 255, 256] {
+        for dealt in [deck, deck - 7, 70.min(deck), 5] {
+            let deals: Vec<Card> = (0..88)
+                .flat_map(|_| {
+                    let mut cards: Vec<Card> = (0..deck as Card).collect();
+                    for i in (1..deck).rev() {
+                        let j = (crate::engine::random_source::splitmix64(&mut state)
+                            % (i as u64 + 1)) as usize;
+                        cards.swap(i, j);
+                    }
+                    cards.truncate(dealt);
+                    cards
+                })
+                .collect();
+            for batch in [8, 11] {
+                let tallies: Vec<DealStreamTally> = [true, false]
+                    .into_iter()
+                    .map(|eight| {
+                        let mut stream = DealStream::new(DealStreamOptions {
+                            compositions: false,
+                            ..options(deck, dealt)
+                        });
+                        stream.keeps_eight = eight;
+                        for deals in deals.chunks(batch * dealt) {
+                            stream.add_deals(deals);
+                        }
+                        stream.finish()
+                    })
+                    .collect();
+                assert_eq!(tallies[0], tallies[1], "{dealt} of {deck} cards, batches of {batch}");
+                assert_eq!(tallies[0].pairs, 87);
+            }
+        }
+    }
+}

@@ -240,21 +240,6 @@ mod x86 {
         std::array::from_fn(|lane| lanes.map(|values| values[lane] as u16))
     }
 
-    /// `table[index]` for each byte of `index`, `table` being V vectors of 64 bytes (V = 2:
-    /// one two-source permutation, which reads the low 7 bits of each index; V = 4: two of
-    /// them, the 8th bit choosing between their results).
-    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    #[inline]
-    fn look_up<const V: usize>(table: &[__m512i; V], index: __m512i) -> __m512i {
-        let low = _mm512_permutex2var_epi8(table[0], index, table[1]);
-        if V == 2 {
-            low
-        } else {
-            let high = _mm512_permutex2var_epi8(table[2], index, table[3]);
-            _mm512_mask_blend_epi8(_mm512_movepi8_mask(index), low, high)
-        }
-    }
-
     /// See [`super::statistics`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,popcnt")]
     pub(super) fn statistics<const V: usize>(deck: &[Card]) -> [u16; 8] {
@@ -306,14 +291,15 @@ mod x86 {
         let descents: [u64; V] =
             std::array::from_fn(|v| _mm512_cmplt_epu8_mask(next[v], permutation[v]) & pairs[v]);
         // Cycles by pointer doubling (see `wide`): after k rounds least(i) is the least of
-        // i, p(i), …, p^(2^k − 1)(i); 2^rounds = 64·V ≥ any cycle.
+        // i, p(i), …, p^(2^k − 1)(i); 2^rounds = 64·V ≥ any cycle. A lookup in the table of
+        // 128 entries is one two-source byte permutation, in that of 256 two and a blend.
         let rounds = (64 * V).trailing_zeros();
         let mut least = places;
         let mut power = permutation;
         for round in 0..rounds {
-            least = std::array::from_fn(|v| _mm512_min_epu8(least[v], look_up(&least, power[v])));
+            least = std::array::from_fn(|v| _mm512_min_epu8(least[v], byte_columns::look_up(&least, power[v])));
             if round + 1 < rounds {
-                power = std::array::from_fn(|v| look_up(&power, power[v]));
+                power = std::array::from_fn(|v| byte_columns::look_up(&power, power[v]));
             }
         }
         let cycles: [u64; V] =
