@@ -274,7 +274,8 @@ impl FusedMarginalTally {
                         let [inversions, guessing, rising] = order[lane];
                         let mut values = words::statistics(deck);
                         values[2] = rising;
-                        // The longest increasing subsequence is not tallied past 64 cards.
+                        // The longest increasing subsequence is not tallied on these decks
+                        // (its exact law stops at 56 cards).
                         self.record_avx2(&[values], &[[inversions, 0, guessing]], n);
                     }
                     None => self.tally.add_all_but_positions(deck),
