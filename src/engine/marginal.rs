@@ -1217,12 +1217,28 @@ mod tests {
     fn the_word_passes_are_the_plain_statistics_deck_by_deck() {
         // Decks of 65 to 256 cards (two words and four): every window of eight consecutive
         // decks (each deck in every lane) through the word walk, and every deck through the
-        // byte statistics, against the plain statistics of the same deck.
-        if !words::available() {
-            return;
-        }
+        // byte statistics, against the plain statistics of the same deck, on a CPU that runs
+        // them; on any CPU, the whole tally against the plain one.
         for n in FUSED_MAX_DECK + 1..=words::WORDS_MAX_DECK {
             let decks = decks_to_check(n);
+            let mut whole = MarginalTally::new(n);
+            for deck in &decks {
+                whole.add(deck);
+            }
+            // In batches of every size, with and without the word passes, and in full batches.
+            for two in [false, words::available()] {
+                let mut fused = FusedMarginalTally::new(n);
+                fused.word_passes = two;
+                check_fused(fused, &decks, &whole, n);
+            }
+            let mut fused = FusedMarginalTally::new(n);
+            for batch in decks.chunks(LANES) {
+                fused.add_decks(&batch.concat());
+            }
+            assert_eq!(fused.finish(), whole, "{n} cards, full batches");
+            if !words::available() {
+                continue;
+            }
             let mut scratch = vec![0; scratch_len(n)];
             let plain: Vec<StatisticValues> = decks
                 .iter()
@@ -1269,21 +1285,6 @@ mod tests {
                     .sum();
                 assert_eq!(usize::from(footrule), sum, "{n} cards, deck {deck}");
             }
-            // And the whole tally, in batches of every size, with and without the word passes.
-            let mut whole = MarginalTally::new(n);
-            for deck in &decks {
-                whole.add(deck);
-            }
-            for two in [false, true] {
-                let mut fused = FusedMarginalTally::new(n);
-                fused.word_passes = two;
-                check_fused(fused, &decks, &whole, n);
-            }
-            let mut fused = FusedMarginalTally::new(n);
-            for batch in decks.chunks(LANES) {
-                fused.add_decks(&batch.concat());
-            }
-            assert_eq!(fused.finish(), whole, "{n} cards, full batches");
         }
     }
 
