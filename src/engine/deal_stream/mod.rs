@@ -467,10 +467,15 @@ impl DealStream {
             RepeatSource::TooMany { limit } => Some(RepeatsSkipped::Memory { limit, deals: 0 }),
             _ => None,
         };
+        let group_of: Vec<u16> = (0..deck).map(|c| (c * groups / deck) as u16).collect();
+        // The same groups as bytes, for the lookup in vectors (entries past the deck unused).
+        let group_bytes = (deck > MAX_GROUPS && deck <= 256).then(|| {
+            Box::new(std::array::from_fn(|c| group_of[c.min(deck - 1)] as u8))
+        });
         DealStream {
             options,
             groups,
-            group_of: (0..deck).map(|c| (c * groups / deck) as u16).collect(),
+            group_of,
             fingerprints: vec![Vec::new()],
             kept: 0,
             level: 0,
@@ -483,9 +488,7 @@ impl DealStream {
             in_narrow: 0,
             pending: vec![0; dealt * PENDING_COLUMN],
             keeps_eight: deck <= 256 && byte_columns::available(),
-            group_bytes: (deck > MAX_GROUPS && deck <= 256).then(|| {
-                Box::new(std::array::from_fn(|c| (c.min(deck - 1) * groups / deck) as u8))
-            }),
+            group_bytes,
             wide_matches: matches_wide::available(),
             paired: vec![false; PENDING_DEALS],
             in_pending: 0,
