@@ -448,12 +448,14 @@ impl<'a> Reader<'a> {
             return Err(self.format_mix(format, *first, first_location));
         }
         let found = self.values.len();
-        let count = match expected {
-            Some(count) if count != found => {
+        // The deck's size is that of the first valid permutation: a line rejected before it
+        // (`--skip-invalid`) does not fix it.
+        let (count, n) = match (expected, self.deck) {
+            (Some(count), _) if count != found => {
                 return Err(format!("expected {count} cards, found {found}").into());
             }
-            Some(count) => count,
-            None => {
+            (Some(count), Some(n)) => (count, n),
+            _ => {
                 if !(2..=largest).contains(&found) {
                     return Err(format!(
                         "the first permutation has {}; decks of 2 to {largest} cards can be \
@@ -462,18 +464,9 @@ impl<'a> Reader<'a> {
                     )
                     .into());
                 }
-                self.deck = Some(found);
-                self.counts = Some(self.options.empty_counts(found));
-                self.deals = deal_sink_for(self.options, found);
-                if let Some(hook) = self.on_deck.take() {
-                    hook(found);
-                }
-                found
+                (found, found)
             }
         };
-        let n = self
-            .deck
-            .expect("the deck size is known once a line is read");
         let values = &self.values[..count];
         // The numbering this line shows: None when a deal holds neither 0 nor n.
         let shown_numbering = match self.named() {
@@ -520,6 +513,14 @@ impl<'a> Reader<'a> {
                 return Err(format!("card '{written}' appears twice").into());
             }
             *slot = card as Card;
+        }
+        if self.deck.is_none() {
+            self.deck = Some(n);
+            self.counts = Some(self.options.empty_counts(n));
+            self.deals = deal_sink_for(self.options, n);
+            if let Some(hook) = self.on_deck.take() {
+                hook(n);
+            }
         }
         if self.format.is_none() {
             self.format = Some((format, location()));

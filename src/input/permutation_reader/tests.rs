@@ -1013,3 +1013,27 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
         assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards");
     }
 }
+
+#[test]
+fn a_rejected_first_line_does_not_fix_the_deck_size() {
+    // With --skip-invalid, a first line that is no permutation ("0 0 1": card 0 twice) is
+    // rejected and counted, and the deck's size is that of the first valid line: before, its
+    // three tokens fixed the size, so every 5-card line after it was rejected too.
+    let text = "0 0 1\n2 0 3 1 4\n4 3 2 1 0\n9 9\n1 0 2 3 4\n";
+    for mode in [TallyMode::Full, TallyMode::Marginal] {
+        let options = ReaderOptions {
+            skip_invalid: true,
+            mode,
+            ..Default::default()
+        };
+        let t = tally(text, &options).unwrap();
+        assert_eq!((t.deck, t.permutations, t.invalid), (5, 3, 2), "{mode:?}");
+        assert!(
+            t.invalid_examples[1].problem.contains("expected 5 cards, found 2"),
+            "{:?}",
+            t.invalid_examples
+        );
+    }
+    // Without --skip-invalid the first line is the error.
+    assert!(error(text).starts_with("deals.txt:1:"), "{}", error(text));
+}
