@@ -152,13 +152,20 @@ pub(super) fn count_repeats(lists: &mut [Vec<u128>]) -> (u64, u64) {
     {
         return count_two_in_parallel(first, second);
     }
+    if let [list] = lists {
+        // One list (`check`'s, at the end of the input): its buckets sorted on two threads.
+        if std::thread::available_parallelism().is_ok_and(|cpus| cpus.get() >= 2) {
+            fingerprint_sort::sort_fingerprints_on_two_threads(list);
+        } else {
+            sort_fingerprints(list);
+        }
+        return count_sorted_repeats(list);
+    }
     for list in lists.iter_mut() {
         sort_fingerprints(list);
     }
-    match lists {
-        [list] => return count_sorted_repeats(list),
-        [first, second] => return count_merged_repeats(first, second),
-        _ => {}
+    if let [first, second] = lists {
+        return count_merged_repeats(first, second);
     }
     let mut heads: Vec<usize> = vec![0; lists.len()];
     let mut distinct = 0u64;
