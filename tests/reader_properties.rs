@@ -67,6 +67,7 @@ fn marginal_options() -> impl Strategy<Value = ReaderOptions> {
             // The deal-stream hook sees every permutation too; it must never panic either.
             deals: Some(DealsRequest {
                 fingerprint_limit: 64,
+                thread: true,
             }),
             ..Default::default()
         })

@@ -240,6 +240,7 @@ impl CheckConfig {
                 poker: args.game == Some(Game::Poker),
                 deals: (!args.no_deal_tests && !args.single).then(|| DealsRequest {
                     fingerprint_limit: deal_fingerprint_limit(),
+                    thread: true,
                 }),
                 limit: args.trials,
                 digest: args.save_tally.is_some(),

@@ -440,6 +440,8 @@ impl ShuffleTest {
                 mode: self.mode(),
                 deals: Some(DealsRequest {
                     fingerprint_limit: deal_fingerprint_limit(),
+                    // The tally feeds the stream itself, deal by deal, as it is given them.
+                    thread: false,
                 }),
                 ..Default::default()
             },

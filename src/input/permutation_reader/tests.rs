@@ -936,6 +936,8 @@ fn whole_decks_counted_by_rank_pair_across_blank_comment_and_rejected_lines() {
             skip_invalid: true,
             deals: Some(DealsRequest {
                 fingerprint_limit: 1 << 20,
+                // Ranked whole decks are counted in place whatever this says.
+                thread: true,
             }),
             ..Default::default()
         };
@@ -955,8 +957,10 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
     // time, and those of other lines (tabs, doubled spaces: the general parser) one by one
     // after the batch's: the counts must equal those of the valid lines fed one by one, with
     // blank, comment and rejected lines between them.
+    // With the stream counted on its own thread or in place: the same counts. 3,000 lines of
+    // 52 cards fill more buffers than the thread has, so buffers are given back and refilled.
     let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
-    for n in [20usize, 52] {
+    for (n, thread) in [(20usize, false), (20, true), (52, false), (52, true), (100, true)] {
         let mut text = String::new();
         let mut valid: Vec<Vec<Card>> = Vec::new();
         for _ in 0..3000 {
@@ -983,6 +987,7 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
             mode: TallyMode::Marginal,
             deals: Some(DealsRequest {
                 fingerprint_limit: 1 << 20,
+                thread,
             }),
             ..Default::default()
         };
@@ -996,7 +1001,7 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
         for deck in &valid {
             marginal.add(deck);
         }
-        assert_eq!(t.counts.marginal(), Some(&marginal), "{n} cards");
+        assert_eq!(t.counts.marginal(), Some(&marginal), "{n} cards, thread {thread}");
         let alone = ReaderOptions {
             deals: None,
             ..options.clone()
@@ -1010,8 +1015,58 @@ fn marginal_decks_reach_the_deal_stream_in_line_order_in_batches_or_not() {
         for deck in &valid {
             plain.add(deck);
         }
-        assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards");
+        assert_eq!(t.deals.unwrap(), plain.finish(), "{n} cards, thread {thread}");
     }
+}
+
+#[test]
+fn deals_counted_on_the_stream_thread_are_counted_as_in_place() {
+    // `--deal 5 --deck 52`: 5-card deals, 4,096 to a buffer of the stream's thread, so the
+    // 27,000 or so here fill seven buffers, more than the thread has: buffers come back and are
+    // refilled.
+    // With blank, comment and rejected lines between them, the deal stream counted on its
+    // thread, in place, and deal by deal through `DealStream::add` must be the same.
+    let mut next = xorshift(0x5851_f42d_4c95_7f2d);
+    let mut text = String::new();
+    let mut valid: Vec<Vec<Card>> = Vec::new();
+    for _ in 0..30_000 {
+        match next(40) {
+            0 => text.push('\n'),
+            1 => text.push_str("# a comment\n"),
+            2 => text.push_str("0 0 1 2 3\n"),
+            _ => {
+                let deal = shuffled(52, &mut next)[..5].to_vec();
+                let line: Vec<String> = deal.iter().map(|c| c.to_string()).collect();
+                text.push_str(&line.join(" "));
+                text.push('\n');
+                valid.push(deal);
+            }
+        }
+    }
+    let mut tallies = Vec::new();
+    for thread in [false, true] {
+        let options = ReaderOptions {
+            deck: Some(52),
+            skip_invalid: true,
+            mode: TallyMode::Marginal,
+            deal: Some(5),
+            deals: Some(DealsRequest {
+                fingerprint_limit: 1 << 20,
+                thread,
+            }),
+            ..Default::default()
+        };
+        let t = tally(&text, &options).unwrap();
+        assert_eq!(t.permutations, valid.len() as u64);
+        let mut plain = deal_stream_for(&options, 52).unwrap();
+        for deal in &valid {
+            plain.add(deal);
+        }
+        let counted = t.deals.unwrap();
+        assert_eq!(counted, plain.finish(), "thread {thread}");
+        tallies.push(counted);
+    }
+    assert_eq!(tallies[0], tallies[1]);
 }
 
 #[test]
