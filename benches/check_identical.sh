@@ -3,23 +3,16 @@
 # timings) and the saved tally (without its timing and checksum) of each build, compared byte for
 # byte, on generated inputs — one million 52-card decks (with and without the deal tests), five-card
 # deals cut from them, 4-card decks with blank, comment and invalid lines mixed in
-# (`--skip-invalid`), and 52-card decks written 1-based with commas. Exit 0 when every output is
-# the same.
+# (`--skip-invalid`), 52-card decks written 1-based with commas, 200,000 78-card decks and 20,000
+# 300-card decks of the naive shuffle. Exit 0 when every output is the same.
 #
 # Usage: benches/check_identical.sh OLD_BINARY [NEW_BINARY]
 #        (NEW_BINARY defaults to ./target/release/shuffle-bias, built first)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-OLD=${1:?usage: benches/check_identical.sh OLD_BINARY [NEW_BINARY]}
-if [ -z "${2:-}" ]; then
-    cargo build --release --quiet
-    NEW=./target/release/shuffle-bias
-else
-    NEW=$2
-fi
-DIR=$(mktemp -d)
-trap '[ -n "${KEEP:-}" ] || rm -rf "$DIR"' EXIT
+# shellcheck source=benches/two_builds.sh
+source benches/two_builds.sh
 
 "$NEW" run fisher-yates -n 52 -t 1M --seed 1 --quiet --no-deal-tests -o /dev/null \
     --emit-permutations "$DIR/decks.txt"
@@ -28,6 +21,11 @@ head -200000 "$DIR/decks.txt" | awk 'NR > 1 { for (i = 1; i <= NF; i++) $i += 1 
     >"$DIR/one-based.txt"
 "$NEW" run fisher-yates -n 4 -t 200k --seed 2 --quiet --no-deal-tests -o /dev/null \
     --emit-permutations "$DIR/small-clean.txt"
+"$NEW" run fisher-yates -n 78 -t 200k --seed 3 --quiet --no-deal-tests -o /dev/null \
+    --emit-permutations "$DIR/tarot.txt"
+# (exit 1: the naive shuffle's bias is detected)
+"$NEW" run naive -n 300 -t 20k --seed 4 --quiet --no-deal-tests -o /dev/null \
+    --emit-permutations "$DIR/large.txt" || [ $? -eq 1 ]
 awk 'NR % 37 == 0 { print "" } NR % 41 == 0 { print "# note" } NR % 43 == 0 { print "0 0 1 2" }
      NR % 47 == 0 { print "0 1 2" } { print }' "$DIR/small-clean.txt" >"$DIR/small.txt"
 
@@ -76,6 +74,8 @@ compare decks-52 "$DIR/decks.txt"
 compare decks-52-no-deal-tests "$DIR/decks.txt" --no-deal-tests
 compare decks-52-one-based-commas "$DIR/one-based.txt"
 compare deals-5-of-52 "$DIR/hands.txt" --deal 5 --deck 52
+compare decks-78 "$DIR/tarot.txt"
+compare decks-300-naive "$DIR/large.txt"
 compare decks-4-mixed-lines "$DIR/small.txt" --skip-invalid
 compare decks-4-mixed-lines-no-deal-tests "$DIR/small.txt" --skip-invalid --no-deal-tests
 exit $status
