@@ -12,7 +12,13 @@
 //! checked all at once: 1 << card for every card, OR-ed, must have exactly `count` bits, all
 //! below n — so every card is in range and none repeats (n ≤ 64).
 //!
-//! It accepts exactly the lines, with exactly the cards, that the scalar fast paths of
+//! [`parse_long`] reads the lines of decks of 65 to 256 cards the same way: tokens of up to
+//! three digits, each value in two bytes at its token's end (ones and tens; hundreds, counted
+//! only when the byte between is a digit too), packed by `vpcompressb` straight into two arrays
+//! block after block, then made into 16-bit cards 32 at a time and checked as four 64-bit words
+//! of bits. The lines it refuses go to the scalar path it stands before.
+//!
+//! [`parse`] accepts exactly the lines, with exactly the cards, that the scalar fast paths of
 //! [`crate::input::permutation_reader`] accept (tested there on mutated lines), and the lines it
 //! refuses go to the careful parser, which gives the exact message: so it only decides speed.
 //! The CPU is asked at run time ([`available`]); without AVX-512 (or on another architecture)
@@ -71,6 +77,47 @@ pub fn parse(line: &[u8], count: usize, n: usize, offset: usize, deck: &mut [Car
     }
 }
 
+/// The largest deck [`parse_long`] reads: a card is a 16-bit lane, and the cards seen are
+/// four 64-bit words.
+pub const LONG_MAX_DECK: usize = 256;
+
+/// Blocks of 64 bytes a line of [`parse_long`] may span: 1,024 bytes, above the longest line of
+/// 256 tokens of at most three digits with single separators (1,023 bytes).
+const LONG_BLOCKS: usize = 16;
+
+/// Read `line` (without its newline; a final CR is dropped) as exactly `count` integers of 1 to
+/// `digits` digits (2 or 3) in `offset..n + offset`, separated by single spaces, tabs or commas,
+/// none repeated, into `deck[..count]` shifted to 0-based; false for any other line (nothing
+/// else is promised of `deck` then). For decks of 65 to 256 cards, which [`parse`] does not
+/// take: a line it accepts is one the scalar fast paths accept with the same cards, and a line
+/// it refuses is left to them (`parse_two_digits` for `digits` 2, `parse_plain`, which also
+/// takes four-digit tokens, for 3). Needs `n` ≤ [`LONG_MAX_DECK`], `offset` ≤ 1.
+///
+/// # Panics
+/// If [`available`] is false (checked in debug builds; call it only after [`available`]).
+#[inline]
+pub fn parse_long(
+    line: &[u8],
+    count: usize,
+    n: usize,
+    offset: usize,
+    digits: usize,
+    deck: &mut [Card],
+) -> bool {
+    debug_assert!(available());
+    debug_assert!(n <= LONG_MAX_DECK && offset <= 1 && (2..=3).contains(&digits));
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: the caller asked `available()`, which checks every feature enabled here.
+        unsafe { x86::parse_long(line, count, n, offset, digits, deck) }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    {
+        let _ = (line, count, n, offset, digits, deck);
+        unreachable!("available() is false off x86-64")
+    }
+}
+
 /// The token ends of a line of `length` bytes (1 ≤ length ≤ [`MAX_LINE`]) from the masks of
 /// its digits and of its separators (bit i of word w: byte 64w + i; bits past the line are
 /// ignored), and how many there are; `None` unless the line has the shape of one the fast
@@ -124,7 +171,7 @@ pub(crate) fn token_ends(
 
 #[cfg(target_arch = "x86_64")]
 mod x86 {
-    use super::{BLOCKS, Card, WIDE_MAX_DECK};
+    use super::{BLOCKS, Card, LONG_BLOCKS, LONG_MAX_DECK, WIDE_MAX_DECK};
     use std::arch::x86_64::*;
 
     /// The bytes of `line[64·block..]` that belong to the line, as a mask.
@@ -259,6 +306,181 @@ mod x86 {
         let seen = _mm512_reduce_or_epi64(seen) as u64;
         // `count` bits, all below n: every card in range, and none twice.
         seen.count_ones() as usize == count && (n == 64 || seen >> n == 0)
+    }
+
+    /// See [`super::parse_long`].
+    #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
+    pub(super) fn parse_long(
+        line: &[u8],
+        count: usize,
+        n: usize,
+        offset: usize,
+        most_digits: usize,
+        deck: &mut [Card],
+    ) -> bool {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let length = line.len();
+        if length == 0
+            || length > 64 * LONG_BLOCKS
+            || count == 0
+            || count > n
+            || n > LONG_MAX_DECK
+            || deck.len() < count
+            || !(2..=3).contains(&most_digits)
+        {
+            return false;
+        }
+        let blocks = length.div_ceil(64);
+        let ten = _mm512_set1_epi8(10);
+        let zero_digit = _mm512_set1_epi8(b'0' as i8);
+        // Pass 1: the digit and separator masks and the digits' values (0 on other bytes).
+        let mut digit_bits = [0u64; LONG_BLOCKS + 1];
+        let mut separator_bits = [0u64; LONG_BLOCKS];
+        let mut values = [_mm512_setzero_si512(); LONG_BLOCKS];
+        let mut bad = 0u64;
+        for block in 0..blocks {
+            let valid = valid_bits(length, block);
+            // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
+            let bytes = unsafe {
+                _mm512_maskz_loadu_epi8(valid, line.as_ptr().add(64 * block).cast::<i8>())
+            };
+            let digit = _mm512_sub_epi8(bytes, zero_digit);
+            let digits = _mm512_cmplt_epu8_mask(digit, ten) & valid;
+            let separators = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
+                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
+                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
+                & valid;
+            // Every byte a digit or a separator.
+            bad |= (digits | separators) ^ valid;
+            digit_bits[block] = digits;
+            separator_bits[block] = separators;
+            values[block] = _mm512_maskz_mov_epi8(digits, digit);
+        }
+        // A digit first and last: with the rest, every token is a run of digits.
+        bad |= !digit_bits[0] & 1;
+        bad |= !(digit_bits[blocks - 1] >> ((length - 1) % 64)) & 1;
+        // Byte i − 1 and byte i − 2 of each lane, across the block boundary.
+        let back_one = _mm512_set_epi8(
+            62, 61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41,
+            40, 39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19,
+            18, 17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 127,
+        );
+        let back_two = _mm512_set_epi8(
+            61, 60, 59, 58, 57, 56, 55, 54, 53, 52, 51, 50, 49, 48, 47, 46, 45, 44, 43, 42, 41, 40,
+            39, 38, 37, 36, 35, 34, 33, 32, 31, 30, 29, 28, 27, 26, 25, 24, 23, 22, 21, 20, 19, 18,
+            17, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 127, 126,
+        );
+        // Pass 2: each token's value at its end, in two bytes (ones and tens; hundreds), packed
+        // in line order by `vpcompressb` into `low` and `high`.
+        let mut low = [0u8; LONG_MAX_DECK + 64];
+        let mut high = [0u8; LONG_MAX_DECK + 64];
+        let mut found = 0;
+        let mut previous = _mm512_setzero_si512();
+        let mut previous_digits = 0u64;
+        let mut previous_separators = 0u64;
+        for block in 0..blocks {
+            let digits = digit_bits[block];
+            let separators = separator_bits[block];
+            // Never two separators in a row.
+            bad |= separators & (separators << 1 | previous_separators >> 63);
+            previous_separators = separators;
+            // Whether the byte 1, 2 and 3 before each byte is a digit.
+            let one_before = digits << 1 | previous_digits >> 63;
+            let two_before = digits << 2 | previous_digits >> 62;
+            let three_before = digits << 3 | previous_digits >> 61;
+            // No token of more digits than allowed.
+            bad |= if most_digits == 2 {
+                digits & one_before & two_before
+            } else {
+                digits & one_before & two_before & three_before
+            };
+            previous_digits = digits;
+            // Token ends: a digit whose next byte is none (bit 0 of the next block, 0 past the
+            // end).
+            let ends = digits & !(digits >> 1 | digit_bits[block + 1] << 63);
+            let here = ends.count_ones() as usize;
+            if found + here > count {
+                return false;
+            }
+            let digit = values[block];
+            // The byte before is 0 unless a digit; the one before it counts only when the byte
+            // between is a digit too (else it belongs to the token before).
+            let tens = _mm512_permutex2var_epi8(digit, back_one, previous);
+            let hundreds = _mm512_maskz_mov_epi8(
+                one_before & two_before,
+                _mm512_permutex2var_epi8(digit, back_two, previous),
+            );
+            previous = digit;
+            let twice = _mm512_add_epi8(tens, tens);
+            let eight_times = _mm512_slli_epi16::<2>(twice);
+            // Bytes of at most 9·8 = 72: the 16-bit shift moves no bit into the next byte.
+            let value = _mm512_add_epi8(digit, _mm512_add_epi8(twice, eight_times));
+            // SAFETY: found + here ≤ count ≤ 256, so the 64 bytes from `found` are in the arrays.
+            unsafe {
+                _mm512_mask_compressstoreu_epi8(low.as_mut_ptr().add(found).cast(), ends, value);
+                _mm512_mask_compressstoreu_epi8(
+                    high.as_mut_ptr().add(found).cast(),
+                    ends,
+                    hundreds,
+                );
+            }
+            found += here;
+        }
+        if bad != 0 || found != count {
+            return false;
+        }
+        // The cards, 32 at a time in 16-bit lanes: 100·hundreds + the rest − offset (a value
+        // below the offset wraps to 65,535: out of range), each below n, stored; and a bit per
+        // card in four words, eight cards at a time in 64-bit lanes.
+        let hundred = _mm512_set1_epi16(100);
+        let limit = _mm512_set1_epi16(n as i16);
+        let shift = _mm512_set1_epi16(offset as i16);
+        let one = _mm512_set1_epi64(1);
+        let mut seen = [_mm512_setzero_si512(); 4];
+        let mut start = 0;
+        while start < count {
+            let lanes = lanes_below(count - start) as u32;
+            // SAFETY: 32 bytes from `start` < count ≤ 256 are in the arrays.
+            let (ones, hundreds) = unsafe {
+                (
+                    _mm256_loadu_si256(low.as_ptr().add(start).cast()),
+                    _mm256_loadu_si256(high.as_ptr().add(start).cast()),
+                )
+            };
+            let value = _mm512_add_epi16(
+                _mm512_cvtepu8_epi16(ones),
+                _mm512_mullo_epi16(_mm512_cvtepu8_epi16(hundreds), hundred),
+            );
+            let cards = _mm512_sub_epi16(value, shift);
+            if _mm512_mask_cmplt_epu16_mask(lanes, cards, limit) != lanes {
+                return false;
+            }
+            // SAFETY: lanes below count − start, all within deck[..count].
+            unsafe { _mm512_mask_storeu_epi16(deck.as_mut_ptr().add(start).cast(), lanes, cards) };
+            // Lanes past the count hold 65,535: every shift of it is 64 or more, so no bit.
+            let cards = _mm512_mask_mov_epi16(_mm512_set1_epi16(-1), lanes, cards);
+            for eight in 0..4 {
+                let lanes = _mm512_cvtepu16_epi64(match eight {
+                    0 => _mm512_extracti32x4_epi32::<0>(cards),
+                    1 => _mm512_extracti32x4_epi32::<1>(cards),
+                    2 => _mm512_extracti32x4_epi32::<2>(cards),
+                    _ => _mm512_extracti32x4_epi32::<3>(cards),
+                });
+                for (word, seen) in seen.iter_mut().enumerate() {
+                    // Card c sets bit c − 64·word of word `word`; the others shift by 64 or more
+                    // (below 64·word the difference wraps), which gives 0.
+                    let at = _mm512_sub_epi64(lanes, _mm512_set1_epi64(64 * word as i64));
+                    *seen = _mm512_or_si512(*seen, _mm512_sllv_epi64(one, at));
+                }
+            }
+            start += 32;
+        }
+        // `count` distinct bits among cards all below n: none twice.
+        let bits: u32 = seen
+            .iter()
+            .map(|&words| (_mm512_reduce_or_epi64(words) as u64).count_ones())
+            .sum();
+        bits as usize == count
     }
 }
 

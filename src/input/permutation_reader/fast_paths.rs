@@ -5,7 +5,7 @@ use super::Numbering;
 use crate::engine::algorithms::Card;
 use crate::input::cards::CardNames;
 use crate::input::avx2_line_parser::{self, AVX2_MAX_DECK};
-use crate::input::wide_line_parser::{self, WIDE_MAX_DECK};
+use crate::input::wide_line_parser::{self, LONG_MAX_DECK, WIDE_MAX_DECK};
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -440,8 +440,34 @@ pub(super) fn two_digits(
         VectorLines::Avx2 if n <= AVX2_MAX_DECK => {
             avx2_line_parser::parse(line, count, n, offset, deck)
         }
+        // 65 to 100 cards: the long lines' reading, the plain one for the lines it leaves.
+        VectorLines::Avx512 => {
+            wide_line_parser::parse_long(line, count, n, offset, 2, deck)
+                || parse_two_digits(line, count, n, offset, deck)
+        }
         _ => parse_two_digits(line, count, n, offset, deck),
     }
+}
+
+/// [`parse_plain`], or first, for decks of 101 to 256 cards on a CPU with AVX-512 (`vector`),
+/// [`wide_line_parser::parse_long`] of tokens of up to three digits: the lines it leaves (a
+/// four-digit token, say, or any error) go to `parse_plain`, so the same lines are accepted
+/// with the same cards.
+#[inline(always)]
+fn plain(
+    line: &[u8],
+    count: usize,
+    n: usize,
+    offset: usize,
+    deck: &mut [Card],
+    seen: &mut impl CardSet,
+    vector: VectorLines,
+) -> bool {
+    (vector == VectorLines::Avx512
+        && n <= LONG_MAX_DECK
+        && count >= TWO_DIGIT_MIN_CARDS
+        && wide_line_parser::parse_long(line, count, n, offset, 3, deck))
+        || parse_plain(line, count, n, offset, deck, seen)
 }
 
 /// The fast path for a line written as the first permutation was: `count` cards of a deck of
@@ -466,8 +492,8 @@ pub(super) fn parse_fast(
         (Numbering::OneBased, _) if n < TWO_DIGIT_VALUES && !short => {
             two_digits(line, count, n, 1, deck, vector)
         }
-        (Numbering::ZeroBased, _) => parse_plain(line, count, n, 0, deck, seen),
-        (Numbering::OneBased, _) => parse_plain(line, count, n, 1, deck, seen),
+        (Numbering::ZeroBased, _) => plain(line, count, n, 0, deck, seen, vector),
+        (Numbering::OneBased, _) => plain(line, count, n, 1, deck, seen, vector),
         (Numbering::Labels | Numbering::StandardCards, Some(labels)) => {
             parse_labelled(line, count, labels, deck, seen)
         }

@@ -1092,3 +1092,129 @@ fn a_rejected_first_line_does_not_fix_the_deck_size() {
     // Without --skip-invalid the first line is the error.
     assert!(error(text).starts_with("deals.txt:1:"), "{}", error(text));
 }
+
+#[test]
+fn the_long_lines_reading_accepts_only_lines_and_cards_the_plain_ones_accept() {
+    // Decks of 65 to 256 cards (tarot's 78, two and four decks of 52, …), 0- and 1-based,
+    // whole decks and deals of 16 cards or more, some tokens written with leading zeros (up to
+    // four digits), each line mutated by one of the edits a bad line can show. The AVX-512
+    // reading of long lines (two-digit tokens up to 100 cards, three-digit ones beyond) must
+    // accept a line only when the scalar path it stands before accepts it, with the same
+    // cards, and must accept every such line whose tokens have at most its digits.
+    if !wide_line_parser::available() {
+        return;
+    }
+    let mut state = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |bound: usize| {
+        (crate::engine::random_source::splitmix64(&mut state) % bound as u64) as usize
+    };
+    let (mut accepted, mut refused) = (0, 0);
+    for case in 0..12_000 {
+        let n = [65, 78, 99, 100, 101, 104, 128, 200, 208, 255, 256][case % 11];
+        let offset = case % 2;
+        let digits = if n + offset <= TWO_DIGIT_VALUES { 2 } else { 3 };
+        let count = if case % 3 == 0 { 16 + next(n - 15) } else { n };
+        let mut cards: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            cards.swap(i, next(i + 1));
+        }
+        let separators = [" ", "\t", ","];
+        let mut line = String::new();
+        for (i, card) in cards[..count].iter().enumerate() {
+            if i > 0 {
+                line.push_str(separators[next(3)]);
+            }
+            let value = (card + offset).to_string();
+            // In one line of five, now and then a leading zero or two (up to four digits).
+            let zeros = if case % 5 == 4 && next(40) == 0 {
+                1 + next(2)
+            } else {
+                0
+            };
+            line.push_str(&"0".repeat(zeros));
+            line.push_str(&value);
+        }
+        let mut bytes = line.into_bytes();
+        let at = next(bytes.len());
+        match next(24) {
+            0 => bytes.insert(at, b' '),
+            1 => bytes.insert(at, b'7'),
+            2 => bytes.push(b' '),
+            3 => bytes.push(b'\r'),
+            4 => bytes.extend_from_slice(b" 5"),
+            5 => bytes.truncate(at),
+            6 => bytes[at] = b'x',
+            7 => bytes.insert(0, b','),
+            8 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
+            9 => bytes[at] = b'/',
+            10 => bytes[at] = b':',
+            11 => bytes[at] = 0xb0,
+            12 => bytes.insert(at, b'0'),
+            _ => {}
+        }
+        let mut plain = [0 as Card; 256];
+        let mut seen = CardStamps::new(n);
+        let expected = if digits == 2 {
+            parse_two_digits(&bytes, count, n, offset, &mut plain)
+        } else {
+            parse_plain(&bytes, count, n, offset, &mut plain, seen.start_line())
+        };
+        let longest = bytes
+            .strip_suffix(b"\r")
+            .unwrap_or(&bytes)
+            .split(|b| matches!(b, b' ' | b'\t' | b','))
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
+        let mut long = [0 as Card; 256];
+        let ok = wide_line_parser::parse_long(&bytes, count, n, offset, digits, &mut long);
+        let text = String::from_utf8_lossy(&bytes);
+        assert!(!ok || expected, "{n} cards: accepted a line the plain path refuses: {text:?}");
+        assert_eq!(ok, expected && longest <= digits, "{n} cards: {text:?}");
+        if ok {
+            assert_eq!(long[..count], plain[..count], "{n} cards: {text:?}");
+            accepted += 1;
+        } else {
+            refused += 1;
+        }
+    }
+    // Both outcomes are exercised.
+    assert!(accepted > 2_000 && refused > 2_000, "{accepted} {refused}");
+}
+
+#[test]
+fn the_long_lines_reading_takes_every_line_length_and_block_edge() {
+    // 256-card lines of 1-, 2- and 3-digit tokens, cut to every count from 16 to 256 (lengths
+    // up to 1,023 bytes, sixteen 64-byte blocks), accepted; and refused for a bad byte at
+    // every block's edge, with a digit just outside the line that no reading may take.
+    if !wide_line_parser::available() {
+        return;
+    }
+    let n = 256;
+    let order: Vec<usize> = (0..n).rev().collect();
+    for count in 16..=n {
+        let line: String = order[..count]
+            .iter()
+            .enumerate()
+            .map(|(i, card)| format!("{}{card}", if i == 0 { "" } else { [" ", ",", "\t"][i % 3] }))
+            .collect();
+        let length = line.len();
+        let mut variants = vec![line.clone().into_bytes()];
+        for at in (0..length).filter(|&at| at == 0 || at + 1 == length || at % 64 <= 1 || at % 64 >= 62) {
+            let mut bad = line.clone().into_bytes();
+            bad[at] = if bad[at].is_ascii_digit() { b':' } else { b'/' };
+            variants.push(bad);
+        }
+        for (v, variant) in variants.iter().enumerate() {
+            let framed = [&b"9"[..], variant, b"9"].concat();
+            let bytes = &framed[1..=length];
+            let mut long = [0 as Card; 256];
+            let ok = wide_line_parser::parse_long(bytes, count, n, 0, 3, &mut long);
+            assert_eq!(ok, v == 0, "{count} cards, variant {v}");
+            if ok {
+                let cards: Vec<usize> = long[..count].iter().map(|&c| usize::from(c)).collect();
+                assert_eq!(cards, order[..count], "{count} cards");
+            }
+        }
+    }
+}
