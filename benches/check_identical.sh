@@ -3,8 +3,9 @@
 # timings) and the saved tally (without its timing and checksum) of each build, compared byte for
 # byte, on generated inputs — one million 52-card decks (with and without the deal tests), five-card
 # deals cut from them, 4-card decks with blank, comment and invalid lines mixed in
-# (`--skip-invalid`), 52-card decks written 1-based with commas, 200,000 78-card decks and 20,000
-# 300-card decks of the naive shuffle. Exit 0 when every output is the same.
+# (`--skip-invalid`), 52-card decks written 1-based with commas, 200,000 78-card decks, 50,000
+# 104-card decks written 1-based with commas and 20,000 300-card decks of the naive shuffle.
+# Exit 0 when every output is the same.
 #
 # Usage: benches/check_identical.sh OLD_BINARY [NEW_BINARY]
 #        (NEW_BINARY defaults to ./target/release/shuffle-bias, built first)
@@ -23,6 +24,10 @@ head -200000 "$DIR/decks.txt" | awk 'NR > 1 { for (i = 1; i <= NF; i++) $i += 1 
     --emit-permutations "$DIR/small-clean.txt"
 "$NEW" run fisher-yates -n 78 -t 200k --seed 3 --quiet --no-deal-tests -o /dev/null \
     --emit-permutations "$DIR/tarot.txt"
+"$NEW" run fisher-yates -n 104 -t 50k --seed 5 --quiet --no-deal-tests -o /dev/null \
+    --emit-permutations "$DIR/two-decks.txt"
+awk 'NR > 1 { for (i = 1; i <= NF; i++) $i += 1 } 1' OFS=, "$DIR/two-decks.txt" \
+    >"$DIR/two-decks-one-based.txt"
 # (exit 1: the naive shuffle's bias is detected)
 "$NEW" run naive -n 300 -t 20k --seed 4 --quiet --no-deal-tests -o /dev/null \
     --emit-permutations "$DIR/large.txt" || [ $? -eq 1 ]
@@ -75,6 +80,7 @@ compare decks-52-no-deal-tests "$DIR/decks.txt" --no-deal-tests
 compare decks-52-one-based-commas "$DIR/one-based.txt"
 compare deals-5-of-52 "$DIR/hands.txt" --deal 5 --deck 52
 compare decks-78 "$DIR/tarot.txt"
+compare decks-104-one-based-commas "$DIR/two-decks-one-based.txt"
 compare decks-300-naive "$DIR/large.txt"
 compare decks-4-mixed-lines "$DIR/small.txt" --skip-invalid
 compare decks-4-mixed-lines-no-deal-tests "$DIR/small.txt" --skip-invalid --no-deal-tests
