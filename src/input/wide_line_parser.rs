@@ -195,6 +195,24 @@ mod x86 {
         }
     }
 
+    /// Block `block` (64 bytes) of `line`, which reaches into it: the masks of its digits and
+    /// of its separators (space, tab, comma; bits past the line's end 0), and the digits'
+    /// values (0 on every other byte).
+    #[target_feature(enable = "avx512f,avx512bw")]
+    fn read_block(line: &[u8], block: usize) -> (u64, u64, __m512i) {
+        let valid = valid_bits(line.len(), block);
+        // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
+        let bytes =
+            unsafe { _mm512_maskz_loadu_epi8(valid, line.as_ptr().add(64 * block).cast::<i8>()) };
+        let digit = _mm512_sub_epi8(bytes, _mm512_set1_epi8(b'0' as i8));
+        let digits = _mm512_cmplt_epu8_mask(digit, _mm512_set1_epi8(10)) & valid;
+        let separators = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
+            | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
+            | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
+            & valid;
+        (digits, separators, _mm512_maskz_mov_epi8(digits, digit))
+    }
+
     /// See [`super::parse`].
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi,avx512vbmi2,popcnt")]
     pub(super) fn parse(
@@ -216,27 +234,13 @@ mod x86 {
             return false;
         }
         let blocks = length.div_ceil(64);
-        let ten = _mm512_set1_epi8(10);
-        let zero_digit = _mm512_set1_epi8(b'0' as i8);
         // The digit and separator masks and the digits' values (0 on other bytes) of every
         // block.
         let mut digit_bits = [0u64; BLOCKS];
         let mut separator_bits = [0u64; BLOCKS];
         let mut values = [_mm512_setzero_si512(); BLOCKS];
         for block in 0..blocks {
-            let valid = valid_bits(length, block);
-            // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
-            let bytes = unsafe {
-                _mm512_maskz_loadu_epi8(valid, line.as_ptr().add(64 * block).cast::<i8>())
-            };
-            let digit = _mm512_sub_epi8(bytes, zero_digit);
-            let digits = _mm512_cmplt_epu8_mask(digit, ten) & valid;
-            separator_bits[block] = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
-                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
-                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
-                & valid;
-            digit_bits[block] = digits;
-            values[block] = _mm512_maskz_mov_epi8(digits, digit);
+            (digit_bits[block], separator_bits[block], values[block]) = read_block(line, block);
         }
         let Some((ends, tokens)) = super::token_ends(&digit_bits, &separator_bits, length) else {
             return false;
@@ -331,30 +335,18 @@ mod x86 {
             return false;
         }
         let blocks = length.div_ceil(64);
-        let ten = _mm512_set1_epi8(10);
-        let zero_digit = _mm512_set1_epi8(b'0' as i8);
         // Pass 1: the digit and separator masks and the digits' values (0 on other bytes).
         let mut digit_bits = [0u64; LONG_BLOCKS + 1];
         let mut separator_bits = [0u64; LONG_BLOCKS];
         let mut values = [_mm512_setzero_si512(); LONG_BLOCKS];
         let mut bad = 0u64;
         for block in 0..blocks {
-            let valid = valid_bits(length, block);
-            // SAFETY: the masked-off lanes (past the line's end) are neither read nor faulted on.
-            let bytes = unsafe {
-                _mm512_maskz_loadu_epi8(valid, line.as_ptr().add(64 * block).cast::<i8>())
-            };
-            let digit = _mm512_sub_epi8(bytes, zero_digit);
-            let digits = _mm512_cmplt_epu8_mask(digit, ten) & valid;
-            let separators = (_mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b' ' as i8))
-                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b'\t' as i8))
-                | _mm512_cmpeq_epi8_mask(bytes, _mm512_set1_epi8(b',' as i8)))
-                & valid;
+            let (digits, separators, digit) = read_block(line, block);
             // Every byte a digit or a separator.
-            bad |= (digits | separators) ^ valid;
+            bad |= (digits | separators) ^ valid_bits(length, block);
             digit_bits[block] = digits;
             separator_bits[block] = separators;
-            values[block] = _mm512_maskz_mov_epi8(digits, digit);
+            values[block] = digit;
         }
         // A digit first and last: with the rest, every token is a run of digits.
         bad |= !digit_bits[0] & 1;
