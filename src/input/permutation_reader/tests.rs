@@ -618,6 +618,33 @@ fn runs_of_blanks_around_at_most_one_comma_are_one_separator() {
     assert_eq!(t.counts.full().unwrap()[0], 4);
 }
 
+/// One of the edits a bad line can show, `edit` 0 to 15 (others: none), at byte `at` of the
+/// line (`at` < its length): a doubled, missing, trailing or odd separator, a digit more or a
+/// token cut, a leading zero, a token too many or `outside` (a card out of range), a CR, a
+/// non-digit, a NUL, a byte next to the digits.
+fn mutate(bytes: &mut Vec<u8>, edit: usize, at: usize, outside: usize) {
+    match edit {
+        0 => bytes.insert(at, b' '),
+        1 => bytes.insert(at, b'7'),
+        2 => bytes.push(b' '),
+        3 => bytes.push(b'\r'),
+        4 => bytes.extend_from_slice(b" 5"),
+        5 => bytes.truncate(at),
+        6 => bytes[at] = b'x',
+        7 => bytes[at] = b'.',
+        8 => bytes.insert(0, b','),
+        9 => bytes.extend_from_slice(format!(" {outside}").as_bytes()),
+        10 => bytes[at] = 0,
+        11 => bytes[at] = b'#',
+        // The bytes just below '0' and above '9', and '0' with its high bit set.
+        12 => bytes[at] = b'/',
+        13 => bytes[at] = b':',
+        14 => bytes[at] = 0xb0,
+        15 => bytes.insert(at, b'0'),
+        _ => {}
+    }
+}
+
 #[test]
 fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one() {
     // Lines of up to 52 cards, 0- and 1-based, whole decks and deals, each mutated by one
@@ -656,24 +683,9 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
         let edit = next(19);
         let mut bytes = line.into_bytes();
         let at = next(bytes.len());
-        match edit {
-            0 => bytes.insert(at, b' '),
-            1 => bytes.insert(at, b'7'),
-            2 => bytes.push(b' '),
-            3 => bytes.push(b'\r'),
-            4 => bytes.extend_from_slice(b" 5"),
-            5 => bytes.truncate(at),
-            6 => bytes[at] = b'x',
-            7 => bytes[at] = b'.',
-            8 => bytes.insert(0, b','),
-            9 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
-            10 => bytes[at] = 0,
-            11 => bytes[at] = b'#',
-            // The bytes just below '0' and above '9', and '0' with its high bit set.
-            12 => bytes[at] = b'/',
-            13 => bytes[at] = b':',
-            14 => bytes[at] = 0xb0,
-            _ => {}
+        // Not the leading zero (15): `parse_plain` takes a third digit, the two-digit paths not.
+        if edit < 15 {
+            mutate(&mut bytes, edit, at, n + offset);
         }
         let mut fast = [0 as Card; 128];
         let mut plain = [0 as Card; 128];
@@ -714,6 +726,18 @@ fn the_two_digit_fast_path_accepts_exactly_the_lines_and_cards_of_the_plain_one(
     }
 }
 
+/// `line` as it is, then once for each place of `places` within it with a bad byte there (a
+/// digit made ':', anything else '/': the bytes next to the digits).
+fn with_a_bad_byte_at(line: &str, places: impl IntoIterator<Item = usize>) -> Vec<Vec<u8>> {
+    let mut variants = vec![line.as_bytes().to_vec()];
+    for at in places.into_iter().filter(|&at| at < line.len()) {
+        let mut bad = line.as_bytes().to_vec();
+        bad[at] = if bad[at].is_ascii_digit() { b':' } else { b'/' };
+        variants.push(bad);
+    }
+    variants
+}
+
 #[test]
 fn the_vector_readings_agree_with_the_plain_one_at_every_line_length() {
     // The vector readings take a line in blocks of 32 or 64 bytes, the last one read where it
@@ -746,14 +770,8 @@ fn the_vector_readings_agree_with_the_plain_one_at_every_line_length() {
             line.push_str(&card.to_string());
         }
         assert_eq!(line.len(), length);
-        let mut variants = vec![line.clone().into_bytes()];
-        for at in [0, length - 1, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 159, 160] {
-            if at < length {
-                let mut bad = line.clone().into_bytes();
-                bad[at] = if bad[at].is_ascii_digit() { b':' } else { b'/' };
-                variants.push(bad);
-            }
-        }
+        let edges = [0, length - 1, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 159, 160];
+        let variants = with_a_bad_byte_at(&line, edges);
         for (v, variant) in variants.iter().enumerate() {
             // Digits just outside the line, where a reading that strays would see them.
             let framed = [&b"9"[..], variant, b"9"].concat();
@@ -899,6 +917,33 @@ fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
     }
 }
 
+/// `lines` lines of text, each one of `others` (blank, comment, rejected lines) one time in
+/// `one_in` for each of them, else a valid line made of the cards that `valid_line` gives,
+/// joined by the separator it gives; and the valid lines' cards, in order.
+fn mixed_text<N: FnMut(u64) -> u64>(
+    lines: usize,
+    one_in: u64,
+    others: &[&str],
+    next: &mut N,
+    mut valid_line: impl FnMut(&mut N) -> (Vec<Card>, &'static str),
+) -> (String, Vec<Vec<Card>>) {
+    let mut text = String::new();
+    let mut valid = Vec::new();
+    for _ in 0..lines {
+        match others.get(next(one_in) as usize) {
+            Some(other) => text.push_str(other),
+            None => {
+                let (cards, separator) = valid_line(next);
+                let line: Vec<String> = cards.iter().map(|c| c.to_string()).collect();
+                text.push_str(&line.join(separator));
+                text.push('\n');
+                valid.push(cards);
+            }
+        }
+    }
+    (text, valid)
+}
+
 /// A Fisher–Yates shuffle of `0..n` drawn from `next`.
 fn shuffled(n: usize, next: &mut impl FnMut(u64) -> u64) -> Vec<Card> {
     let mut deck: Vec<Card> = (0..n as Card).collect();
@@ -915,23 +960,12 @@ fn whole_decks_counted_by_rank_pair_across_blank_comment_and_rejected_lines() {
     // counts must equal those of the valid lines fed one by one to `DealStream::add`.
     let mut next = xorshift(0x2545_f491_4f6c_dd1d);
     for n in [3usize, 4, 5, 7] {
-        let mut text = String::new();
-        let mut valid: Vec<Vec<Card>> = Vec::new();
-        for _ in 0..4000 {
-            match next(20) {
-                0 => text.push('\n'),
-                1 => text.push_str("# a comment\n"),
-                2 => text.push_str("0 0 1\n"),
-                3 => text.push_str("  \t \r\n"),
-                _ => {
-                    let deck = shuffled(n, &mut next);
-                    let line: Vec<String> = deck.iter().map(|c| c.to_string()).collect();
-                    text.push_str(&line.join(if next(2) == 0 { " " } else { ", " }));
-                    text.push('\n');
-                    valid.push(deck);
-                }
-            }
-        }
+        let others = ["\n", "# a comment\n", "0 0 1\n", "  \t \r\n"];
+        let (text, valid) = mixed_text(4000, 20, &others, &mut next, |next| {
+            let deck = shuffled(n, next);
+            let separator = if next(2) == 0 { " " } else { ", " };
+            (deck, separator)
+        });
         let options = ReaderOptions {
             skip_invalid: true,
             deals: Some(DealsRequest {
@@ -1027,22 +1061,10 @@ fn deals_counted_on_the_stream_thread_are_counted_as_in_place() {
     // With blank, comment and rejected lines between them, the deal stream counted on its
     // thread, in place, and deal by deal through `DealStream::add` must be the same.
     let mut next = xorshift(0x5851_f42d_4c95_7f2d);
-    let mut text = String::new();
-    let mut valid: Vec<Vec<Card>> = Vec::new();
-    for _ in 0..30_000 {
-        match next(40) {
-            0 => text.push('\n'),
-            1 => text.push_str("# a comment\n"),
-            2 => text.push_str("0 0 1 2 3\n"),
-            _ => {
-                let deal = shuffled(52, &mut next)[..5].to_vec();
-                let line: Vec<String> = deal.iter().map(|c| c.to_string()).collect();
-                text.push_str(&line.join(" "));
-                text.push('\n');
-                valid.push(deal);
-            }
-        }
-    }
+    let others = ["\n", "# a comment\n", "0 0 1 2 3\n"];
+    let (text, valid) = mixed_text(30_000, 40, &others, &mut next, |next| {
+        (shuffled(52, next)[..5].to_vec(), " ")
+    });
     let mut tallies = Vec::new();
     for thread in [false, true] {
         let options = ReaderOptions {
@@ -1136,22 +1158,7 @@ fn the_long_lines_reading_accepts_only_lines_and_cards_the_plain_ones_accept() {
         }
         let mut bytes = line.into_bytes();
         let at = next(bytes.len());
-        match next(24) {
-            0 => bytes.insert(at, b' '),
-            1 => bytes.insert(at, b'7'),
-            2 => bytes.push(b' '),
-            3 => bytes.push(b'\r'),
-            4 => bytes.extend_from_slice(b" 5"),
-            5 => bytes.truncate(at),
-            6 => bytes[at] = b'x',
-            7 => bytes.insert(0, b','),
-            8 => bytes.extend_from_slice(format!(" {}", n + offset).as_bytes()),
-            9 => bytes[at] = b'/',
-            10 => bytes[at] = b':',
-            11 => bytes[at] = 0xb0,
-            12 => bytes.insert(at, b'0'),
-            _ => {}
-        }
+        mutate(&mut bytes, next(26), at, n + offset);
         let mut plain = [0 as Card; 256];
         let mut seen = CardStamps::new(n);
         let expected = if digits == 2 {
@@ -1193,18 +1200,15 @@ fn the_long_lines_reading_takes_every_line_length_and_block_edge() {
     let n = 256;
     let order: Vec<usize> = (0..n).rev().collect();
     for count in 16..=n {
+        let separator = |i: usize| if i == 0 { "" } else { [" ", ",", "\t"][i % 3] };
         let line: String = order[..count]
             .iter()
             .enumerate()
-            .map(|(i, card)| format!("{}{card}", if i == 0 { "" } else { [" ", ",", "\t"][i % 3] }))
+            .map(|(i, card)| format!("{}{card}", separator(i)))
             .collect();
         let length = line.len();
-        let mut variants = vec![line.clone().into_bytes()];
-        for at in (0..length).filter(|&at| at == 0 || at + 1 == length || at % 64 <= 1 || at % 64 >= 62) {
-            let mut bad = line.clone().into_bytes();
-            bad[at] = if bad[at].is_ascii_digit() { b':' } else { b'/' };
-            variants.push(bad);
-        }
+        let edge = |at: &usize| *at == 0 || at + 1 == length || at % 64 <= 1 || at % 64 >= 62;
+        let variants = with_a_bad_byte_at(&line, (0..length).filter(edge));
         for (v, variant) in variants.iter().enumerate() {
             let framed = [&b"9"[..], variant, b"9"].concat();
             let bytes = &framed[1..=length];
