@@ -367,3 +367,168 @@ fn a_file_name_with_a_newline_cannot_write_a_verdict_line_into_a_markdown_report
         "{report}"
     );
 }
+
+/// The counters of a tally file saved without the deal tests (its body is the tally's counters
+/// only), decoded from the header's `encoding`.
+fn counters(path: &Path) -> (Value, Vec<u64>) {
+    let bytes = std::fs::read(path).unwrap();
+    let length = u32::from_le_bytes(bytes[21..25].try_into().unwrap()) as usize;
+    let header: Value = serde_json::from_slice(&bytes[25..25 + length]).unwrap();
+    assert!(
+        header["deal_stream"].is_null(),
+        "saved with --no-deal-tests"
+    );
+    let body = &bytes[25 + length..bytes.len() - 4];
+    let counters = match header["encoding"].as_str().unwrap() {
+        "leb128" => {
+            let (mut values, mut value, mut shift) = (Vec::new(), 0u64, 0);
+            for &byte in body {
+                value |= u64::from(byte & 0x7f) << shift;
+                shift += 7;
+                if byte < 0x80 {
+                    values.push(value);
+                    (value, shift) = (0, 0);
+                }
+            }
+            values
+        }
+        word => {
+            let width = word[1..].parse::<usize>().unwrap() / 8;
+            body.chunks_exact(width)
+                .map(|w| w.iter().rev().fold(0u64, |acc, &b| acc << 8 | u64::from(b)))
+                .collect()
+        }
+    };
+    (header, counters)
+}
+
+/// Write a sound tally file (CRC-32 recomputed) of `header` and `counters`, as `u64` words.
+fn write_counters(to: &Path, mut header: Value, counters: &[u64]) {
+    let body: Vec<u8> = counters.iter().flat_map(|c| c.to_le_bytes()).collect();
+    header["encoding"] = "u64".into();
+    header["counts_bytes"] = body.len().into();
+    header["body_bytes"] = body.len().into();
+    let json = serde_json::to_vec(&header).unwrap();
+    let mut out = b"shuffle-bias tally\n".to_vec();
+    out.extend_from_slice(&5u16.to_le_bytes());
+    out.extend_from_slice(&(json.len() as u32).to_le_bytes());
+    out.extend_from_slice(&json);
+    out.extend_from_slice(&body);
+    let crc = crc32fast::hash(&out);
+    out.extend_from_slice(&crc.to_le_bytes());
+    std::fs::write(to, out).unwrap();
+}
+
+#[test]
+fn counts_that_would_pass_two_to_the_64_in_a_merge_are_refused_never_wrapped() {
+    // Counters are u64: a file claiming 2^63 shuffles merged with another would wrap to 0, and
+    // a wrapped tally reported "no bias" for two files that each showed it. A file holds at most
+    // 2^53 shuffles (as --trials), the files of a merge at most 2^53 in all, and every part of a
+    // file's counters must add up to its shuffles, so no sum can wrap.
+    let dir = tempfile::tempdir().unwrap();
+    let decks = dir.path().join("decks.txt");
+    std::fs::write(&decks, "0 1 2 3\n3 2 1 0\n1 0 3 2\n2 3 0 1\n").unwrap();
+    let base = dir.path().join("base.tally");
+    shuffle_bias()
+        .arg("check")
+        .arg(&decks)
+        .args(["--no-deal-tests", "--save-tally"])
+        .arg(&base)
+        .args(["-q", "-o", "/dev/null"])
+        .assert()
+        .code(predicates::ord::lt(2));
+    let (header, cells) = counters(&base);
+    assert_eq!(cells.len(), 24);
+    // One ordering seen `trials` times, in files of two different inputs.
+    let crafted = |name: &str, trials: u64, input: u32| {
+        let mut header = header.clone();
+        header["trials"] = trials.into();
+        header["check"]["lines"] = trials.into();
+        let source = format!("day{input}.txt");
+        header["check"]["sources"] = serde_json::json!([source]);
+        header["check"]["contents"] = serde_json::json!([
+            {"source": source, "bytes": 100 + input, "digest": format!("{input:032x}")}
+        ]);
+        let mut counts = vec![0u64; 24];
+        counts[0] = trials;
+        let path = dir.path().join(name);
+        write_counters(&path, header, &counts);
+        path
+    };
+    let huge = crafted("huge.tally", 1 << 63, 1);
+    let (code, stdout, stderr) = merge(&[&huge]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("trials 9223372036854775808: more than 2^53"),
+        "{stderr}"
+    );
+    // Each within 2^53, together beyond it: refused before any counter is added.
+    let (a, b) = (
+        crafted("a.tally", 3 << 51, 2),
+        crafted("b.tally", 3 << 51, 3),
+    );
+    for file in [&a, &b] {
+        let (code, _, stderr) = merge(&[file]);
+        assert_eq!(code, 1, "one file alone is a sound, biased tally: {stderr}");
+    }
+    let (code, stdout, stderr) = merge(&[&a, &b]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("13510798882111488 shuffles in all, more than 2^53"),
+        "{stderr}"
+    );
+
+    // Marginal mode: a histogram's counter of 2^63 in a file of 300 shuffles. Its position
+    // matrix adds up, so only the check of every part finds it.
+    let marginal = dir.path().join("marginal.tally");
+    shuffle_bias()
+        .args([
+            "run",
+            "fisher-yates",
+            "-n",
+            "20",
+            "-t",
+            "300",
+            "--seed",
+            "3",
+        ])
+        .args(["--no-deal-tests", "--save-tally"])
+        .arg(&marginal)
+        .args(["-q", "-o", "/dev/null"])
+        .assert()
+        .code(predicates::ord::lt(2));
+    let (header, mut cells) = counters(&marginal);
+    let histograms = 20 * 20 + 1;
+    cells[histograms] += 1 << 63;
+    let bad = dir.path().join("histogram.tally");
+    write_counters(&bad, header.clone(), &cells);
+    let (code, stdout, stderr) = merge(&[&bad]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.contains("its histogram of fixed-points adds up to 9223372036854776108"),
+        "{stderr}"
+    );
+    // The identity count above the shuffles.
+    cells[histograms] -= 1 << 63;
+    cells[20 * 20] = 301;
+    write_counters(&bad, header.clone(), &cells);
+    let (code, _, stderr) = merge(&[&bad]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("identity count 301 is more than its 300 shuffles"),
+        "{stderr}"
+    );
+    // Re-encoded but sound: accepted, with the verdict and trials of the file the run wrote.
+    cells[20 * 20] = counters(&marginal).1[20 * 20];
+    write_counters(&bad, header, &cells);
+    let (code, stdout, stderr) = merge(&[&marginal]);
+    let (rewritten_code, rewritten, _) = merge(&[&bad]);
+    assert_eq!(rewritten_code, code, "{stderr}");
+    let json = |text: &str| serde_json::from_str::<Value>(text).unwrap();
+    let (good, rewritten) = (json(&stdout), json(&rewritten));
+    assert_eq!(rewritten["trials"], 300);
+    assert_eq!(rewritten["bias_detected"], good["bias_detected"]);
+}

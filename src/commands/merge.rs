@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use super::{Counted, Failure, Interruption, OnTerminal, open_output, publish};
-use crate::config::MergeConfig;
+use crate::config::{MAX_TRIALS, MergeConfig};
 use crate::config::{check_listed_orderings_of, deal_fingerprint_limit};
 use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSource};
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
@@ -123,6 +123,17 @@ pub enum MergeError {
         /// The other.
         other: PathBuf,
     },
+    /// More shuffles in all than one tally may hold.
+    #[error(
+        "these files hold {trials} shuffles in all, more than 2^53 = {most}, the most one \
+         tally counts exactly; merge fewer files at a time and compare the reports"
+    )]
+    TooMany {
+        /// The files' trials added up (saturating).
+        trials: u64,
+        /// The most one tally holds.
+        most: u64,
+    },
     /// `--table statistics` for full tallies.
     #[error(
         "--table statistics: {} holds a full tally; the permutation statistics are tallied in \
@@ -151,6 +162,19 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
         .collect::<Result<Vec<_>, _>>()?;
     let files = &config.files;
     one_experiment(files, &headers)?;
+    // Each header holds at most 2^53 shuffles (read_header); their sum must too, so that no
+    // counter can wrap when the files' counts are added (a file's counters add up to its
+    // shuffles) and every count in the report stays exact.
+    let total = headers
+        .iter()
+        .fold(0u64, |total, header| total.saturating_add(header.trials));
+    if total > MAX_TRIALS {
+        return Err(MergeError::TooMany {
+            trials: total,
+            most: MAX_TRIALS,
+        }
+        .into());
+    }
     let alpha = report_setting(files, &headers, "--alpha", config.alpha, |h| h.alpha)?;
     let max_paths = report_setting(files, &headers, "--max-paths", config.max_paths, |h| {
         h.max_paths
@@ -354,7 +378,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
                 .and_then(DealStreamMerger::fingerprint_budget);
             let deals = if splittable(header) {
                 let (open, sum) = split_files.next().expect("one per split file");
-                open.finish(sum, &mut counts, budget)?
+                open.finish(&[sum], &mut counts, budget)?
             } else {
                 read_tally_into(path, header, &mut counts, budget)?
             };

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::config::MAX_TRIALS;
 use crate::engine::algorithms::{Algorithm, CutProbability, DEFAULT_SHELVES, MAX_SHELVES, Shuffle};
 use crate::engine::deal_stream::kernel::{KernelSums, WideSum, counts_kernel};
 use crate::engine::deal_stream::{DealStreamTally, Repeats, RepeatsSkipped, StreamEnd};
@@ -376,6 +377,13 @@ impl TallyHeader {
                 "max_paths 0: the exact engine needs at least 1 path, as --max-paths".into(),
             );
         }
+        if self.trials > MAX_TRIALS {
+            return problem(format!(
+                "trials {}: more than 2^53 = {MAX_TRIALS}, the most one run or check counts \
+                 (every count must stay exact)",
+                self.trials
+            ));
+        }
         if !(self.elapsed_seconds.is_finite()
             && (0.0..=MAX_ELAPSED_SECONDS).contains(&self.elapsed_seconds))
         {
@@ -687,8 +695,11 @@ fn deal_problem(deal: &[u16], deck: usize) -> Option<String> {
 impl RunPart {
     /// What is wrong with the run's values, by the rules of its flags.
     fn problem(&self) -> Option<String> {
-        if self.trials == 0 {
-            return Some("trials 0: a run has at least 1 shuffle, as --trials".into());
+        if !(1..=MAX_TRIALS).contains(&self.trials) {
+            return Some(format!(
+                "run trials {}: a run has 1 to 2^53 = {MAX_TRIALS} shuffles, as --trials",
+                self.trials
+            ));
         }
         let [index, count] = self.shard;
         let blocks = crate::engine::shard::block_count(self.trials);

@@ -8,6 +8,7 @@ use super::{
 use crate::engine::deal_stream::{
     DealStreamTally, FingerprintBudget, MAX_GROUPS, MAX_SAMPLE_LEVEL, Repeats, RepeatsSkipped,
 };
+use crate::engine::statistics::Statistic;
 use crate::engine::tally::TallyMode;
 use crate::tally_file::header::TallyHeader;
 use crate::tally_file::{Counts, FORMAT_VERSION, MAGIC};
@@ -286,13 +287,13 @@ impl BodyReader {
 pub(super) type Problem = String;
 
 /// Add the `bytes` bytes of counters in `encoding` into `parts`; the sum of what was added
-/// to the first part.
+/// to each part.
 pub(super) fn add_counters(
     reader: &mut BodyReader,
     encoding: Encoding,
     bytes: u64,
     parts: Vec<&mut [u64]>,
-) -> Result<Result<u128, Problem>, io::Error> {
+) -> Result<Result<Vec<u128>, Problem>, io::Error> {
     match encoding {
         Encoding::Fixed(1) => add_fixed_parts::<1>(reader, parts),
         Encoding::Fixed(2) => add_fixed_parts::<2>(reader, parts),
@@ -306,18 +307,15 @@ pub(super) fn add_counters(
 pub(super) fn add_fixed_parts<const W: usize>(
     reader: &mut BodyReader,
     parts: Vec<&mut [u64]>,
-) -> Result<Result<u128, Problem>, io::Error> {
-    let mut first_sum = 0u128;
-    for (index, part) in parts.into_iter().enumerate() {
+) -> Result<Result<Vec<u128>, Problem>, io::Error> {
+    let mut sums = vec![0u128; parts.len()];
+    for (sum, part) in sums.iter_mut().zip(parts) {
         for cells in part.chunks_mut(CHUNK_BYTES / W) {
             let bytes = reader.next(cells.len() * W)?;
-            let sum = add_fixed::<W>(bytes, cells);
-            if index == 0 {
-                first_sum += sum;
-            }
+            *sum += add_fixed::<W>(bytes, cells);
         }
     }
-    Ok(Ok(first_sum))
+    Ok(Ok(sums))
 }
 
 /// [`add_counters`] of LEB128 varints, decoded from a buffer refilled as it empties.
@@ -325,12 +323,12 @@ pub(super) fn add_varints(
     reader: &mut BodyReader,
     bytes: u64,
     parts: Vec<&mut [u64]>,
-) -> Result<Result<u128, Problem>, io::Error> {
+) -> Result<Result<Vec<u128>, Problem>, io::Error> {
     let mut left = bytes;
     let mut buffer = vec![0u8; CHUNK_BYTES + MAX_VARINT_BYTES];
     let (mut start, mut end) = (0usize, 0usize);
-    let mut first_sum = 0u128;
-    for (index, part) in parts.into_iter().enumerate() {
+    let mut sums = vec![0u128; parts.len()];
+    for (sum, part) in sums.iter_mut().zip(parts) {
         let mut at = 0;
         while at < part.len() {
             // Decode every varint that surely lies whole in the buffer: all of them once the
@@ -368,9 +366,7 @@ pub(super) fn add_varints(
                     }
                 };
                 part[at] = part[at].wrapping_add(value);
-                if index == 0 {
-                    first_sum += u128::from(value);
-                }
+                *sum += u128::from(value);
                 at += 1;
             }
         }
@@ -380,7 +376,7 @@ pub(super) fn add_varints(
             "its counters end before the bytes its header promises".to_string()
         ));
     }
-    Ok(Ok(first_sum))
+    Ok(Ok(sums))
 }
 
 /// Add the counts of the tally file `path`, whose header [`read_header`] gave, into `counts`
@@ -396,8 +392,8 @@ pub fn read_tally_into(
     budget: Option<FingerprintBudget>,
 ) -> Result<Option<DealStreamTally>, TallyFileError> {
     let mut open = open_tally(path, header)?;
-    let first_sum = open.add_counts(counts)?;
-    open.finish(first_sum, counts, budget)
+    let sums = open.add_counts(counts)?;
+    open.finish(&sums, counts, budget)
 }
 
 /// A tally file opened to be added: its prefix and header read again (and hashed), the file
@@ -456,6 +452,53 @@ pub fn open_tally<'a>(
     })
 }
 
+/// What is wrong with the sums of a file's parts of counters (`sums`, as
+/// [`OpenTally::add_counts`] gives them) for `trials` shuffles of `deck` cards in `mode`: the
+/// orderings' counts add up to the trials; in marginal mode the position matrix adds up to
+/// trials × deck, the identity count is at most the trials, and each statistic's histogram adds
+/// up to the trials. So no counter of a file exceeds trials × deck ≤ 2^53 · 2^10 (the header's
+/// limits), and neither does a sum of files whose trials add up to at most 2^53 (`merge` refuses
+/// more): adding files' counters never wraps.
+pub(super) fn parts_problem(
+    mode: TallyMode,
+    trials: u64,
+    deck: usize,
+    sums: &[u128],
+) -> Option<String> {
+    let trials_wide = u128::from(trials);
+    let first = sums.first().copied().unwrap_or(0);
+    match mode {
+        TallyMode::Full => (first != trials_wide).then(|| {
+            format!("its counters add up to {first}, not to what {trials} shuffles give")
+        }),
+        TallyMode::Marginal => {
+            if first != trials_wide * deck as u128 {
+                return Some(format!(
+                    "its position matrix adds up to {first}, not to what {trials} shuffles of \
+                     {deck} cards give"
+                ));
+            }
+            let identity = sums.get(1).copied().unwrap_or(0);
+            if identity > trials_wide {
+                return Some(format!(
+                    "its identity count {identity} is more than its {trials} shuffles"
+                ));
+            }
+            Statistic::ALL
+                .iter()
+                .zip(sums.iter().skip(2))
+                .filter(|(statistic, _)| statistic.cells(deck) > 0)
+                .find(|&(_, &sum)| sum != trials_wide)
+                .map(|(statistic, sum)| {
+                    format!(
+                        "its histogram of {} adds up to {sum}, not to its {trials} shuffles",
+                        statistic.name()
+                    )
+                })
+        }
+    }
+}
+
 impl OpenTally<'_> {
     pub(super) fn read_error(&self, source: io::Error) -> TallyFileError {
         TallyFileError::Read {
@@ -471,9 +514,10 @@ impl OpenTally<'_> {
         }
     }
 
-    /// Add the file's counters into `counts`, reading them in order; their sum (of the
-    /// orderings' counts, or of the position matrix in marginal mode), for [`Self::finish`].
-    pub fn add_counts(&mut self, counts: &mut Counts) -> Result<u128, TallyFileError> {
+    /// Add the file's counters into `counts`, reading them in order; the sum of each part (the
+    /// orderings' counts; or the position matrix, the identity count and each histogram in
+    /// marginal mode), for [`Self::finish`].
+    pub fn add_counts(&mut self, counts: &mut Counts) -> Result<Vec<u128>, TallyFileError> {
         let encoding = Encoding::parse(&self.header.encoding).expect("read_header checked it");
         match add_counters(
             &mut self.reader,
@@ -487,13 +531,14 @@ impl OpenTally<'_> {
         }
     }
 
-    /// Read the rest of the file once its counters were added (`first_sum` is what
-    /// [`Self::add_counts`] or [`add_counts_split`](super::add_counts_split) gave): the deal
-    /// stream (its fingerprints read within `budget`, as [`read_tally_into`]), the CRC-32, and
-    /// that the counters add up to the file's trials, which are then added to `counts`.
+    /// Read the rest of the file once its counters were added (`sums` is what
+    /// [`Self::add_counts`] gave, or for a full tally [`add_counts_split`](super::add_counts_split)'s
+    /// one sum): the deal stream (its fingerprints read within `budget`, as [`read_tally_into`]),
+    /// the CRC-32, and that the counters add up to the file's trials, which are then added to
+    /// `counts`.
     pub fn finish(
         mut self,
-        first_sum: u128,
+        sums: &[u128],
         counts: &mut Counts,
         budget: Option<FingerprintBudget>,
     ) -> Result<Option<DealStreamTally>, TallyFileError> {
@@ -511,11 +556,8 @@ impl OpenTally<'_> {
         // claims: when they do not add up, the fingerprints are read only for the CRC-32, not
         // kept (a sparse file claiming millions of them allocates nothing), and the file is
         // refused after its CRC-32 is checked.
-        let expected_sum = match counts.mode() {
-            TallyMode::Full => u128::from(header.trials),
-            TallyMode::Marginal => u128::from(header.trials) * header.deck as u128,
-        };
-        let counts_add_up = first_sum == expected_sum;
+        let counts_problem = parts_problem(counts.mode(), header.trials, header.deck, sums);
+        let counts_add_up = counts_problem.is_none();
         let reader = &mut self.reader;
         let deals = match &header.deal_stream {
             None => None,
@@ -589,11 +631,8 @@ impl OpenTally<'_> {
                 computed,
             });
         }
-        if !counts_add_up {
-            return Err(bad_counts(format!(
-                "its counters add up to {first_sum}, not to what {} shuffles give",
-                header.trials
-            )));
+        if let Some(problem) = counts_problem {
+            return Err(bad_counts(problem));
         }
         if let Some(tally) = &deals
             && let Some(compositions) = &tally.compositions
