@@ -5,12 +5,13 @@
 //! is dealt in each slot with probability 1/n; against an algorithm whose exact law is known,
 //! with the probability of its position matrix's column k (the model's marginal). The K slot
 //! tests are Pearson χ² tests with n − 1 degrees of freedom (Pearson 1900), one per slot, as
-//! the position tests of a whole deck are. A deal equals the top K cards in order (cards 0, 1,
+//! the position tests of a whole deck are (consecutive cards pooled when each is expected fewer
+//! than 5 times, see [`position_test`]). A deal equals the top K cards in order (cards 0, 1,
 //! …, K−1) with probability (n − K)!/n! under a uniform shuffle; its count is tested by the
 //! exact binomial test of [`identity_test`].
 
 use super::Draft;
-use super::goodness_of_fit::goodness_of_fit;
+use super::goodness_of_fit::position_test;
 use super::identity::identity_test;
 use crate::engine::permutation::factorial;
 use crate::stats::probability::Probability;
@@ -28,7 +29,7 @@ pub fn slot_drafts(counts: &[Vec<u64>], matrix: Option<&[Vec<f64>]>, deals: u64)
     let slots = counts.first().map_or(0, Vec::len);
     (0..slots)
         .map(|slot| {
-            goodness_of_fit(
+            position_test(
                 slot_test_name(slot),
                 (0..n).map(|card| {
                     let p = matrix.map_or(1.0 / n as f64, |matrix| matrix[card][slot]);

@@ -49,6 +49,14 @@ pub enum TestNote {
         /// The smallest expected count.
         smallest: f64,
     },
+    /// A position's cards were expected fewer than 5 times each: consecutive cards were pooled
+    /// into groups expected at least 5 times each, and χ² tests the groups.
+    PooledCards {
+        /// The groups.
+        groups: usize,
+        /// The cards.
+        cards: usize,
+    },
 }
 
 /// "s" unless `count` is 1.
@@ -94,6 +102,18 @@ impl fmt::Display for TestNote {
                 f,
                 "some cells are expected only {smallest:.2} times (fewer than \
                  {MIN_EXPECTED_COUNT}): the χ² p-value is approximate"
+            ),
+            TestNote::PooledCards { groups: 1, cards } => write!(
+                f,
+                "each card is expected here fewer than {MIN_EXPECTED_COUNT} times, and the \
+                 {cards} cards pooled make a single group: too few shuffles for χ² to test \
+                 anything here"
+            ),
+            TestNote::PooledCards { groups, cards } => write!(
+                f,
+                "each card is expected here fewer than {MIN_EXPECTED_COUNT} times, so χ² tests \
+                 the {cards} cards pooled into {groups} groups of consecutive cards, each \
+                 expected at least {MIN_EXPECTED_COUNT} times"
             ),
         }
     }

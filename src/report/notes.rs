@@ -394,8 +394,9 @@ impl fmt::Display for Warning {
                 };
                 write!(
                     f,
-                    "each card is expected {per_cell:.2} times {at} (< 5): the χ² p-values of \
-                     the {tests} tests are unreliable; use at least {needed} {unit}"
+                    "each card is expected {per_cell:.2} times {at} (< 5): the {tests} tests \
+                     pool consecutive cards into groups expected 5 times each, and test only \
+                     the groups; use at least {needed} {unit} to test every card"
                 )
             }
             Warning::PartialMerge {

@@ -43,7 +43,7 @@ use crate::analysis::decision::{bias_detected, decide, verdict_sentence};
 use crate::analysis::diagnosis::Diagnosis;
 use crate::analysis::figures::mean;
 use crate::analysis::figures::{frequencies, largest_deviation};
-use crate::analysis::goodness_of_fit::goodness_of_fit;
+use crate::analysis::goodness_of_fit::position_test;
 use crate::analysis::predictability::Predictability;
 use crate::analysis::ruled_out::{Gate, RuledOut};
 use crate::analysis::{Draft, ratio};
@@ -1155,12 +1155,13 @@ fn positions(counts: Vec<Vec<u64>>, trials: u64, theory: Option<Vec<Vec<f64>>>) 
 }
 
 /// One χ² test per final position: the cards found there against `matrix`'s column, or 1/n
-/// without a matrix.
+/// without a matrix (the cards pooled when each is expected fewer than 5 times, see
+/// [`position_test`]).
 fn position_drafts(counts: &[Vec<u64>], matrix: Option<&Vec<Vec<f64>>>, trials: u64) -> Vec<Draft> {
     let n = counts.len();
     (0..n)
         .map(|position| {
-            goodness_of_fit(
+            position_test(
                 format!("position {position}"),
                 (0..n).map(|card| {
                     let p = matrix.map_or(1.0 / n as f64, |matrix| matrix[card][position]);

@@ -538,10 +538,13 @@ pub(super) fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document
             );
         }
     }
-    for test in &run.tests {
-        if let Some(note) = &test.note {
-            doc.text(format!("  {}: {note}", test.name), "    ");
-        }
+    for (first, last, note) in note_runs(&run.tests) {
+        let names = if first == last {
+            first.to_string()
+        } else {
+            format!("{first} to {last}")
+        };
+        doc.text(format!("  {names}: {note}"), "    ");
     }
     // Serial slots shows one slot's χ² and df beside a p-value combined over every slot: say so.
     if let Some(deals) = &run.deal_stream
@@ -574,4 +577,31 @@ pub(super) fn fixed_sample_result(test: &TestResult) -> &'static str {
         (false, true) => "REJECTED",
         (false, false) => "ok",
     }
+}
+
+/// The tests' notes as runs: consecutive tests of one family (`position 0`, `position 1`, …) with
+/// the same note make one run, so that the position tests of a sparse 1,000-card tally (each
+/// noting that its cards were pooled) take one line, not a thousand. Each run: its first and
+/// last test's names, and the note.
+fn note_runs(tests: &[TestResult]) -> Vec<(&str, &str, String)> {
+    let family = |name: &str| name.rsplit_once(' ').map_or(name.to_string(), |(f, _)| f.to_string());
+    let mut runs: Vec<(&str, &str, String)> = Vec::new();
+    let mut previous: Option<&TestResult> = None;
+    for test in tests {
+        let Some(note) = &test.note else {
+            previous = None;
+            continue;
+        };
+        let note = note.to_string();
+        match (runs.last_mut(), previous) {
+            (Some(run), Some(before))
+                if run.2 == note && family(&before.name) == family(&test.name) =>
+            {
+                run.1 = &test.name;
+            }
+            _ => runs.push((&test.name, &test.name, note)),
+        }
+        previous = Some(test);
+    }
+    runs
 }
