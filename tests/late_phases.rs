@@ -464,3 +464,39 @@ fn a_run_refused_for_memory_others_reserved_says_so_and_how_to_wait() {
     );
     drop(held);
 }
+
+#[test]
+fn ctrl_c_while_explain_fits_its_models_still_reports_the_whole_tally() {
+    // 100,000 naive shuffles of 9 cards are tallied in well under a second here; fitting the
+    // models' exact laws on 9 cards then takes about 25 s. Ctrl-C 3 s in lands in the fitting:
+    // the tally is whole, so the report is written (with the signatures only) and the exit
+    // code says that Ctrl-C was pressed.
+    let output = common::interrupted_after(
+        &[
+            "run",
+            "naive",
+            "-n",
+            "9",
+            "-t",
+            "100k",
+            "--seed",
+            "1",
+            "-q",
+            "--explain",
+            "--format",
+            "json",
+        ],
+        3000,
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(130), "{stderr}");
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|_| panic!("a report on stdout; stderr: {stderr}"));
+    assert_eq!(report["trials"], 100_000);
+    assert_eq!(report["bias_detected"], true);
+    let diagnosis = report["diagnosis"].to_string();
+    assert!(
+        diagnosis.contains("Ctrl-C stopped the fitting"),
+        "{diagnosis}"
+    );
+}

@@ -140,6 +140,31 @@ fn a_fair_shuffle_stops_early_within_one_point_and_a_naive_one_on_its_bias() {
     assert_eq!(code, 1);
     assert_eq!(naive["gate"]["outcome"], "bias-detected");
     assert!(naive["trials"].as_u64().unwrap() < 20_000);
+    // A run ends early on either of two stops: the family's rejection (seed 1 above) or the
+    // confidence sequences showing the bias beyond 1pp (seed 3). Neither is an interruption:
+    // exit 1, and the report is not marked interrupted.
+    let (beyond, code) = run_json(&[
+        "run",
+        "naive",
+        "-n",
+        "4",
+        "-t",
+        "1M",
+        "--seed",
+        "3",
+        "--max-bias",
+        "1pp",
+        "--until-decided",
+    ]);
+    assert_eq!(
+        beyond["sequential"]["shown_beyond"], "1pp",
+        "{}",
+        beyond["sequential"]
+    );
+    assert_eq!(beyond["sequential"]["decided"], false);
+    assert_eq!(code, 1);
+    assert_eq!(beyond["gate"]["outcome"], "bias-detected");
+    assert_eq!(beyond["interrupted"], false);
 }
 
 #[test]
@@ -303,4 +328,35 @@ fn check_and_merge_gate_on_size_too() {
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(3));
+}
+
+#[test]
+fn the_brief_line_of_a_sequential_stop_says_what_stopped_it() {
+    // Seed 1: the e-processes reject (the fixed-sample tests are then descriptive, so no Holm
+    // p-value is quoted); seed 3: the confidence sequences show the bias beyond 1pp.
+    let brief = |seed: &str| {
+        let output = shuffle_bias()
+            .args(["run", "naive", "-n", "4", "-t", "1M", "--seed", seed])
+            .args(["--max-bias", "1pp", "--until-decided", "--brief", "-q"])
+            .output()
+            .unwrap();
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            output.status.code().unwrap(),
+        )
+    };
+    let (decided, code) = brief("1");
+    assert_eq!(code, 1, "{decided}");
+    assert!(decided.starts_with("BIAS DETECTED"), "{decided}");
+    assert!(decided.contains("sequential test: "), "{decided}");
+    assert!(decided.contains("e-value"), "{decided}");
+    assert!(!decided.contains("Holm p"), "{decided}");
+    assert!(!decided.contains("rejected by 0"), "{decided}");
+    let (beyond, code) = brief("3");
+    assert_eq!(code, 1, "{beyond}");
+    assert!(
+        beyond.contains("the 99% confidence sequences show the bias beyond 1pp"),
+        "{beyond}"
+    );
+    assert!(!beyond.contains("interrupted"), "{beyond}");
 }

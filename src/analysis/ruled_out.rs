@@ -118,6 +118,11 @@ fn points(x: f64) -> String {
 
 /// A number without trailing zeros (at most 6 significant decimals).
 fn trim(x: f64) -> String {
+    if x != 0.0 && x.abs() < 1e-4 {
+        // Below six decimals' reach (1e−9pp would print as 0pp, a size no flag accepts): the
+        // shortest decimal that reads back as x.
+        return format!("{x}");
+    }
     let text = format!("{x:.6}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
@@ -764,6 +769,20 @@ pub struct SizePlan {
     pub trials_until_decided: Option<u64>,
 }
 
+/// The most shuffles one run takes, 2^53 (`config::MAX_TRIALS`; the analysis does not see the
+/// command line's settings).
+const MOST_TRIALS: u64 = 1 << 53;
+
+/// "about N trials", or, past what one run takes (a size so small that the count is
+/// astronomical, or past u64), that no run reaches it.
+pub fn about_trials(trials: u64) -> String {
+    if trials > MOST_TRIALS {
+        format!("more than 2^53 = {MOST_TRIALS} trials (the most one run takes)")
+    } else {
+        format!("about {trials} trials")
+    }
+}
+
 impl SizePlan {
     /// The plan for a law of `cards` cards whose measure of `size` is `law_measure`: the trials
     /// a fair shuffle needs to be shown within the room left, size − law_measure
@@ -792,9 +811,11 @@ impl SizePlan {
     pub fn sentence(&self) -> String {
         match (self.trials, self.trials_until_decided) {
             (Some(fixed), Some(anytime)) => format!(
-                "--max-bias {}: about {fixed} trials to show it within {} (about {anytime} \
-                 with --until-decided)",
-                self.max_bias, self.max_bias
+                "--max-bias {}: {} to show it within {} ({} with --until-decided)",
+                self.max_bias,
+                about_trials(fixed),
+                self.max_bias,
+                about_trials(anytime)
             ),
             _ => format!(
                 "--max-bias {}: never shown within it: the law's own bias is {}",
@@ -815,6 +836,22 @@ mod tests {
         assert_eq!(BiasSize::parse("1pp"), Ok(BiasSize::Positions(0.01)));
         assert_eq!(BiasSize::parse("0.02tv"), Ok(BiasSize::TvDistance(0.02)));
         assert_eq!(BiasSize::parse("0.5pp").unwrap().label(), "0.5pp");
+        // Sizes below six decimals keep their digits, and read back as themselves; the trials
+        // they need are more than any run takes, said as such rather than as a count.
+        assert_eq!(MOST_TRIALS, crate::config::MAX_TRIALS);
+        let plan = SizePlan::of(BiasSize::parse("0.000000001pp").unwrap(), 0.0, 3);
+        assert!(
+            plan.sentence()
+                .contains("0.000000001pp: more than 2^53 = 9007199254740992 trials"),
+            "{}",
+            plan.sentence()
+        );
+        assert_eq!(about_trials(1 << 53), "about 9007199254740992 trials");
+        for tiny in ["0.000000001pp", "0.0000001tv"] {
+            let label = BiasSize::parse(tiny).unwrap().label();
+            assert_eq!(label, tiny);
+            assert_eq!(BiasSize::parse(&label), BiasSize::parse(tiny));
+        }
         for bad in ["1", "pp", "0pp", "-1pp", "100pp", "1tv", "nanpp", "1 %"] {
             assert!(BiasSize::parse(bad).is_err(), "{bad}");
         }

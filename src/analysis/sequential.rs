@@ -346,6 +346,15 @@ pub struct SequentialOutcome {
     pub evidence: Vec<EvidencePoint>,
 }
 
+impl SequentialOutcome {
+    /// Whether the sequential part ended the run before its planned trials: the family
+    /// rejected, or the confidence sequences showed the bias within or beyond `--max-bias`.
+    /// A run cut short otherwise was interrupted.
+    pub fn stopped_the_run(&self) -> bool {
+        self.decided || self.shown_within.is_some() || self.shown_beyond.is_some()
+    }
+}
+
 /// The tally a sequential run filled, in its mode.
 #[derive(Debug, Clone)]
 pub enum SequentialTally {

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::sequential::simulate_until_decided;
 use super::{Counted, Failure, open_output, write_report};
-use crate::analysis::sequential::SequentialFamily;
+use crate::analysis::sequential::{SequentialFamily, SequentialOutcome};
 use crate::config::CompareConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::mapped_source::SourceSpec;
@@ -67,7 +67,9 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
                 None,
             )
         };
-        let decided = sequential.as_ref().is_some_and(|outcome| outcome.decided);
+        let stopped = sequential
+            .as_ref()
+            .is_some_and(SequentialOutcome::stopped_the_run);
         let facts = RunFacts {
             command: "run",
             shuffle: Some(Shuffle::from(algorithm)),
@@ -78,7 +80,7 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
             },
             trials_requested: settings.trials,
             elapsed_seconds: run_started.elapsed().as_secs_f64(),
-            interrupted: tally.trials < settings.trials && !decided,
+            interrupted: tally.trials < settings.trials && !stopped,
             alpha: settings.alpha,
             against: Against::Uniform,
             all_orderings: false,

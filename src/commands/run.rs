@@ -8,7 +8,8 @@ use super::saved_tally::{
 use super::sequential::simulate_until_decided;
 use super::{Failure, OnTerminal, Sink, finish_run, open_output};
 use crate::analysis::predictability::{Predictability, predictability, seed_space};
-use crate::analysis::ruled_out::{BiasSize, SizePlan};
+use crate::analysis::ruled_out::{BiasSize, SizePlan, about_trials};
+use crate::analysis::sequential::SequentialOutcome;
 use crate::cases::{Case, FigureContext, figures};
 use crate::commands::exit_code::ExitCode;
 use crate::config::RunConfig;
@@ -161,7 +162,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         interrupted: tallied < config.settings.trials
             && !sequential
                 .as_ref()
-                .is_some_and(|outcome| outcome.decided || outcome.shown_within.is_some()),
+                .is_some_and(SequentialOutcome::stopped_the_run),
         alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,
@@ -169,7 +170,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     let tally: Tallied = counted.into();
     let diagnosis = if config.explain {
         let watch = OnTerminal::new(config.quiet);
-        diagnose(&tally, config.settings.alpha, config.max_paths, &watch)?
+        diagnose(&tally, config.settings.alpha, config.max_paths, &watch)
     } else {
         None
     };
@@ -215,15 +216,17 @@ fn plan_size(size: BiasSize, config: &RunConfig) {
     let trials = config.settings.trials;
     if trials < needed {
         eprintln!(
-            "warning: --max-bias {}: a fair shuffle needs about {needed} trials to be shown \
-             within it, and --trials is {trials}: expect INCONCLUSIVE (exit 3)",
-            plan.max_bias
+            "warning: --max-bias {}: a fair shuffle needs {} to be shown within it, and \
+             --trials is {trials}: expect INCONCLUSIVE (exit 3)",
+            plan.max_bias,
+            about_trials(needed)
         );
     } else if !config.quiet {
         eprintln!(
-            "shuffle-bias: --max-bias {}: a fair shuffle needs about {needed} trials to be shown \
-             within it (--trials {trials})",
-            plan.max_bias
+            "shuffle-bias: --max-bias {}: a fair shuffle needs {} to be shown within it \
+             (--trials {trials})",
+            plan.max_bias,
+            about_trials(needed)
         );
     }
 }

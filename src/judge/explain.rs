@@ -2,7 +2,7 @@
 //! here (one at a time, so that a 10-card deck holds one law in memory), the fits and the
 //! signatures from [`crate::analysis::diagnosis`].
 
-use super::{JudgeError, Tallied, Watch};
+use super::{Tallied, Watch};
 use crate::analysis::diagnosis::StreamFacts;
 use crate::analysis::diagnosis::{
     Diagnosis, Marginals, Unfitted, diagnose_full, diagnose_signatures_only, fit_model,
@@ -18,9 +18,9 @@ pub fn diagnose(
     alpha: f64,
     max_paths: u64,
     watch: &dyn Watch,
-) -> Result<Option<Diagnosis>, JudgeError> {
+) -> Option<Diagnosis> {
     match tally {
-        Tallied::Deal(_) => Ok(None),
+        Tallied::Deal(_) => None,
         Tallied::Marginal(tally) => {
             let seen = signatures(
                 &Marginals {
@@ -31,7 +31,7 @@ pub fn diagnose(
                 },
                 alpha,
             );
-            Ok(Some(diagnose_signatures_only(
+            Some(diagnose_signatures_only(
                 seen,
                 format!(
                     "the models are fitted in full mode only (every ordering tallied, decks up \
@@ -39,7 +39,7 @@ pub fn diagnose(
                      only the signatures are read",
                     tally.deck
                 ),
-            )))
+            ))
         }
         Tallied::Full(tally) => {
             let deck = tally.deck;
@@ -54,13 +54,13 @@ pub fn diagnose(
                 alpha,
             );
             if deck > MAX_EXACT_DECK {
-                return Ok(Some(diagnose_signatures_only(
+                return Some(diagnose_signatures_only(
                     seen,
                     format!(
                         "exact laws are computed up to {MAX_EXACT_DECK} cards, so the models \
                          are not fitted on {deck} cards; only the signatures are read"
                     ),
-                )));
+                ));
             }
             let models = model_grid();
             watch.phase_started(&format!(
@@ -84,11 +84,18 @@ pub fn diagnose(
                         alpha,
                     )),
                     Err(ExactError::Interrupted) => {
+                        // Ctrl-C while the models are fitted: the tally is whole, so the
+                        // report is still written (the command exits 130), with the
+                        // signatures only.
                         watch.phase_finished();
-                        return Err(JudgeError::Interrupted {
-                            shuffle: model.label(),
-                            deck,
-                        });
+                        return Some(diagnose_signatures_only(
+                            seen,
+                            format!(
+                                "Ctrl-C stopped the fitting of the models' exact laws (at {} on \
+                                 {deck} cards), so only the signatures are read",
+                                model.label()
+                            ),
+                        ));
                     }
                     Err(error) => unfitted.push(Unfitted {
                         model: model.label(),
@@ -97,12 +104,12 @@ pub fn diagnose(
                 }
             }
             watch.phase_finished();
-            Ok(Some(diagnose_full(
+            Some(diagnose_full(
                 fits,
                 unfitted,
                 seen,
                 sparse_limitation(deck, tally.trials),
-            )))
+            ))
         }
     }
 }

@@ -227,7 +227,7 @@ pub fn judge_input(
     };
     let dealt = matches!(tally, Tallied::Deal(_));
     let diagnosis = if settings.explain {
-        diagnose(&tally, settings.alpha, settings.max_paths, watch)?
+        diagnose(&tally, settings.alpha, settings.max_paths, watch)
     } else {
         None
     };

@@ -9,7 +9,7 @@ use super::text::group;
 use super::{Exporter, Report};
 use crate::analysis::decision::format_p;
 use crate::report::comparison::CompareReport;
-use crate::report::run::{Against, RunReport};
+use crate::report::run::{Against, RunReport, format_e_value};
 
 /// Writes the one line.
 pub struct BriefExporter;
@@ -58,22 +58,48 @@ pub fn run_line(run: &RunReport) -> String {
             run.header.algorithm.unwrap_or("the algorithm")
         ));
     }
-    if let Some(strongest) = run.tests.iter().min_by(|a, b| {
-        a.log10_adjusted_p_value
-            .total_cmp(&b.log10_adjusted_p_value)
-    }) {
+    // `--until-decided`: a stop the sequential part chose is said as what it is; when its
+    // family rejected, the fixed-sample tests are only descriptive and are not quoted.
+    let sequential = run.sequential.as_ref().filter(|o| o.stopped_the_run());
+    if let Some(outcome) = sequential.filter(|o| o.decided) {
         parts.push(format!(
-            "strongest test: {} (Holm p {})",
-            strongest.name,
-            format_p(strongest.log10_adjusted_p_value)
+            "sequential test: {} (e-value {} ≥ 2K/alpha = {}) after {} {unit}",
+            outcome.strongest,
+            format_e_value(outcome.log10_strongest),
+            outcome.threshold,
+            group(outcome.trials_used)
         ));
-    }
-    if run.bias_detected {
+    } else {
+        if let Some(strongest) = run.tests.iter().min_by(|a, b| {
+            a.log10_adjusted_p_value
+                .total_cmp(&b.log10_adjusted_p_value)
+        }) {
+            parts.push(format!(
+                "strongest test: {} (Holm p {})",
+                strongest.name,
+                format_p(strongest.log10_adjusted_p_value)
+            ));
+        }
         let rejected = run.tests.iter().filter(|t| t.rejected).count();
-        parts.push(format!(
-            "rejected by {rejected} of {} tests",
-            run.tests.len()
-        ));
+        if rejected > 0 {
+            parts.push(format!(
+                "rejected by {rejected} of {} tests",
+                run.tests.len()
+            ));
+        }
+    }
+    if let Some(outcome) = sequential {
+        for (size, side) in [
+            (&outcome.shown_within, "within"),
+            (&outcome.shown_beyond, "beyond"),
+        ] {
+            if let Some(size) = size {
+                parts.push(format!(
+                    "the 99% confidence sequences show the bias {side} {size} after {} {unit}",
+                    group(outcome.trials_used)
+                ));
+            }
+        }
     }
     if let Some(ruled_out) = run.ruled_out.as_ref().filter(|_| run.shows_ruled_out()) {
         let mut clauses = Vec::new();
