@@ -105,20 +105,35 @@ pub fn opens_brackets(record: &[u8]) -> bool {
 /// Whether a record that opens a list in brackets closes it (a `]` outside quotes): false for
 /// the first line of a list printed over several (Node's `console.log` of a long array).
 pub fn closes_list(record: &[u8]) -> bool {
-    let mut quote = None;
-    let mut escaped = false;
-    for &byte in record {
-        match quote {
-            Some(_) if escaped => escaped = false,
-            Some(_) if byte == b'\\' => escaped = true,
-            Some(open) if byte == open => quote = None,
-            Some(_) => {}
-            None if byte == b'"' || byte == b'\'' => quote = Some(byte),
-            None if byte == b']' => return true,
-            None => {}
+    ListScan::default().closes(record)
+}
+
+/// The search for a list's closing `]` carried across the lines it is gathered from: whether
+/// the bytes so far end inside a quote (and after a backslash there), so that each line is
+/// scanned once, not the whole record again (which took minutes for a `[` followed by a
+/// megabyte of newlines).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct ListScan {
+    quote: Option<u8>,
+    escaped: bool,
+}
+
+impl ListScan {
+    /// Scan `bytes`, the record's next part: whether a `]` outside quotes is among them.
+    pub fn closes(&mut self, bytes: &[u8]) -> bool {
+        for &byte in bytes {
+            match self.quote {
+                Some(_) if self.escaped => self.escaped = false,
+                Some(_) if byte == b'\\' => self.escaped = true,
+                Some(open) if byte == open => self.quote = None,
+                Some(_) => {}
+                None if byte == b'"' || byte == b'\'' => self.quote = Some(byte),
+                None if byte == b']' => return true,
+                None => {}
+            }
         }
+        false
     }
-    false
 }
 
 /// A token shown in a message: at most 40 characters, invalid UTF-8 escaped.
@@ -498,5 +513,32 @@ mod tests {
         assert!(!closes_list(b"["));
         assert!(!closes_list(b"[ ']', \"]\""));
         assert!(closes_list(b"[ ']', \"\\\"]\" ]"));
+    }
+
+    #[test]
+    fn a_list_scanned_line_by_line_closes_where_the_whole_record_does() {
+        // Every split of each record into two parts: the carried scan closes exactly when the
+        // whole record's scan does (quotes and escapes spanning the split included).
+        let records: [&[u8]; 6] = [
+            b"[ 3, 0 ]",
+            b"[ ']', \"]\"",
+            b"[ ']', \"\\\"]\" ]",
+            b"[ 'a\\'b', ] ",
+            b"[ \"x\\\\\" ]",
+            b"[ 1,\n 2,\n 3 ]",
+        ];
+        for record in records {
+            for split in 0..=record.len() {
+                let mut scan = ListScan::default();
+                let (first, rest) = record.split_at(split);
+                let closed = scan.closes(first) || scan.closes(rest);
+                assert_eq!(
+                    closed,
+                    closes_list(record),
+                    "{:?} split at {split}",
+                    String::from_utf8_lossy(record)
+                );
+            }
+        }
     }
 }

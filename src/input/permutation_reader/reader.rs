@@ -175,6 +175,8 @@ pub(super) struct OpenList {
     record: Vec<u8>,
     /// The number of its first line.
     number: u64,
+    /// The search for its `]`, at the end of `record`.
+    scan: line_format::ListScan,
 }
 
 /// What one valid line holds.
@@ -715,9 +717,10 @@ impl<'a> Reader<'a> {
     /// lines, or one record for the careful parser.
     fn careful_line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         let text = trimmed(content);
+        let mut scan = line_format::ListScan::default();
         if line_format::opens_brackets(text)
             && !matches!(self.format, Some((LineFormat::Plain, _)))
-            && !line_format::closes_list(text)
+            && !scan.closes(text)
         {
             if text.len() > MAX_LINE {
                 return self.too_long(text, name, number);
@@ -725,6 +728,7 @@ impl<'a> Reader<'a> {
             self.open_list = Some(OpenList {
                 record: text.to_vec(),
                 number,
+                scan,
             });
             return Ok(());
         }
@@ -755,7 +759,8 @@ impl<'a> Reader<'a> {
         }
         open.record.push(b' ');
         open.record.extend_from_slice(text);
-        if line_format::closes_list(&open.record) {
+        // Only the new line is scanned: the search's state carries over from the lines before.
+        if open.scan.closes(b" ") || open.scan.closes(text) {
             let open = self.open_list.take().expect("a list is open");
             return self.record(&open.record, name, open.number);
         }
