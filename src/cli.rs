@@ -86,6 +86,7 @@ pub enum Command {
     #[command(
         after_help = RUN_EXAMPLES,
         after_long_help = RUN_LONG,
+        allow_negative_numbers = true,
         mut_arg("table", |arg| csv_tables(arg, &[
             CsvTable::Summary,
             CsvTable::Tests,
@@ -99,16 +100,22 @@ pub enum Command {
     #[command(
         after_help = COMPARE_EXAMPLES,
         after_long_help = COMPARE_LONG,
+        allow_negative_numbers = true,
         mut_arg("table", |arg| csv_tables(arg, &[CsvTable::Summary]))
     )]
     Compare(CompareArgs),
     /// Test permutations produced by any program: one per line, from files or stdin.
-    #[command(after_help = CHECK_EXAMPLES, after_long_help = CHECK_LONG)]
+    #[command(
+        after_help = CHECK_EXAMPLES,
+        after_long_help = CHECK_LONG,
+        allow_negative_numbers = true
+    )]
     Check(CheckArgs),
     /// Print an algorithm's exact law, or its mixing curve over several passes (no simulation).
     #[command(
         after_help = THEORY_EXAMPLES,
         after_long_help = THEORY_LONG,
+        allow_negative_numbers = true,
         mut_arg("table", |arg| csv_tables(arg, &[
             CsvTable::Summary,
             CsvTable::Permutations,
@@ -127,12 +134,17 @@ pub enum Command {
     Man(ManArgs),
     /// Add tallies saved by `run --save-tally` (the shards of one run) or `check --save-tally`
     /// (inputs of one source) and judge them as one: the same report, verdict and exit code.
-    #[command(after_help = MERGE_EXAMPLES, after_long_help = MERGE_LONG)]
+    #[command(
+        after_help = MERGE_EXAMPLES,
+        after_long_help = MERGE_LONG,
+        allow_negative_numbers = true
+    )]
     Merge(MergeArgs),
     /// Re-run a famous deployed shuffle bit for bit (Planet Poker, the browser ballot, …) and
     /// set its published figures beside the tool's.
     #[command(
         after_help = CASE_EXAMPLES,
+        allow_negative_numbers = true,
         mut_arg("table", |arg| csv_tables(arg, &[
             CsvTable::Summary,
             CsvTable::Tests,

@@ -43,7 +43,7 @@ impl CompareConfig {
             .map(|(_, a)| a)
         {
             return Err(UsageError::Repeated {
-                argument: "ALGO",
+                argument: "ALGORITHMS",
                 hint: format!(
                     "{} is given twice; name each algorithm once",
                     repeated.name()
