@@ -812,7 +812,13 @@ pub struct CheckArgs {
     #[arg(long, value_name = "K", help_heading = TEST)]
     pub passes: Option<u32>,
     /// With --against overhand: the chance a gap is cut [default: 0.5].
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    #[arg(
+        long,
+        value_parser = parse_cut_probability,
+        value_name = "P",
+        allow_hyphen_values = true,
+        help_heading = TEST
+    )]
     pub cut_probability: Option<CutProbability>,
     /// With --against shelf: the number of shelves [default: 10].
     #[arg(long, value_name = "M", help_heading = TEST)]
@@ -1035,7 +1041,13 @@ pub struct RunArgs {
     ///
     /// A decimal (0.5, 0.25, 0.1) or a fraction (1/3), strictly between 0 and 1. The default
     /// is Pemantle's (1989): packets of 2 cards on average.
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    #[arg(
+        long,
+        value_parser = parse_cut_probability,
+        value_name = "P",
+        allow_hyphen_values = true,
+        help_heading = TEST
+    )]
     pub cut_probability: Option<CutProbability>,
     /// The shelf shuffler's shelves, 1 to 10000 [default: 10].
     ///
@@ -1159,7 +1171,13 @@ pub struct TheoryArgs {
     /// The overhand shuffle's chance that a gap is cut [default: 0.5].
     ///
     /// See `run --help`.
-    #[arg(long, value_parser = parse_cut_probability, value_name = "P", help_heading = TEST)]
+    #[arg(
+        long,
+        value_parser = parse_cut_probability,
+        value_name = "P",
+        allow_hyphen_values = true,
+        help_heading = TEST
+    )]
     pub cut_probability: Option<CutProbability>,
     /// The shelf shuffler's number of shelves [default: 10].
     ///

@@ -689,3 +689,33 @@ fn version_states_the_fast_paths_this_machine_runs_and_the_generators() {
         format!("shuffle-bias {}\n", env!("CARGO_PKG_VERSION"))
     );
 }
+
+#[test]
+fn a_negative_value_is_refused_by_its_flag_with_how_to_write_it() {
+    // clap took "-1" for a flag ("unexpected argument '-1'", with a tip to write `-- -1`); each
+    // flag's own parser now says what is wrong.
+    for (args, flag) in [
+        (&["run", "fisher-yates", "-n", "-1"][..], "--deck"),
+        (&["run", "fisher-yates", "-t", "-1"], "--trials"),
+        (&["run", "fisher-yates", "--threads", "-1"], "--threads"),
+        (&["run", "riffle", "--passes", "-1"], "--passes"),
+        (
+            &["run", "riffle", "--cut-probability", "-1/3"],
+            "--cut-probability",
+        ),
+        (&["theory", "fisher-yates", "-n", "-1"], "--deck"),
+        (&["check", "--deck", "-1", "-"], "--deck"),
+    ] {
+        let output = shuffle_bias().args(args).output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("invalid value '-1") && stderr.contains(flag),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains("unexpected argument"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
