@@ -49,8 +49,8 @@ pub enum TestNote {
         /// The smallest expected count.
         smallest: f64,
     },
-    /// A position's cards were expected fewer than 5 times each: consecutive cards were pooled
-    /// into groups expected at least 5 times each, and χ² tests the groups.
+    /// A position's cards were expected fewer than 5 times each on average: consecutive cards
+    /// were pooled into groups expected at least 5 times each, and χ² tests the groups.
     PooledCards {
         /// The groups.
         groups: usize,
@@ -105,15 +105,15 @@ impl fmt::Display for TestNote {
             ),
             TestNote::PooledCards { groups: 1, cards } => write!(
                 f,
-                "each card is expected here fewer than {MIN_EXPECTED_COUNT} times, and the \
-                 {cards} cards pooled make a single group: too few shuffles for χ² to test \
-                 anything here"
+                "the cards are expected here fewer than {MIN_EXPECTED_COUNT} times each on \
+                 average, and the {cards} cards pooled make a single group: too few shuffles \
+                 for χ² to test anything here"
             ),
             TestNote::PooledCards { groups, cards } => write!(
                 f,
-                "each card is expected here fewer than {MIN_EXPECTED_COUNT} times, so χ² tests \
-                 the {cards} cards pooled into {groups} groups of consecutive cards, each \
-                 expected at least {MIN_EXPECTED_COUNT} times"
+                "the cards are expected here fewer than {MIN_EXPECTED_COUNT} times each on \
+                 average, so χ² tests the {cards} cards pooled into {groups} groups of \
+                 consecutive cards, each expected at least {MIN_EXPECTED_COUNT} times"
             ),
         }
     }

@@ -542,7 +542,7 @@ pub(super) fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document
         let names = if first == last {
             first.to_string()
         } else {
-            format!("{first} to {last}")
+            format!("{first} to {last}, each")
         };
         doc.text(format!("  {names}: {note}"), "    ");
     }
