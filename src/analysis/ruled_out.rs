@@ -116,14 +116,18 @@ fn points(x: f64) -> String {
     }
 }
 
-/// A number without trailing zeros (at most 6 significant decimals).
+/// A number without trailing zeros: six decimals, or six significant digits where that takes
+/// more (below 0.1).
 fn trim(x: f64) -> String {
-    if x != 0.0 && x.abs() < 1e-4 {
-        // Below six decimals' reach (1e−9pp would print as 0pp, a size no flag accepts): the
-        // shortest decimal that reads back as x.
-        return format!("{x}");
-    }
-    let text = format!("{x:.6}");
+    // Six decimals, or more for a small x so that it keeps six significant digits (1e−9pp
+    // would print as 0pp, a size no flag accepts), without the float noise of its shortest
+    // round-trip form (3e−5 from 3e−7·100 prints as 0.000029999999999999997).
+    let decimals = if x != 0.0 && x.abs() < 1.0 {
+        (5 - x.abs().log10().floor() as i32).max(6) as usize
+    } else {
+        6
+    };
+    let text = format!("{x:.decimals$}");
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
@@ -847,7 +851,13 @@ mod tests {
             plan.sentence()
         );
         assert_eq!(about_trials(1 << 53), "about 9007199254740992 trials");
-        for tiny in ["0.000000001pp", "0.0000001tv"] {
+        for tiny in [
+            "0.000000001pp",
+            "0.0000001tv",
+            "0.00003pp",
+            "0.000012345pp",
+            "0.00012345pp",
+        ] {
             let label = BiasSize::parse(tiny).unwrap().label();
             assert_eq!(label, tiny);
             assert_eq!(BiasSize::parse(&label), BiasSize::parse(tiny));

@@ -347,11 +347,12 @@ pub struct SequentialOutcome {
 }
 
 impl SequentialOutcome {
-    /// Whether the sequential part ended the run before its planned trials: the family
-    /// rejected, or the confidence sequences showed the bias within or beyond `--max-bias`.
-    /// A run cut short otherwise was interrupted.
-    pub fn stopped_the_run(&self) -> bool {
-        self.decided || self.shown_within.is_some() || self.shown_beyond.is_some()
+    /// Whether the sequential part ended the run before its planned trials: the confidence
+    /// sequences showed the bias within or beyond `--max-bias` (when `gated`), or the family
+    /// rejected (without a gate: a rejection alone does not stop a gated run). A run cut short
+    /// otherwise was interrupted.
+    pub fn stopped_the_run(&self, gated: bool) -> bool {
+        self.shown_within.is_some() || self.shown_beyond.is_some() || (self.decided && !gated)
     }
 }
 

@@ -166,6 +166,14 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
             )
         );
         ExitCode::Interrupted
+    } else if interrupt::requested() && verdict != ExitCode::Interrupted {
+        // Ctrl-C after the input was read, while `--explain` fitted its models or the report
+        // was built, and the report written whole: it covers every permutation, and the exit
+        // still says that Ctrl-C was pressed.
+        eprintln!(
+            "shuffle-bias: interrupted after the input was read; the report is of all of it"
+        );
+        ExitCode::Interrupted
     } else {
         verdict
     })

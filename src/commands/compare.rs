@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use super::sequential::simulate_until_decided;
 use super::{Counted, Failure, open_output, write_report};
-use crate::analysis::sequential::{SequentialFamily, SequentialOutcome};
+use crate::analysis::sequential::SequentialFamily;
 use crate::config::CompareConfig;
 use crate::engine::algorithms::Shuffle;
 use crate::engine::mapped_source::SourceSpec;
@@ -67,9 +67,10 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
                 None,
             )
         };
+        // compare has no --max-bias: only a rejection stops a run early.
         let stopped = sequential
             .as_ref()
-            .is_some_and(SequentialOutcome::stopped_the_run);
+            .is_some_and(|outcome| outcome.stopped_the_run(false));
         let facts = RunFacts {
             command: "run",
             shuffle: Some(Shuffle::from(algorithm)),

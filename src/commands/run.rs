@@ -9,7 +9,6 @@ use super::sequential::simulate_until_decided;
 use super::{Failure, OnTerminal, Sink, finish_run, open_output};
 use crate::analysis::predictability::{Predictability, predictability, seed_space};
 use crate::analysis::ruled_out::{BiasSize, SizePlan, about_trials};
-use crate::analysis::sequential::SequentialOutcome;
 use crate::cases::{Case, FigureContext, figures};
 use crate::commands::exit_code::ExitCode;
 use crate::config::RunConfig;
@@ -162,7 +161,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
         interrupted: tallied < config.settings.trials
             && !sequential
                 .as_ref()
-                .is_some_and(SequentialOutcome::stopped_the_run),
+                .is_some_and(|outcome| outcome.stopped_the_run(config.max_bias.is_some())),
         alpha: config.settings.alpha,
         against: config.against,
         all_orderings: config.all_orderings,

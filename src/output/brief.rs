@@ -60,7 +60,11 @@ pub fn run_line(run: &RunReport) -> String {
     }
     // `--until-decided`: a stop the sequential part chose is said as what it is; when its
     // family rejected, the fixed-sample tests are only descriptive and are not quoted.
-    let sequential = run.sequential.as_ref().filter(|o| o.stopped_the_run());
+    let gated = run.gate.is_some();
+    let sequential = run
+        .sequential
+        .as_ref()
+        .filter(|o| o.stopped_the_run(gated));
     if let Some(outcome) = sequential.filter(|o| o.decided) {
         parts.push(format!(
             "sequential test: {} (e-value {} ≥ 2K/alpha = {}) after {} {unit}",
