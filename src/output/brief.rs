@@ -74,16 +74,11 @@ pub fn run_line(run: &RunReport) -> String {
             group(outcome.trials_used)
         ));
     } else {
-        if let Some(strongest) = run.tests.iter().min_by(|a, b| {
-            a.log10_adjusted_p_value
-                .total_cmp(&b.log10_adjusted_p_value)
-        }) {
-            parts.push(format!(
-                "strongest test: {} (Holm p {})",
-                strongest.name,
-                format_p(strongest.log10_adjusted_p_value)
-            ));
-        }
+        parts.extend(strongest_clause(
+            run.tests
+                .iter()
+                .map(|t| (t.name.as_str(), t.log10_adjusted_p_value)),
+        ));
         let rejected = run.tests.iter().filter(|t| t.rejected).count();
         if rejected > 0 {
             parts.push(format!(
@@ -185,19 +180,23 @@ pub fn single_line(single: &crate::report::single::SingleReport) -> String {
         format!("one permutation of {} items", single.deck),
         format!("Spearman's rho {:.4}", single.spearman_rho),
     ];
-    if let Some(strongest) = single.tests.iter().min_by(|a, b| {
-        a.log10_adjusted_p_value
-            .total_cmp(&b.log10_adjusted_p_value)
-    }) {
-        parts.push(format!(
-            "strongest test: {} (Holm p {})",
-            strongest.name,
-            format_p(strongest.log10_adjusted_p_value)
-        ));
-    }
+    parts.extend(strongest_clause(
+        single
+            .tests
+            .iter()
+            .map(|t| (t.name, t.log10_adjusted_p_value)),
+    ));
     let rejected = single.tests.iter().filter(|test| test.rejected).count();
     if rejected > 0 {
         parts.push(format!("{rejected} of {} tests reject", single.tests.len()));
     }
     parts.join(" · ")
+}
+
+/// `strongest test: NAME (Holm p P)` for the test of smallest Holm-adjusted p among
+/// (name, log10 of that p), if any.
+fn strongest_clause<'a>(tests: impl Iterator<Item = (&'a str, f64)>) -> Option<String> {
+    tests
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(name, log10)| format!("strongest test: {name} (Holm p {})", format_p(log10)))
 }
