@@ -27,14 +27,24 @@ fn fair_decks(dir: &Path, name: &str, seed: u64) -> PathBuf {
 
 /// `check FILE --save-tally dir/name` (FILE as spelled by `input`, from `dir`).
 fn check_tally(dir: &Path, input: &str, name: &str) -> PathBuf {
+    check_tally_of(dir, &[input], None, name)
+}
+
+/// `check ARGS --save-tally dir/name` from `dir`, `stdin` on standard input if given.
+fn check_tally_of(dir: &Path, args: &[&str], stdin: Option<Vec<u8>>, name: &str) -> PathBuf {
     let tally = dir.join(name);
-    let output = shuffle_bias()
+    let mut command = shuffle_bias();
+    command
         .current_dir(dir)
-        .args(["check", input, "--save-tally"])
+        .arg("check")
+        .args(args)
+        .arg("--save-tally")
         .arg(&tally)
-        .args(["-q", "-o", "/dev/null"])
-        .output()
-        .unwrap();
+        .args(["-q", "-o", "/dev/null"]);
+    if let Some(stdin) = stdin {
+        command.write_stdin(stdin);
+    }
+    let output = command.output().unwrap();
     assert!(
         output.status.code().unwrap() < 2,
         "{}",
@@ -96,6 +106,90 @@ fn merge_adds_two_different_files_that_share_a_name() {
     assert!(code < 2, "{stderr}");
     let json: Value = serde_json::from_str(&stdout).unwrap();
     assert_eq!(json["trials"], 6000);
+}
+
+#[test]
+fn merge_refuses_data_read_in_part_or_grown_between_two_reads_and_adds_files_that_differ() {
+    // 3,000 four-card decks of 8 bytes: 24,000 bytes, so every read reaches the 16 KiB prefix.
+    let dir = tempfile::tempdir().unwrap();
+    let fair = fair_decks(dir.path(), "fair.txt", 1);
+    let text = std::fs::read(&fair).unwrap();
+    let whole = check_tally(dir.path(), "fair.txt", "whole.tally");
+    let first: Vec<u8> = text
+        .split_inclusive(|&b| b == b'\n')
+        .take(2500)
+        .flatten()
+        .copied()
+        .collect();
+    std::fs::write(dir.path().join("earlier.txt"), &first).unwrap();
+    let partial = [
+        check_tally_of(
+            dir.path(),
+            &["fair.txt", "--trials", "1000"],
+            None,
+            "part.tally",
+        ),
+        check_tally_of(
+            dir.path(),
+            &["./fair.txt", "-t", "2000"],
+            None,
+            "dot-part.tally",
+        ),
+        check_tally_of(
+            dir.path(),
+            &["-", "-t", "1000"],
+            Some(text.clone()),
+            "pipe.tally",
+        ),
+        // The file as it was before its last 500 lines were written, read whole.
+        check_tally(dir.path(), "earlier.txt", "earlier.tally"),
+    ];
+    for again in &partial {
+        for pair in [[&whole, again], [again, &whole]] {
+            let (code, stdout, stderr) = merge(&[pair[0], pair[1]]);
+            assert_eq!(code, 2, "{}: {stderr}", again.display());
+            assert!(
+                stdout.is_empty(),
+                "{}: a report was written",
+                again.display()
+            );
+            assert!(
+                stderr.contains("the same first 16,384 bytes") && stderr.contains("counted twice"),
+                "{}: {stderr}",
+                again.display()
+            );
+        }
+    }
+    // Two reads in part of one file overlap too.
+    let (code, _, stderr) = merge(&[&partial[0], &partial[1]]);
+    assert_eq!(code, 2, "{stderr}");
+
+    // A file of other decks, read in part under the same name elsewhere, is another input; and
+    // a file listed after the point where a read in part stopped was never read.
+    std::fs::create_dir(dir.path().join("tuesday")).unwrap();
+    let tuesday = fair_decks(&dir.path().join("tuesday"), "fair.txt", 2);
+    std::fs::copy(&tuesday, dir.path().join("other.txt")).unwrap();
+    let elsewhere = check_tally_of(
+        &dir.path().join("tuesday"),
+        &["fair.txt", "-t", "1000"],
+        None,
+        "tuesday.tally",
+    );
+    let (code, stdout, stderr) = merge(&[&whole, &elsewhere]);
+    assert!(code < 2, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["trials"], 4000);
+    let stopped_before_other = check_tally_of(
+        dir.path(),
+        &["fair.txt", "other.txt", "-t", "500"],
+        None,
+        "stopped.tally",
+    );
+    let other = check_tally(dir.path(), "other.txt", "other.tally");
+    let (code, stdout, stderr) = merge(&[&stopped_before_other, &other]);
+    assert!(code < 2, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).unwrap();
+    assert_eq!(json["trials"], 3500);
 }
 
 /// Rewrite a tally file's header with `edit` and recompute its CRC-32: a sound file that says

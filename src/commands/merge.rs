@@ -24,7 +24,7 @@ use crate::engine::deal_stream::{DealStreamMerger, DealStreamOptions, RepeatSour
 use crate::engine::shard::{Combined, block_count, combine, describe_blocks, shard_blocks};
 use crate::engine::tally::TallyMode;
 use crate::commands::exit_code::ExitCode;
-use crate::input::content_digest::ContentDigest;
+use crate::input::content_digest::{ContentDigest, PREFIX_LENGTHS};
 use crate::input::permutation_reader::{INVALID_EXAMPLES, InvalidLine, Numbering};
 use crate::input::source_name::printable;
 use crate::system::interrupt;
@@ -35,7 +35,7 @@ use crate::report::notes::{Note, Warning};
 use crate::report::run::{Against, InputSummary, MergedFile, MergedFrom, Origin, RunFacts};
 use crate::report::text::group;
 use crate::tally_file::{
-    TallyFileError, TallyHeader, add_counts_split, open_tally, read_header, read_tally_into,
+    CheckPart, ContentPart, PrefixPart, TallyFileError, TallyHeader, add_counts_split, open_tally, read_header, read_tally_into,
     splittable,
 };
 
@@ -492,71 +492,116 @@ fn one_experiment(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), Merg
     Ok(())
 }
 
-/// No input of `check` tallied in two files. An input is what it holds, its size and digest,
-/// not what it was called: `fair.txt`, `./fair.txt`, a symlink, a copy or a pipe of the same
-/// bytes are one input, and two files that share a name are two. (An empty input adds nothing
-/// and is never counted twice.) Files of earlier builds, which recorded no digests, are
-/// compared by name among themselves, standard input excepted.
+/// No input of `check` tallied in two files. An input is what it holds, not what it was
+/// called: `fair.txt`, `./fair.txt`, a symlink, a copy or a pipe of the same bytes are one
+/// input, and two files that share a name are two. Two inputs read to their ends are one when
+/// their sizes and digests are; any two are when they begin with the same bytes (the largest
+/// prefix both records reach, from 4 to 64 KiB), which catches a source read in part
+/// (`--trials`, Ctrl-C) and one that grew between two reads. Inputs too short for a prefix and
+/// not both read to their end, and those of files from earlier builds, are compared by name,
+/// standard input excepted. An empty input adds nothing and is never counted twice.
 fn same_input(files: &[PathBuf], headers: &[TallyHeader]) -> Result<(), MergeError> {
-    let mut contents: HashMap<ContentDigest, (usize, &str)> = HashMap::new();
-    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut seen: Vec<RecordedInput> = Vec::new();
     for (i, header) in headers.iter().enumerate() {
         let Some(check) = &header.check else {
             continue;
         };
-        if check.contents.is_empty() {
-            for source in &check.sources {
-                if source == "<stdin>" {
-                    continue;
-                }
-                match names.get(source.as_str()) {
-                    Some(&j) if j != i => {
-                        return Err(MergeError::SameInput {
-                            file: files[j].clone(),
-                            other: files[i].clone(),
-                            input: printable(source),
-                        });
-                    }
-                    _ => {
-                        names.insert(source, i);
-                    }
-                }
-            }
-            continue;
-        }
-        for part in &check.contents {
-            let Some(content) = part.content() else {
-                continue;
-            };
-            if content.bytes == 0 {
-                continue;
-            }
-            match contents.get(&content) {
-                Some(&(j, source)) if j != i => {
-                    let input = if source == part.source {
-                        printable(source)
-                    } else {
-                        format!(
-                            "the same data ({} and {}, both {} bytes with digest {})",
-                            printable(source),
-                            printable(&part.source),
-                            group(content.bytes),
-                            part.digest
-                        )
-                    };
-                    return Err(MergeError::SameInput {
-                        file: files[j].clone(),
-                        other: files[i].clone(),
-                        input,
-                    });
-                }
-                _ => {
-                    contents.insert(content, (i, &part.source));
-                }
+        let inputs = RecordedInput::of(i, check);
+        for input in &inputs {
+            if let Some(earlier) = seen.iter().find_map(|earlier| {
+                earlier
+                    .shared_with(input)
+                    .map(|shared| (earlier.file, shared))
+            }) {
+                return Err(MergeError::SameInput {
+                    file: files[earlier.0].clone(),
+                    other: files[i].clone(),
+                    input: earlier.1,
+                });
             }
         }
+        seen.extend(inputs);
     }
     Ok(())
+}
+
+/// One input of `check` as its tally file recorded it.
+struct RecordedInput<'a> {
+    /// The tally file's place among the files merged.
+    file: usize,
+    /// Its name as given.
+    name: &'a str,
+    /// Its size and digest, when it was read to its end.
+    content: Option<ContentDigest>,
+    /// The digests of its first 4, 8, … KiB, as far as it was read.
+    prefixes: Vec<u128>,
+}
+
+impl<'a> RecordedInput<'a> {
+    /// The inputs that file `file` tallied, empty ones left out. A file that records prefixes
+    /// records one for every source it opened, so the sources after those were never read.
+    fn of(file: usize, check: &'a CheckPart) -> Vec<RecordedInput<'a>> {
+        let opened = if check.prefixes.is_empty() {
+            check.sources.len()
+        } else {
+            check.prefixes.len()
+        };
+        check
+            .sources
+            .iter()
+            .take(opened)
+            .enumerate()
+            .map(|(s, name)| RecordedInput {
+                file,
+                name,
+                content: check.contents.get(s).and_then(ContentPart::content),
+                prefixes: check.prefixes.get(s).map_or_else(Vec::new, PrefixPart::digests),
+            })
+            .filter(|input| input.content.is_none_or(|content| content.bytes > 0))
+            .collect()
+    }
+
+    /// What `self` and `other`, of another file, have in common in words, or None if they are
+    /// two inputs.
+    fn shared_with(&self, other: &RecordedInput) -> Option<String> {
+        if self.file == other.file {
+            return None;
+        }
+        if let (Some(content), Some(theirs)) = (self.content, other.content)
+            && content == theirs
+        {
+            return Some(if self.name == other.name {
+                printable(self.name)
+            } else {
+                format!(
+                    "the same data ({} and {}, both {} bytes with digest {})",
+                    printable(self.name),
+                    printable(other.name),
+                    group(content.bytes),
+                    content.hex()
+                )
+            });
+        }
+        let reached = self.prefixes.len().min(other.prefixes.len());
+        if reached > 0 {
+            if self.prefixes[reached - 1] != other.prefixes[reached - 1] {
+                return None;
+            }
+            let bytes = group(PREFIX_LENGTHS[reached - 1]);
+            return Some(if self.name == other.name {
+                format!("the same first {bytes} bytes of {}", printable(self.name))
+            } else {
+                format!(
+                    "the same first {bytes} bytes ({} and {} begin alike)",
+                    printable(self.name),
+                    printable(other.name)
+                )
+            });
+        }
+        let both_whole = self.content.is_some() && other.content.is_some();
+        (!both_whole && self.name == other.name && self.name != "<stdin>")
+            .then(|| printable(self.name))
+    }
 }
 
 /// A report setting: the flag's value if given, else the files' own, which must agree.

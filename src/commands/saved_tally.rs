@@ -25,7 +25,9 @@ use crate::output::progress::Progress;
 use crate::report::run::Against;
 use crate::report::text::group;
 use crate::tally_file::header::mode_name;
-use crate::tally_file::{CheckPart, ContentPart, ModelPart, RunPart, TallyHeader, write_tally};
+use crate::tally_file::{
+    CheckPart, ContentPart, ModelPart, PrefixPart, RunPart, TallyHeader, write_tally,
+};
 
 /// The tally file of `--save-tally`, created before any long work so that a bad path fails at
 /// once.
@@ -265,6 +267,12 @@ fn save_check_counts(
                 .iter()
                 .zip(&input.contents)
                 .map(|(source, content)| ContentPart::new(source, content))
+                .collect(),
+            prefixes: input
+                .sources
+                .iter()
+                .zip(&input.prefixes)
+                .map(|(source, digests)| PrefixPart::new(source, digests))
                 .collect(),
         }),
         cells: 0,

@@ -527,6 +527,7 @@ impl PermutationTally {
             format: None,
             sources: vec![format!("a shuffle function (seed {})", self.seed)],
             contents: Vec::new(),
+            prefixes: Vec::new(),
             interrupted: false,
             stopped_early: false,
             numbering_assumed: 0,

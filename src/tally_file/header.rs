@@ -18,7 +18,7 @@ use crate::engine::permutation::factorial;
 use crate::engine::random_source::RngKind;
 use crate::engine::shard::BlockCoverage;
 use crate::engine::tally::TallyMode;
-use crate::input::content_digest::ContentDigest;
+use crate::input::content_digest::{ContentDigest, PREFIX_LENGTHS};
 
 /// What a tally file says of itself (format version 5).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -213,6 +213,11 @@ pub struct CheckPart {
     /// an input to `merge`, whatever it was called. Absent from files of earlier builds.
     #[serde(default)]
     pub contents: Vec<ContentPart>,
+    /// How each source opened begins (the digests of its first 4 to 64 KiB, as far as it was
+    /// read), in order: what identifies an input read only in part, or one that grew between
+    /// two reads. Absent from files of earlier builds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub prefixes: Vec<PrefixPart>,
 }
 
 /// An input of `check` by its content: see [`crate::input::content_digest`].
@@ -239,6 +244,37 @@ impl ContentPart {
     /// The size and digest, or None if the digest is not 32 hexadecimal digits.
     pub fn content(&self) -> Option<ContentDigest> {
         ContentDigest::parse(self.bytes, &self.digest)
+    }
+}
+
+/// How an input of `check` begins: see [`crate::input::content_digest::PrefixHasher`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PrefixPart {
+    /// The source's name as given (`<stdin>` for standard input).
+    pub source: String,
+    /// The digests (32 hexadecimal digits each) of its first 4, 8, 16, 32 and 64 KiB
+    /// ([`PREFIX_LENGTHS`]), as far as it was read: `digests[k]` is of the first
+    /// `PREFIX_LENGTHS[k]` bytes.
+    pub digests: Vec<String>,
+}
+
+impl PrefixPart {
+    /// The prefixes `digests` of the source `source`.
+    pub fn new(source: &str, digests: &[u128]) -> PrefixPart {
+        PrefixPart {
+            source: source.to_string(),
+            digests: digests.iter().map(|d| format!("{d:032x}")).collect(),
+        }
+    }
+
+    /// The digests in order, up to the first that is not 32 hexadecimal digits, at most one
+    /// for each of [`PREFIX_LENGTHS`].
+    pub fn digests(&self) -> Vec<u128> {
+        self.digests
+            .iter()
+            .take(PREFIX_LENGTHS.len())
+            .map_while(|hex| ContentDigest::parse(0, hex).map(|d| d.digest))
+            .collect()
     }
 }
 

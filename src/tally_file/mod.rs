@@ -33,7 +33,8 @@ pub use codec::{
     read_tally_into, splittable, write_tally,
 };
 pub use header::{
-    CheckPart, ContentPart, DealStreamPart, EndPart, Mismatch, ModelPart, RunPart, TallyHeader,
+    CheckPart, ContentPart, DealStreamPart, EndPart, Mismatch, ModelPart, PrefixPart, RunPart,
+    TallyHeader,
 };
 
 use crate::engine::marginal::MarginalTally;

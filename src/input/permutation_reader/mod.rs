@@ -314,6 +314,10 @@ pub struct InputTally {
     /// reading was stopped or the observer broke), when [`ReaderOptions::digest`] asked for
     /// them; empty otherwise.
     pub contents: Vec<ContentDigest>,
+    /// The digests of the first 4, 8, 16, 32 and 64 KiB of each source opened, as far as it
+    /// was read ([`crate::input::content_digest::PrefixHasher`]), in order, the last one
+    /// perhaps read in part, when [`ReaderOptions::digest`] asked for them; empty otherwise.
+    pub prefixes: Vec<Vec<u128>>,
     /// Whether reading was stopped (Ctrl-C) before the end of the input.
     pub interrupted: bool,
     /// Whether the reading ended before the input did, by Ctrl-C, at `--trials`, or when the
@@ -542,6 +546,7 @@ pub fn read_permutations_observed<'a>(
         }
     }
     let stopped_early = !finished || reader.stopped();
+    let prefixes = reader.prefixes();
     Ok(InputTally {
         deck: reader.deck.unwrap_or(0),
         counts: reader
@@ -557,6 +562,7 @@ pub fn read_permutations_observed<'a>(
         format: reader.format.map(|(format, _)| format),
         numbering_assumed: reader.numbering_assumed,
         sources: names,
+        prefixes,
         contents: reader.contents,
         interrupted: stop.load(Ordering::Relaxed),
         stopped_early,

@@ -13,7 +13,7 @@ use crate::engine::algorithms::Card;
 use crate::engine::counters::ByteTally;
 use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, rank};
-use crate::input::content_digest::ContentDigest;
+use crate::input::content_digest::{ContentDigest, PrefixHasher};
 use crate::input::line_format::{self, ANY_FORMAT, LineFormat, Rejection, shown};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -87,6 +87,11 @@ pub(super) struct Reader<'a> {
     vector: VectorLines,
     /// The size and digest of each source read to its end.
     pub(super) contents: Vec<ContentDigest>,
+    /// The digests of the prefixes of each source opened ([`PrefixHasher`]), in order: those
+    /// ended, then the one being read (see [`Reader::prefixes`]).
+    prefixes: Vec<Vec<u128>>,
+    /// The prefixes of the source being read.
+    prefix: Option<PrefixHasher>,
 }
 
 /// Decks waiting for [`FusedMarginalTally::add_decks`], of any size (its vector passes take
@@ -239,7 +244,17 @@ impl<'a> Reader<'a> {
             batch: None,
             vector: VectorLines::of_cpu(),
             contents: Vec::new(),
+            prefixes: Vec::new(),
+            prefix: None,
         }
+    }
+
+    /// The digests of the prefixes of each source opened, in order, when
+    /// [`ReaderOptions::digest`] asked for them (the last one may have been read in part).
+    pub(super) fn prefixes(&mut self) -> Vec<Vec<u128>> {
+        let mut prefixes = std::mem::take(&mut self.prefixes);
+        prefixes.extend(self.prefix.take().map(PrefixHasher::finish));
+        prefixes
     }
 
     /// Show the permutation just tallied to the observer, if any.
@@ -901,6 +916,11 @@ impl<'a> Reader<'a> {
             }
             match received.recv_timeout(POLL) {
                 Ok(Delivery::Chunk(buffer, length)) => {
+                    if digest {
+                        self.prefix
+                            .get_or_insert_with(PrefixHasher::new)
+                            .update(&buffer[..length]);
+                    }
                     let tallied = self.chunk(&mut lines, &buffer[..length]);
                     // The reading thread may have ended already: then the buffer is dropped.
                     let _ = spent.send(buffer);
@@ -912,6 +932,10 @@ impl<'a> Reader<'a> {
                     }
                 }
                 Ok(Delivery::End(content)) => {
+                    if digest {
+                        self.prefixes
+                            .push(self.prefix.take().map_or_else(Vec::new, PrefixHasher::finish));
+                    }
                     self.contents.extend(content);
                     self.end(&mut lines)?;
                     progress(self.lines);

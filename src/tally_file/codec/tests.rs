@@ -42,6 +42,7 @@ fn header(mode: TallyMode, deck: usize, trials: u64) -> TallyHeader {
             state_bits: None,
             model: None,
             contents: Vec::new(),
+            prefixes: Vec::new(),
         }),
         cells: 0,
         encoding: String::new(),
