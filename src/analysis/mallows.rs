@@ -25,6 +25,16 @@
 //! test would miss. So p = 2·(1 − Φ(|z|)), at the price of a factor 2 in p against a biased
 //! shuffle (0.3 in z at the 1% level).
 //!
+//! **Few pairs.** Under the null the distances d(σ_t, σ_{t+1}) are independent, each
+//! distributed as the inversions of a uniform permutation (σ_t⁻¹σ_{t+1} is uniform whatever
+//! came before), so the mean kernel of `pairs` pairs can go no further than all of them at
+//! distance 0 (or all at the largest distance, below), which has probability exactly
+//! (1/n!)^pairs. The normal tail can fall far below that when the pairs are few (one pair of
+//! identical 52-card decks: 10^−1313 against 1/52! ≈ 10^−67.9), so each tail is floored there:
+//! a figure no stream of that many pairs could show is never printed. (Between the floor and
+//! the bulk the normal tail is still only an approximation; at a few pairs it overstates the
+//! evidence, which the other tests of the stream do not depend on.)
+//!
 //! A rejection says the decks are not independent uniform decks. Above (z > 0) that is, for a
 //! biased shuffle (the usual case, each deck drawn afresh), a fact about the law of one deck,
 //! so the test is filed with the tests of one deal's law; below (z < 0) only dependence can
@@ -99,8 +109,17 @@ pub fn serial_mallows_test(deck: usize, sums: &KernelSums) -> (MallowsFigures, D
     if z < 0.0 {
         draft.question = Question::Dependence;
     }
-    draft.p = normal_upper(z.abs()).scaled(2.0);
+    let (tail, floor) = (normal_upper(z.abs()), most_extreme(deck, pairs));
+    draft.p = if tail.log10 < floor.log10 { floor } else { tail }.scaled(2.0);
     (figures, draft)
+}
+
+/// (1/n!)^pairs: the probability, under the null, of `pairs` independent distances all at 0
+/// (or all at the largest, n(n−1)/2, each reached by one deck of n!): no tail of the mean
+/// kernel of that many pairs is smaller.
+fn most_extreme(deck: usize, pairs: u64) -> PValue {
+    let ln_orderings: f64 = (2..=deck).map(|k| (k as f64).ln()).sum();
+    PValue::from_ln(-(pairs as f64) * ln_orderings)
 }
 
 /// P(Z ≥ z) for a standard normal Z; beyond the range of doubles, from Mills' ratio
@@ -148,6 +167,29 @@ mod tests {
         // Only dependence makes the kernel fall below its mean: filed there.
         assert_eq!(draft.question, Question::Dependence);
         assert!((figures.exact_mean / figures.mean_kernel).ln() > 0.0);
+    }
+
+    #[test]
+    fn one_pair_of_identical_decks_is_as_unlikely_as_one_deck_in_n_factorial_never_less() {
+        // Independent: 52! = 8.0658175170943878e67 (published), so log10 52! = 67.90665; the
+        // two-sided p is twice 1/52!. The normal tail alone gives about 10^−1313.
+        let (figures, draft) = serial_mallows_test(52, &sums_at(52, 0, 1));
+        assert!(figures.z > 50.0, "{figures:?}");
+        let expected = 2f64.log10() - 8.065_817_517_094_388e67_f64.log10();
+        assert!((draft.p.log10 - expected).abs() < 1e-6, "{}", draft.p.log10);
+        // Two pairs: (1/52!)^2.
+        let (_, two) = serial_mallows_test(52, &sums_at(52, 0, 2));
+        assert!((two.p.log10 - (expected - 67.906_65)).abs() < 1e-3, "{}", two.p.log10);
+        // 1,000 pairs one transposition apart: the normal tail (z in the thousands) is below
+        // even (1/52!)^1000, so the floor holds.
+        let (_, alike) = serial_mallows_test(52, &sums_at(52, 1, 1000));
+        assert!((alike.p.log10 - (2f64.log10() - 1000.0 * 67.906_65)).abs() < 0.1);
+        // Pairs all at a distance near the mean (663): a z of a few units, whose normal tail is
+        // far above the floor and is the p-value.
+        let (figures, many) = serial_mallows_test(52, &sums_at(52, 620, 1000));
+        assert!(figures.z.abs() > 1.0 && figures.z.abs() < 10.0, "{figures:?}");
+        let normal = normal_upper(figures.z.abs()).scaled(2.0);
+        assert!((many.p.log10 - normal.log10).abs() < 1e-9);
     }
 
     #[test]
