@@ -283,6 +283,18 @@ impl BodyReader {
     }
 }
 
+#[cfg(test)]
+impl BodyReader {
+    /// A reader of `file` from where it stands.
+    pub(super) fn of_file(file: File) -> Self {
+        BodyReader {
+            file,
+            hasher: crc32fast::Hasher::new(),
+            buffer: Vec::new(),
+        }
+    }
+}
+
 /// Why a section of counters does not decode (its file is named by the caller).
 pub(super) type Problem = String;
 

@@ -18,6 +18,43 @@ fn varints_take_one_byte_below_128_and_ten_for_the_largest_u64() {
     assert_eq!(varint_bytes(u64::MAX), 10);
 }
 
+#[test]
+fn varints_of_every_length_up_to_ten_bytes_decode_across_buffer_refills() {
+    // A file's counts add up to at most 2^53, so no sound file has a varint of 9 or 10 bytes;
+    // the decoder still reads them (the sums are u128 and the caller refuses the total). Each
+    // length from 1 to 10 bytes, about 9 MB in all, so that varints straddle the refills of
+    // the decoder's buffer of CHUNK_BYTES (4 MiB).
+    let lengths: Vec<u64> = (0..10).map(|k| 1u64 << (7 * k)).collect();
+    let mut values: Vec<u64> = (0..1_600_000u64)
+        .map(|i| lengths[(i % 10) as usize] + i % 97)
+        .collect();
+    values.push(u64::MAX);
+    let mut bytes = Vec::new();
+    for &value in &values {
+        leb128::write::unsigned(&mut bytes, value).unwrap();
+    }
+    for (k, &value) in lengths.iter().enumerate() {
+        assert_eq!(varint_bytes(value), k as u64 + 1);
+    }
+    assert!(bytes.len() > 2 * CHUNK_BYTES);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("varints");
+    std::fs::write(&path, &bytes).unwrap();
+    let mut reader = read::BodyReader::of_file(std::fs::File::open(&path).unwrap());
+    let (first, second) = values.split_at(1000);
+    let mut parts = (vec![0u64; first.len()], vec![0u64; second.len()]);
+    let sums = read::add_varints(
+        &mut reader,
+        bytes.len() as u64,
+        vec![&mut parts.0, &mut parts.1],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!((parts.0.as_slice(), parts.1.as_slice()), (first, second));
+    let total = |v: &[u64]| v.iter().map(|&x| u128::from(x)).sum::<u128>();
+    assert_eq!(sums, vec![total(first), total(second)]);
+}
+
 fn header(mode: TallyMode, deck: usize, trials: u64) -> TallyHeader {
     TallyHeader {
         tool: "shuffle-bias".into(),
