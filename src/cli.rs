@@ -581,7 +581,7 @@ pub struct SourceArgs {
     ///
     /// The top W bits of each word: the generator's own width is 15 for msvc and ansi-c, 32
     /// for chacha and mt19937.
-    #[arg(long, value_name = "W", help_heading = SOURCE)]
+    #[arg(long, value_parser = parse_word_bits, value_name = "W", help_heading = SOURCE)]
     pub bits: Option<u32>,
 }
 
@@ -598,7 +598,7 @@ pub struct ReseedArgs {
     /// With --reseed: the bits of each seed, 1 to 64.
     ///
     /// At most 2^B different decks.
-    #[arg(long, value_name = "B", help_heading = SOURCE)]
+    #[arg(long, value_parser = parse_seed_bits, value_name = "B", help_heading = SOURCE)]
     pub seed_bits: Option<u32>,
     /// With --reseed: random, or a counter up from --seed.
     ///
@@ -809,7 +809,7 @@ pub struct CheckArgs {
     #[arg(long, conflicts_with_all = ["deal", "game", "single"], help_heading = TEST)]
     pub explain: bool,
     /// With --against ALGORITHM: this many passes of it [default: 1].
-    #[arg(long, value_name = "K", help_heading = TEST)]
+    #[arg(long, value_parser = parse_pass_count, value_name = "K", help_heading = TEST)]
     pub passes: Option<u32>,
     /// With --against overhand: the chance a gap is cut [default: 0.5].
     #[arg(
@@ -821,7 +821,7 @@ pub struct CheckArgs {
     )]
     pub cut_probability: Option<CutProbability>,
     /// With --against shelf: the number of shelves [default: 10].
-    #[arg(long, value_name = "M", help_heading = TEST)]
+    #[arg(long, value_parser = parse_shelves, value_name = "M", help_heading = TEST)]
     pub shelves: Option<u16>,
     /// Run COMMAND in the shell and read its standard output.
     ///
@@ -902,7 +902,7 @@ pub struct CheckArgs {
     ///
     /// The report then says how few of the orderings it can reach (e.g. 32 for a 32-bit
     /// seed).
-    #[arg(long, value_name = "B", help_heading = ADVANCED)]
+    #[arg(long, value_parser = parse_state_bits, value_name = "B", help_heading = ADVANCED)]
     pub state_bits: Option<u32>,
     /// List all n! orderings in JSON and CSV, whatever the deck.
     ///
@@ -1011,7 +1011,8 @@ pub struct RunArgs {
     /// Apply the algorithm K times per trial.
     ///
     /// The K passes shuffle the same deck; one trial is all K passes.
-    #[arg(long, default_value_t = 1, value_name = "K", help_heading = TEST)]
+    #[arg(long, default_value_t = 1, value_parser = parse_pass_count, value_name = "K",
+        help_heading = TEST)]
     pub passes: u32,
     /// auto, full (every ordering) or marginal.
     ///
@@ -1052,7 +1053,7 @@ pub struct RunArgs {
     /// The shelf shuffler's shelves, 1 to 10000 [default: 10].
     ///
     /// The default is the casino machine of Diaconis, Fulman & Holmes (2013).
-    #[arg(long, value_name = "M", help_heading = TEST)]
+    #[arg(long, value_parser = parse_shelves, value_name = "M", help_heading = TEST)]
     pub shelves: Option<u16>,
     #[command(flatten)]
     pub seed: SeedArgs,
@@ -1182,7 +1183,7 @@ pub struct TheoryArgs {
     /// The shelf shuffler's number of shelves [default: 10].
     ///
     /// See `run --help`.
-    #[arg(long, value_name = "M", help_heading = TEST)]
+    #[arg(long, value_parser = parse_shelves, value_name = "M", help_heading = TEST)]
     pub shelves: Option<u16>,
     #[command(flatten)]
     pub source: SourceArgs,
@@ -1190,7 +1191,7 @@ pub struct TheoryArgs {
     ///
     /// The report says whether a generator with B bits of state can reach every ordering of
     /// the deck (e.g. 32 for a 32-bit seed).
-    #[arg(long, value_name = "B", help_heading = SOURCE)]
+    #[arg(long, value_parser = parse_state_bits, value_name = "B", help_heading = SOURCE)]
     pub state_bits: Option<u32>,
     #[command(flatten)]
     pub output: OutputArgs,
@@ -1365,6 +1366,65 @@ pub fn parse_threads(text: &str) -> Result<usize, String> {
     text.trim().parse().map_err(|_| {
         format!("'{text}' is not a number of threads; write it like 2, or leave it out")
     })
+}
+
+/// A whole number for a flag, read as `T`; otherwise the message says what `what` is and what
+/// to write (`takes`), as the other flags' messages do. The command checks the range; a number
+/// too large for `T` gets the same message.
+fn whole_number<T: std::str::FromStr>(text: &str, what: &str, takes: &str) -> Result<T, String> {
+    text.trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not {what}; write {takes}"))
+}
+
+/// Parse `--passes` of `run` and `check`: a whole number of passes (the command checks the
+/// range).
+pub fn parse_pass_count(text: &str) -> Result<u32, String> {
+    whole_number(
+        text,
+        "a number of passes",
+        &format!("a whole number from 1 to {MAX_PASSES_RANGE} (e.g. 7)"),
+    )
+}
+
+/// Parse `--shelves`: a whole number of shelves (the command checks the range).
+pub fn parse_shelves(text: &str) -> Result<u16, String> {
+    whole_number(
+        text,
+        "a number of shelves",
+        &format!(
+            "a whole number from 1 to {} (e.g. 10)",
+            crate::engine::algorithms::shelf::MAX_SHELVES
+        ),
+    )
+}
+
+/// Parse `--bits`: the width of the words the mapping sees (the command checks the range).
+pub fn parse_word_bits(text: &str) -> Result<u32, String> {
+    whole_number(
+        text,
+        "a word width",
+        "a whole number of bits from 8 to 64 (e.g. 32)",
+    )
+}
+
+/// Parse `--seed-bits`: the bits of each seed (the command checks the range).
+pub fn parse_seed_bits(text: &str) -> Result<u32, String> {
+    whole_number(
+        text,
+        "a number of seed bits",
+        "a whole number from 1 to 64 (e.g. 32 for a 32-bit seed)",
+    )
+}
+
+/// Parse `--state-bits`: the bits of state (or seed) of a generator (the command checks that
+/// there is at least one).
+pub fn parse_state_bits(text: &str) -> Result<u32, String> {
+    whole_number(
+        text,
+        "a number of bits",
+        "a whole number of at least 1 (e.g. 32 for a 32-bit seed)",
+    )
 }
 
 /// Parse a count such as `240000`, `240k`, `10M`, `2.5G`, `1e6` or `1_000_000`.

@@ -719,3 +719,74 @@ fn a_negative_value_is_refused_by_its_flag_with_how_to_write_it() {
         );
     }
 }
+
+#[test]
+fn a_whole_number_flag_given_something_else_says_what_it_takes() {
+    // These said only "invalid digit found in string" (or "number too large to fit in target
+    // type"), Rust's integer parser's words.
+    let cases: [(&[&str], &str); 10] = [
+        (
+            &["run", "riffle", "--passes", "1.5"],
+            "'1.5' is not a number of passes; write a whole number from 1 to 1000",
+        ),
+        (
+            &["check", "--against", "riffle", "--passes", "1.5"],
+            "'1.5' is not a number of passes; write a whole number from 1 to 1000",
+        ),
+        (
+            &["run", "shelf", "--shelves", "1.5"],
+            "'1.5' is not a number of shelves; write a whole number from 1 to 10000",
+        ),
+        (
+            &["theory", "shelf", "--shelves", "70000"],
+            "'70000' is not a number of shelves; write a whole number from 1 to 10000",
+        ),
+        (
+            &["check", "--against", "shelf", "--shelves", "x"],
+            "'x' is not a number of shelves",
+        ),
+        (
+            &["run", "fisher-yates", "--bits", "x"],
+            "'x' is not a word width; write a whole number of bits from 8 to 64",
+        ),
+        (
+            &["theory", "naive", "--bits", "1.5"],
+            "'1.5' is not a word width; write a whole number of bits from 8 to 64",
+        ),
+        (
+            &[
+                "run",
+                "fisher-yates",
+                "--reseed",
+                "every-shuffle",
+                "--seed-bits",
+                "x",
+            ],
+            "'x' is not a number of seed bits; write a whole number from 1 to 64",
+        ),
+        (
+            &["theory", "naive", "--state-bits", "x"],
+            "'x' is not a number of bits; write a whole number of at least 1",
+        ),
+        (
+            &["check", "--state-bits", "99999999999"],
+            "'99999999999' is not a number of bits; write a whole number of at least 1",
+        ),
+    ];
+    for (args, message) in cases {
+        let flag = args.iter().rev().nth(1).unwrap();
+        let output = shuffle_bias().args(args).write_stdin("").output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!("for '{flag} <")),
+            "{args:?}: {stderr}"
+        );
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("invalid digit") && !stderr.contains("too large to fit"),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}
