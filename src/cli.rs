@@ -209,7 +209,11 @@ pub struct CaseArgs {
     /// List the cases.
     ///
     /// Name, year, the shuffle, the deck of its published figures, what the emulation finds.
-    #[arg(long, conflicts_with = "name")]
+    /// Of the other flags only --format, -o and -q go with it: the rest set up a run.
+    #[arg(long, conflicts_with_all = [
+        "name", "deck", "trials", "alpha", "explain", "seed", "brief", "color", "threads",
+        "max_paths", "no_deal_tests", "emit_permutations", "plot", "table",
+    ])]
     pub list: bool,
     /// Cards [default: the deck of the case's published figures].
     ///
@@ -1094,7 +1098,8 @@ pub struct RunArgs {
     /// Compute only shard I of K (from 0), for `merge`.
     ///
     /// The blocks ⌊B·I/K⌋ to ⌊B·(I+1)/K⌋ − 1 of the B = ⌈trials / 65536⌉ blocks. Needs --seed
-    /// and --save-tally; writes no report (`merge` the K files for it).
+    /// and --save-tally; writes no report (`merge` the K files for it), so the flags of the
+    /// report and its verdict (-o, --format, --brief, --max-bias, …) go to `merge`.
     #[arg(long, value_parser = parse_shard, value_name = "I/K", help_heading = ADVANCED)]
     pub shard: Option<ShardArg>,
     /// Save the tally in FILE, for `merge`.

@@ -218,3 +218,59 @@ fn the_enumeration_agrees_with_the_estimate_on_a_2_to_the_20_seed_space() {
     // 4 cards identify exp(−(2^20 − 1)/6,497,400) ≈ 85% of the decks, 5 cards over 99%.
     assert!((estimated[3].identified - 0.851).abs() < 0.001);
 }
+
+#[test]
+fn case_list_refuses_the_flags_of_a_case_run_naming_both() {
+    let dir = tempfile::tempdir().unwrap();
+    // Each was accepted and did nothing: the list is the same whatever the run would be.
+    let cases: [(&[&str], &str); 13] = [
+        (&["--brief"], "'--brief'"),
+        (&["-t", "5"], "'--trials <TRIALS>'"),
+        (&["-n", "5"], "'--deck <DECK>'"),
+        (&["--alpha", "0.01"], "'--alpha <ALPHA>'"),
+        (&["--explain"], "'--explain'"),
+        (&["--seed", "3"], "'--seed <SEED>'"),
+        (&["--color", "always"], "'--color <WHEN>'"),
+        (&["--threads", "2"], "'--threads <THREADS>'"),
+        (&["--max-paths", "5"], "'--max-paths <PATHS>'"),
+        (&["--no-deal-tests"], "'--no-deal-tests'"),
+        (
+            &["--emit-permutations", "decks.txt"],
+            "'--emit-permutations <FILE>'",
+        ),
+        (&["--plot", "cases.svg"], "'--plot <FILE.svg>'"),
+        (
+            &["--format", "csv", "--table", "tests"],
+            "'--table <TABLE>'",
+        ),
+    ];
+    for (flags, named) in cases {
+        let output = shuffle_bias()
+            .current_dir(dir.path())
+            .args(["case", "--list"])
+            .args(flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "the argument '--list' cannot be used with {named}"
+            )),
+            "{flags:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{flags:?}");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "no file written"
+    );
+    // The flags of the list itself still go with it.
+    let output = shuffle_bias()
+        .args(["case", "--list", "-q", "--format", "csv"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&output.stdout).starts_with("name,year,title,deck,expect"));
+}

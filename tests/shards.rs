@@ -463,3 +463,40 @@ fn shards_past_the_fingerprint_limit_merge_into_the_sample_of_the_single_run() {
     assert_eq!(merged["deal_stream"]["repeats"], *repeats);
     assert_eq!(merged["bias_detected"], single["bias_detected"]);
 }
+
+#[test]
+fn a_shard_refuses_the_flags_of_the_report_and_verdict_that_merge_gives() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("x.tally");
+    let file = file.to_str().unwrap();
+    // Each was accepted and did nothing: a shard's blocks are part of the run, and a brief line
+    // or a gate on them would be a verdict on part of the experiment.
+    let cases: [(&[&str], &str, &str); 4] = [
+        (&["--brief"], "--brief", "nothing to write"),
+        (&["--max-bias", "1pp"], "--max-bias", "nothing to judge"),
+        (&["--color", "always"], "--color", "nothing to colour"),
+        (&["--all-orderings"], "--all-orderings", "nothing to list"),
+    ];
+    for (flags, flag, what) in cases {
+        let output = shuffle_bias()
+            .args(["run", "naive", "-n", "4", "-t", "200k", "--seed", "1", "-q"])
+            .args(["--shard", "0/2", "--save-tally", file])
+            .args(flags)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{flags:?}: {stderr}");
+        assert!(
+            stderr.contains("--shard 0/2: a shard writes no report and gives no verdict"),
+            "{flags:?}: {stderr}"
+        );
+        assert!(
+            stderr.contains(&format!(
+                "so {flag} has {what}; give {flag} to `shuffle-bias merge`"
+            )),
+            "{flags:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{flags:?}");
+    }
+    assert!(!Path::new(file).exists(), "nothing was saved");
+}

@@ -9,7 +9,7 @@ use super::{
 };
 use crate::analysis::ruled_out::BiasSize;
 use crate::cases::Case;
-use crate::cli::{Hypothesis, RunArgs, ShardArg};
+use crate::cli::{ColorChoice, Hypothesis, RunArgs, ShardArg};
 use crate::engine::algorithms::Shuffle;
 use crate::engine::generators::GeneratorKind;
 use crate::engine::mapped_source::{Generator, SourceSpec};
@@ -260,12 +260,18 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
              and `shuffle-bias merge` the files",
         ));
     }
+    // The flags of the report and its verdict, with what each would have done: a shard's
+    // blocks are part of the experiment, so its report (and a verdict on it) is merge's.
     let report_flags = [
-        ("-o", args.output.output.is_some()),
-        ("--plot", args.output.plot.is_some()),
-        ("--format", args.output.format != Format::Table),
-        ("--table", args.output.table.is_some()),
-        ("--emit-permutations", args.emit_permutations.is_some()),
+        ("-o", args.output.output.is_some(), "write"),
+        ("--plot", args.output.plot.is_some(), "draw"),
+        ("--format", args.output.format != Format::Table, "format"),
+        ("--table", args.output.table.is_some(), "write"),
+        ("--emit-permutations", args.emit_permutations.is_some(), "write"),
+        ("--brief", args.verdict.brief, "write"),
+        ("--color", args.verdict.color != ColorChoice::Auto, "colour"),
+        ("--max-bias", args.gate.max_bias.is_some(), "judge"),
+        ("--all-orderings", args.all_orderings, "list"),
     ];
     if args.emit_permutations.is_some() {
         return Err(UsageError::conflict(
@@ -275,13 +281,13 @@ fn check_shard(args: &RunArgs, settings: &SimulationSettings) -> Result<(), Usag
              a run without --shard (the same --seed and --trials give the same shuffles)",
         ));
     }
-    if let Some((flag, _)) = report_flags.iter().find(|(_, given)| *given) {
+    if let Some((flag, _, verb)) = report_flags.iter().find(|(_, given, _)| *given) {
         return Err(UsageError::conflict(
             "--shard",
             &flag_value,
             format!(
-                "a shard writes no report, so {flag} has nothing to write; give {flag} to \
-                 `shuffle-bias merge`"
+                "a shard writes no report and gives no verdict (its blocks are only part of \
+                 the run), so {flag} has nothing to {verb}; give {flag} to `shuffle-bias merge`"
             ),
         ));
     }
