@@ -252,3 +252,68 @@ fn color_is_off_in_a_pipe_forced_by_always_and_refused_by_never() {
     assert!(!coloured(Some("never"), false).contains('\x1b'));
     assert!(!coloured(Some("never"), true).contains('\x1b'));
 }
+
+#[test]
+fn brief_counts_one_in_the_singular_and_deals_as_deals_of_k_cards() {
+    // "1 permutations of 52 cards" was the brief line of one five-card deal.
+    let one_deal = "As 2s 3s 4s 5s\n".to_string();
+    let two_deals = format!("{one_deal}6s 7s 8s 9s Ts\n");
+    let deal = [
+        "check", "--deal", "5", "--cards", "standard", "-q", "--brief",
+    ];
+    let cases: [(&[&str], Option<String>, &str); 5] = [
+        (&deal, Some(one_deal), " · 1 deal of 5 cards from 52 · "),
+        (&deal, Some(two_deals), " · 2 deals of 5 cards from 52 · "),
+        (
+            &["check", "-q", "--brief"],
+            Some("0 1 2\n".to_string()),
+            " · 1 permutation of 3 cards · ",
+        ),
+        (
+            &[
+                "run",
+                "fisher-yates",
+                "-n",
+                "3",
+                "-t",
+                "1",
+                "--seed",
+                "1",
+                "-q",
+                "--brief",
+            ],
+            None,
+            " · 1 shuffle of 3 cards · ",
+        ),
+        (
+            &[
+                "compare",
+                "fisher-yates",
+                "-n",
+                "3",
+                "-t",
+                "1",
+                "--seed",
+                "1",
+                "-q",
+                "--brief",
+            ],
+            None,
+            " · 3 cards, 1 shuffle each · ",
+        ),
+    ];
+    for (args, stdin, expected) in cases {
+        let (line, code) = run(args, stdin);
+        assert!(matches!(code, Some(0 | 1)), "{args:?}: exit {code:?}");
+        assert_eq!(line.lines().count(), 1, "{line}");
+        assert!(line.contains(expected), "{args:?}: {line}");
+        assert!(!line.contains("permutations of 52"), "{line}");
+    }
+    // The table's title and its line of how the reading went say it the same way.
+    let (table, _) = run(&["check", "-q"], Some("0 1 2\n".to_string()));
+    assert!(
+        table.starts_with("shuffle-bias check: 1 permutation of 3 cards"),
+        "{table}"
+    );
+    assert!(table.contains("\n1 line read · "), "{table}");
+}

@@ -5,7 +5,7 @@
 
 use std::io::{self, Write};
 
-use super::text::group;
+use super::text::plural;
 use super::{Exporter, Report};
 use crate::analysis::decision::format_p;
 use crate::report::comparison::CompareReport;
@@ -39,18 +39,25 @@ impl Exporter for BriefExporter {
 /// 52 cards guessed, 4.54 by chance`).
 pub fn run_line(run: &RunReport) -> String {
     let (headline, _) = run.headline();
-    let unit = if run.header.input.is_some() {
-        "permutations"
-    } else {
-        "shuffles"
+    // What was counted, as the table's title says it: shuffles run, permutations read, or
+    // deals read (`check --deal K`: K cards of the deck each).
+    let unit = match (run.header.input.is_some(), run.deal()) {
+        (_, Some(_)) => "deal",
+        (true, None) => "permutation",
+        (false, None) => "shuffle",
     };
+    let counted = |count: u64| plural(count, unit);
     let mut parts = vec![
         headline,
-        format!(
-            "{} {unit} of {} cards",
-            group(run.header.trials),
-            run.header.deck
-        ),
+        match run.deal() {
+            Some(deal) => format!(
+                "{} of {} cards from {}",
+                counted(run.header.trials),
+                deal.cards_per_deal,
+                run.header.deck
+            ),
+            None => format!("{} of {} cards", counted(run.header.trials), run.header.deck),
+        },
     ];
     if run.header.against == Against::Model {
         parts.push(format!(
@@ -67,11 +74,11 @@ pub fn run_line(run: &RunReport) -> String {
         .filter(|o| o.stopped_the_run(gated));
     if let Some(outcome) = sequential.filter(|o| o.decided) {
         parts.push(format!(
-            "sequential test: {} (e-value {} ≥ 2K/alpha = {}) after {} {unit}",
+            "sequential test: {} (e-value {} ≥ 2K/alpha = {}) after {}",
             outcome.strongest,
             format_e_value(outcome.log10_strongest),
             outcome.threshold,
-            group(outcome.trials_used)
+            counted(outcome.trials_used)
         ));
     } else {
         parts.extend(strongest_clause(
@@ -94,8 +101,8 @@ pub fn run_line(run: &RunReport) -> String {
         ] {
             if let Some(size) = size {
                 parts.push(format!(
-                    "the 99% confidence sequences show the bias {side} {size} after {} {unit}",
-                    group(outcome.trials_used)
+                    "the 99% confidence sequences show the bias {side} {size} after {}",
+                    counted(outcome.trials_used)
                 ));
             }
         }
@@ -152,9 +159,9 @@ pub fn compare_line(compare: &CompareReport) -> String {
     let mut parts = vec![
         headline.to_string(),
         format!(
-            "{} cards, {} shuffles each",
+            "{} cards, {} each",
             compare.deck,
-            group(compare.trials_requested)
+            plural(compare.trials_requested, "shuffle")
         ),
         rows.join(", "),
     ];

@@ -227,7 +227,7 @@ pub(super) fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
     let header = &run.header;
     let interrupted = match (header.interrupted, &header.input) {
         (false, _) => String::new(),
-        (true, None) => format!(" (interrupted after {} trials)", group(header.trials)),
+        (true, None) => format!(" (interrupted after {})", plural(header.trials, "trial")),
         (true, Some(_)) => " (interrupted: the input was not read to its end)".to_string(),
     };
     match (&header.input, header.seed, header.source, header.threads) {
@@ -260,13 +260,13 @@ pub(super) fn run_title(run: &RunReport, algorithm: &str, doc: &mut Document) {
             ));
             match &header.merged {
                 Some(merged) => doc.line(format!(
-                    "{} lines read · {}",
-                    group(input.lines),
+                    "{} read · {}",
+                    plural(input.lines, "line"),
                     merged_time(merged, header.elapsed_seconds, "reading")
                 )),
                 None => doc.line(format!(
-                    "{} lines read · {:.2} s · {} {}/s",
-                    group(input.lines),
+                    "{} read · {:.2} s · {} {}/s",
+                    plural(input.lines, "line"),
                     header.elapsed_seconds,
                     rate(header.shuffles_per_second),
                     if run.deal().is_some() {
