@@ -955,7 +955,8 @@ pub struct OutputArgs {
     ///
     /// The file is written aside and renamed into place when the report is complete, so a
     /// failed run leaves an existing FILE as it was. A FILE that is a symbolic link is written
-    /// through: the file it points to is replaced and the link stays a link.
+    /// through: the file it points to is replaced and the link stays a link (a loop of links
+    /// is refused).
     #[arg(short = 'o', long, value_name = "FILE", help_heading = OUTPUT)]
     pub output: Option<PathBuf>,
     /// Also draw the report as an SVG picture in FILE.svg (`-` is stdout).

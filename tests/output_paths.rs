@@ -1,4 +1,5 @@
-//! Paths as the user gave them: an output named by a symbolic link is written through the link,
+//! Paths as the user gave them: an output named by a symbolic link is written through the link
+//! (a loop of links is refused), an output that names a directory is refused by every command,
 //! and a file name with control characters is escaped in error messages (issue #33, small
 //! messages).
 
@@ -79,5 +80,145 @@ fn file_and_tally_file_errors_escape_a_newline_in_the_file_name() {
     assert!(
         !stderr.lines().any(|line| line.starts_with("a tally")),
         "{stderr}"
+    );
+}
+
+#[test]
+fn an_output_that_names_a_directory_is_refused_by_every_command_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("reports")).unwrap();
+    // `man`, `list` and `case --list` said "writing failed: Is a directory (os error 21)".
+    let commands: [&[&str]; 5] = [
+        &["man", "-o", "reports"],
+        &["list", "-o", "reports"],
+        &["case", "--list", "-o", "reports"],
+        &["run", "naive", "-n", "3", "-t", "100", "-o", "reports"],
+        &["theory", "naive", "-n", "3", "-o", "reports"],
+    ];
+    for args in commands {
+        let output = shuffle_bias()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("-o reports: this is a directory; name a file in it"),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}: no half report");
+    }
+}
+
+#[test]
+fn an_output_name_ending_in_a_slash_is_refused_before_any_report_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    // `--plot picture.svg/` printed the whole report, then "writing failed: Not a directory".
+    let commands: [(&[&str], &str, &str); 4] = [
+        (
+            &["theory", "naive", "-n", "3", "--plot", "picture.svg/"],
+            "--plot picture.svg/: a name that ends in / is a directory's; name a file",
+            "(e.g. --plot picture.svg)",
+        ),
+        (
+            &[
+                "run",
+                "naive",
+                "-n",
+                "3",
+                "-t",
+                "100",
+                "--plot",
+                "picture.svg/",
+            ],
+            "--plot picture.svg/: a name that ends in / is a directory's; name a file",
+            "(e.g. --plot picture.svg)",
+        ),
+        (
+            &["list", "-o", "new/"],
+            "-o new/: a name that ends in / is a directory's; name a file",
+            "(e.g. -o new)",
+        ),
+        (
+            &["man", "-o", "."],
+            "-o .: this is a directory; name a file in it",
+            "",
+        ),
+    ];
+    for (args, message, suggestion) in commands {
+        let output = shuffle_bias()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(stderr.contains(suggestion), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}: no half report");
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        0,
+        "nothing was created"
+    );
+}
+
+#[test]
+fn an_output_that_is_a_loop_of_symbolic_links_is_refused_and_the_links_stay() {
+    let dir = tempfile::tempdir().unwrap();
+    // A link to itself was replaced by the report; two links that point to each other too.
+    std::os::unix::fs::symlink("loop", dir.path().join("loop")).unwrap();
+    std::os::unix::fs::symlink("b.svg", dir.path().join("a.svg")).unwrap();
+    std::os::unix::fs::symlink("a.svg", dir.path().join("b.svg")).unwrap();
+    let commands: [(&[&str], &str); 4] = [
+        (
+            &["run", "fisher-yates", "-n", "4", "-t", "100", "-o", "loop"],
+            "-o loop: a symbolic link that points to itself",
+        ),
+        (
+            &["man", "-o", "loop"],
+            "-o loop: a symbolic link that points to itself",
+        ),
+        (
+            &["list", "-o", "loop"],
+            "-o loop: a symbolic link that points to itself",
+        ),
+        (
+            &["theory", "naive", "-n", "3", "--plot", "a.svg"],
+            "--plot a.svg: a symbolic link that points to itself",
+        ),
+    ];
+    for (args, message) in commands {
+        let output = shuffle_bias()
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains("remove the link or name another file"),
+            "{args:?}: {stderr}"
+        );
+        assert!(output.stdout.is_empty(), "{args:?}: no half report");
+    }
+    for (link, points_to) in [("loop", "loop"), ("a.svg", "b.svg"), ("b.svg", "a.svg")] {
+        let path = dir.path().join(link);
+        assert!(
+            std::fs::symlink_metadata(&path)
+                .unwrap()
+                .file_type()
+                .is_symlink(),
+            "{link} was replaced"
+        );
+        assert_eq!(std::fs::read_link(&path).unwrap(), Path::new(points_to));
+    }
+    assert_eq!(
+        std::fs::read_dir(dir.path()).unwrap().count(),
+        3,
+        "no stray file"
     );
 }

@@ -53,6 +53,34 @@ pub enum FileError {
         /// The directory.
         path: PathBuf,
     },
+    /// An output's name can only be a directory's (`out/`, `..`), existing or not.
+    #[error(
+        "{flag} {}: a name that ends in {} is a directory's; name a file{}",
+        printable_path(path),
+        directory_ending(path),
+        suggested_file(path).map_or_else(String::new, |file| format!(
+            " (e.g. {flag} {})",
+            printable_path(&file)
+        ))
+    )]
+    DirectoryName {
+        /// The flag.
+        flag: &'static str,
+        /// The name given.
+        path: PathBuf,
+    },
+    /// An output is a symbolic link that leads back to itself (directly or through others).
+    #[error(
+        "{flag} {}: a symbolic link that points to itself (a loop of links, which no file is \
+         at the end of); remove the link or name another file",
+        printable_path(path)
+    )]
+    LinkLoop {
+        /// The flag.
+        flag: &'static str,
+        /// The link.
+        path: PathBuf,
+    },
     /// Two outputs name one file.
     #[error(
         "{first_flag} {} and {flag} {} name the same file; give each output its own file",
@@ -226,12 +254,7 @@ pub fn check_outputs(
         input_keys.entry(file_key(input)).or_insert(i);
     }
     for (i, &(flag, path)) in files.iter().enumerate() {
-        if path.is_dir() {
-            return Err(FileError::Directory {
-                flag,
-                path: path.to_path_buf(),
-            });
-        }
+        check_file_name(flag, path)?;
         if is_special(path) {
             continue;
         }
@@ -254,6 +277,67 @@ pub fn check_outputs(
         }
     }
     Ok(())
+}
+
+/// Refuse an output that cannot be a file: a directory, a name that only a directory can have
+/// (`out/`, `..`), or a symbolic link that leads back to itself (which writing through would
+/// not reach, and renaming onto would destroy).
+fn check_file_name(flag: &'static str, path: &Path) -> Result<(), FileError> {
+    let path_buf = || path.to_path_buf();
+    if fs::metadata(path).is_err_and(|error| error.raw_os_error() == Some(libc::ELOOP)) {
+        return Err(FileError::LinkLoop {
+            flag,
+            path: path_buf(),
+        });
+    }
+    if path.is_dir() {
+        return Err(FileError::Directory {
+            flag,
+            path: path_buf(),
+        });
+    }
+    if names_a_directory(path) {
+        return Err(FileError::DirectoryName {
+            flag,
+            path: path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Whether `path` can only name a directory: it ends in `/`, or its last part is `.` or `..`.
+fn names_a_directory(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    bytes.ends_with(b"/")
+        || bytes.ends_with(b"/.")
+        || bytes == b"."
+        || path.file_name().is_none()
+}
+
+/// How a name that only a directory can have ends: `/`, `.` or `..`.
+fn directory_ending(path: &Path) -> &'static str {
+    use std::os::unix::ffi::OsStrExt;
+    let bytes = path.as_os_str().as_bytes();
+    if bytes.ends_with(b"/") {
+        "/"
+    } else if bytes.ends_with(b"..") {
+        ".."
+    } else {
+        "."
+    }
+}
+
+/// The file a name ending in `/` was probably meant to be (`plot.svg/` → `plot.svg`), if any.
+fn suggested_file(path: &Path) -> Option<PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    let mut bytes = path.as_os_str().as_bytes();
+    while let Some(trimmed) = bytes.strip_suffix(b"/") {
+        bytes = trimmed;
+    }
+    let file = PathBuf::from(std::ffi::OsStr::from_bytes(bytes));
+    (bytes.len() < path.as_os_str().len() && !bytes.is_empty() && !names_a_directory(&file))
+        .then_some(file)
 }
 
 /// What [`same_file`] compares, as a key: (device, inode) of an existing file, else the
@@ -304,25 +388,24 @@ pub fn check_inputs(inputs: &[PathBuf]) -> Result<(), FileError> {
 }
 
 /// Where writing `path` really goes: `path` itself, or, when it is a symbolic link, the file at
-/// the end of its chain of links (which need not exist yet, as with a shell's `>`). A chain
-/// longer than 40 links (a loop) is left as it is: creating the file then fails with the
-/// system's own message.
-fn link_target(path: &Path) -> PathBuf {
+/// the end of its chain of links (which need not exist yet, as with a shell's `>`). None for a
+/// chain longer than 40 links (the system's own limit): a loop, which has no end to write to.
+fn link_target(path: &Path) -> Option<PathBuf> {
     let mut current = path.to_path_buf();
-    for _ in 0..40 {
+    for _ in 0..=40 {
         let is_link = fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink());
         if !is_link {
-            return current;
+            return Some(current);
         }
         let Ok(target) = fs::read_link(&current) else {
-            return current;
+            return Some(current);
         };
         current = match current.parent() {
             Some(parent) if target.is_relative() => parent.join(target),
             _ => target,
         };
     }
-    path.to_path_buf()
+    None
 }
 
 /// A file being written: a temporary file beside its target, renamed into place by
@@ -360,7 +443,13 @@ impl OutputFile {
                 sink: Some(Sink::Direct(io::BufWriter::new(file))),
             });
         }
-        let destination = link_target(path);
+        // Checked here too, for the outputs no command checked before creating them: a
+        // directory gets its own message, and a loop of links is never renamed over.
+        check_file_name(flag, path)?;
+        let destination = link_target(path).ok_or_else(|| FileError::LinkLoop {
+            flag,
+            path: path.to_path_buf(),
+        })?;
         let directory = match destination.parent() {
             Some(parent) if !parent.as_os_str().is_empty() => parent,
             _ => Path::new("."),
