@@ -360,3 +360,51 @@ fn the_brief_line_of_a_sequential_stop_says_what_stopped_it() {
     );
     assert!(!beyond.contains("interrupted"), "{beyond}");
 }
+
+#[test]
+fn a_random_cut_with_every_position_fair_is_never_fair_within_points_of_a_position() {
+    // Cutting the deck at a random place puts every card at every position with chance 1/n
+    // exactly, so the position bounds shrink below 1pp; but only n of the n! orderings occur
+    // (5 of 120 here), which the permutations and identity tests reject. A size in points of a
+    // position's chance does not measure that bias: the gate says BIAS DETECTED, with and
+    // without --until-decided, naming the tests. A 0.02tv gate measures it and fails too.
+    let dir = tempfile::tempdir().unwrap();
+    let cuts = dir.path().join("cuts.txt");
+    let mut text = String::new();
+    // SplitMix64 (Steele, Lea and Flood 2014): cuts independent of each other.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..200_000 {
+        state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        let cut = ((z ^ (z >> 31)) % 5) as usize;
+        let deck: Vec<String> = (0..5).map(|i| ((i + cut) % 5).to_string()).collect();
+        text.push_str(&deck.join(" "));
+        text.push('\n');
+    }
+    std::fs::write(&cuts, text).unwrap();
+    let file = cuts.to_str().unwrap();
+    for extra in [&[][..], &["--until-decided"][..]] {
+        let mut args = vec!["check", file, "--max-bias", "1pp"];
+        args.extend_from_slice(extra);
+        let (json, code) = run_json(&args);
+        assert_eq!(code, 1, "{extra:?}: {}", json["gate"]);
+        assert_eq!(json["gate"]["outcome"], "bias-detected", "{extra:?}");
+        let reason = json["gate"]["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("does not measure") && reason.contains("permutations"),
+            "{extra:?}: {reason}"
+        );
+        // Every position is within the size: the bound alone would have passed.
+        assert!(
+            json["gate"]["at_most"].as_f64().unwrap() < 0.01,
+            "{extra:?}"
+        );
+    }
+    let (json, code) = run_json(&["check", file, "--max-bias", "0.02tv"]);
+    assert_eq!(
+        (code, json["gate"]["outcome"].as_str()),
+        (1, Some("bias-detected"))
+    );
+}

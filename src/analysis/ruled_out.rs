@@ -89,6 +89,19 @@ impl BiasSize {
         }
     }
 
+    /// Whether a rejection by the test `name` of the law of one deal shows a bias that this
+    /// size measures: for a position's chance, the position tests (and the slots of dealt
+    /// hands); for the total variation distance of the ordering law, every test of one deal,
+    /// each an event or statistic of that law. A bias that only other tests detect — the
+    /// orderings, the identity, a statistic, with every position fair, as a random cut of the
+    /// deck — is no bias in percentage points of a position, however large it is.
+    pub fn measures(self, name: &str) -> bool {
+        match self {
+            BiasSize::Positions(_) => name.starts_with("position ") || name.starts_with("slot "),
+            BiasSize::TvDistance(_) => true,
+        }
+    }
+
     /// What the size measures, in words.
     pub fn words(self) -> String {
         match self {
@@ -535,13 +548,15 @@ pub struct Gate {
 }
 
 impl Gate {
-    /// Decide the gate for `size` from `ruled_out` and the questions on which the family
-    /// rejected (`rejected`), after `trials` shuffles of `cards` cards. None when the sample has
-    /// no bound of `size`'s kind.
+    /// Decide the gate for `size` from `ruled_out`, the questions on which the family
+    /// rejected (`rejected`) and the names of the tests of the law of one deal that rejected
+    /// (`rejected_tests`, fixed-sample or sequential), after `trials` shuffles of `cards`
+    /// cards. None when the sample has no bound of `size`'s kind.
     pub fn decide(
         size: BiasSize,
         ruled_out: &RuledOut,
         rejected: &[Question],
+        rejected_tests: &[&str],
         trials: u64,
         cards: usize,
     ) -> Option<Gate> {
@@ -551,6 +566,11 @@ impl Gate {
         let other = [Question::Dependence, Question::Reach]
             .into_iter()
             .find(|&q| rejected_on(q));
+        let unmeasured: Vec<&str> = rejected_tests
+            .iter()
+            .copied()
+            .filter(|name| !size.measures(name))
+            .collect();
         let (outcome, reason) = if let Some(question) = other {
             (
                 GateOutcome::BiasDetected,
@@ -559,9 +579,26 @@ impl Gate {
                     question.words()
                 ),
             )
+        } else if !unmeasured.is_empty() {
+            (
+                GateOutcome::BiasDetected,
+                format!(
+                    "the family detected a bias in the law of one deal that {label} does not \
+                     measure (rejected by {}), so it cannot be shown within {label}",
+                    if unmeasured.len() > 3 {
+                        format!(
+                            "{} and {} more",
+                            unmeasured[..3].join(", "),
+                            unmeasured.len() - 3
+                        )
+                    } else {
+                        unmeasured.join(", ")
+                    }
+                ),
+            )
         } else if at_most <= size.value() {
             let also = if rejected_on(Question::OneDeal) {
-                " (a bias was detected, smaller than that)"
+                " (a bias was detected in the positions, smaller than that)"
             } else {
                 ""
             };
@@ -905,9 +942,9 @@ mod tests {
             })
         };
         let size = BiasSize::Positions(0.01);
-        let tight = Gate::decide(size, &make(400_000), &[], 400_000, 4).unwrap();
+        let tight = Gate::decide(size, &make(400_000), &[], &[], 400_000, 4).unwrap();
         assert_eq!(tight.outcome, GateOutcome::FairWithin, "{}", tight.reason);
-        let loose = Gate::decide(size, &make(4_000), &[], 4_000, 4).unwrap();
+        let loose = Gate::decide(size, &make(4_000), &[], &[], 4_000, 4).unwrap();
         assert_eq!(loose.outcome, GateOutcome::Inconclusive);
         // A fair shuffle needs the half-width (z for 0.01/32) and the largest of 16 deviations
         // it stays under 9 times in 10 (z_m ≈ 2.93) to fit in 1pp: about
@@ -921,6 +958,31 @@ mod tests {
             (needed as f64 - hand).abs() < 0.01 * hand,
             "{needed} vs {hand}"
         );
-        assert!(Gate::decide(BiasSize::TvDistance(0.01), &make(4000), &[], 4000, 4).is_none());
+        assert!(Gate::decide(BiasSize::TvDistance(0.01), &make(4000), &[], &[], 4000, 4).is_none());
+        // A bias that a test other than the positions' detected is not measured in points of a
+        // position's chance: the gate fails however tight the position bounds (a random cut of
+        // the deck has every position fair and 5 of 120 orderings). One the positions detected
+        // and bound within the size passes.
+        let cut = Gate::decide(
+            size,
+            &make(400_000),
+            &[Question::OneDeal],
+            &["position 0", "permutations", "identity"],
+            400_000,
+            4,
+        )
+        .unwrap();
+        assert_eq!(cut.outcome, GateOutcome::BiasDetected);
+        assert!(cut.reason.contains("rejected by permutations, identity"), "{}", cut.reason);
+        let small = Gate::decide(
+            size,
+            &make(400_000),
+            &[Question::OneDeal],
+            &["position 0", "position 3"],
+            400_000,
+            4,
+        )
+        .unwrap();
+        assert_eq!(small.outcome, GateOutcome::FairWithin, "{}", small.reason);
     }
 }

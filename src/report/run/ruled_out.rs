@@ -73,10 +73,23 @@ impl RunReport {
     /// is; the commands refuse those combinations before running.
     pub fn with_gate(mut self, size: BiasSize) -> RunReport {
         if let Some(ruled_out) = &self.ruled_out {
+            let fixed = self
+                .tests
+                .iter()
+                .filter(|t| t.rejected && t.question == Question::OneDeal)
+                .map(|t| t.name.as_str());
+            let sequential = self
+                .sequential
+                .iter()
+                .flat_map(|s| &s.tests)
+                .filter(|t| t.rejected)
+                .map(|t| t.name.as_str());
+            let rejected_tests: Vec<&str> = fixed.chain(sequential).collect();
             self.gate = Gate::decide(
                 size,
                 ruled_out,
                 &self.rejected_questions(),
+                &rejected_tests,
                 self.header.trials,
                 self.header.deck,
             );
