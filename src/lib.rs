@@ -130,6 +130,24 @@
 //! - `library` — the front door above: [`ShuffleTest`] and [`PermutationTally`], which judge
 //!   with the code `check` runs.
 
+/// `eprintln!` that never panics: a line to standard error, dropped when standard error is
+/// closed (`2>&1 | true`). A warning or a message must not turn a verdict, or a written report,
+/// into a panic with exit 101.
+macro_rules! stderr_line {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
+/// `eprint!` that never panics (see `stderr_line!`).
+macro_rules! stderr_text {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = write!(std::io::stderr().lock(), $($arg)*);
+    }};
+}
+
 /// Modules of the crate: private, or public with the `internals` feature, which the crate's
 /// own tests and benchmarks turn on (through its dev-dependency on itself) and which carries no
 /// stability promise. Without it, only the re-exports below are public.

@@ -317,3 +317,59 @@ fn brief_counts_one_in_the_singular_and_deals_as_deals_of_k_cards() {
     );
     assert!(table.contains("\n1 line read · "), "{table}");
 }
+
+#[test]
+fn a_closed_standard_error_never_turns_a_report_into_a_panic() {
+    // Standard error is a pipe whose reader is gone before the tool starts, so every warning
+    // and message written there fails with EPIPE (`2>&1 | true` in a shell, without the race).
+    // The report still goes to its file, the exit code is still the verdict's or the error's,
+    // never 101.
+    let dir = tempfile::tempdir().unwrap();
+    let closed = |args: &[&std::ffi::OsStr]| {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("shuffle-bias"))
+            .args(args)
+            .env_remove("NO_COLOR")
+            .stdout(std::process::Stdio::null())
+            .stderr(writer)
+            .status()
+            .unwrap()
+            .code()
+    };
+    let os = |text: &'static str| std::ffi::OsStr::new(text);
+    // 10 shuffles of 4 cards: the too-few-trials warning goes to standard error.
+    let report = dir.path().join("r.txt");
+    let code = closed(&[
+        os("run"),
+        os("naive"),
+        os("-n"),
+        os("4"),
+        os("-t"),
+        os("10"),
+        os("--seed"),
+        os("1"),
+        os("-o"),
+        report.as_os_str(),
+    ]);
+    assert!(matches!(code, Some(0 | 1)), "{code:?}");
+    assert!(std::fs::read_to_string(&report).unwrap().contains("naive"));
+    // An error: exit 2 with its message lost, not a panic.
+    assert_eq!(
+        closed(&[os("run"), os("naive"), os("-n"), os("0")]),
+        Some(2)
+    );
+    assert_eq!(closed(&[os("run"), os("--no-such-flag")]), Some(2));
+    // check, whose summary of the input goes to standard error too.
+    let decks = dir.path().join("decks.txt");
+    std::fs::write(&decks, "0 1 2\n2 1 0\n1 0 2\n").unwrap();
+    let checked = dir.path().join("c.txt");
+    let code = closed(&[
+        os("check"),
+        decks.as_os_str(),
+        os("-o"),
+        checked.as_os_str(),
+    ]);
+    assert!(matches!(code, Some(0 | 1)), "{code:?}");
+    assert!(checked.exists());
+}

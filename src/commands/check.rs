@@ -154,7 +154,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
     }
     let verdict = publish(&config.output, &report, out)?;
     Ok(if report.header.interrupted {
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted after {}; the report covers those only",
             plural(
                 report.header.trials,
@@ -170,7 +170,7 @@ pub(super) fn check(config: CheckConfig) -> Result<ExitCode, Failure> {
         // Ctrl-C after the input was read, while `--explain` fitted its models or the report
         // was built, and the report written whole: it covers every permutation, and the exit
         // still says that Ctrl-C was pressed.
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted after the input was read; the report is of all of it"
         );
         ExitCode::Interrupted

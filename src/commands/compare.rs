@@ -104,11 +104,11 @@ pub(super) fn compare(config: CompareConfig) -> Result<ExitCode, Failure> {
     };
     let report = build_compare_report(facts, rows);
     for warning in &report.warnings {
-        eprintln!("warning: {warning}");
+        stderr_line!("warning: {warning}");
     }
     write_report(&config.output, &Report::Compare(&report), out)?;
     Ok(if report.interrupted {
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted after {} of {} algorithms; the table covers those only",
             report.rows.len(),
             report.rows.len() + report.not_run.len()

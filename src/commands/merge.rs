@@ -402,7 +402,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
             .filter_map(|path| std::fs::metadata(path).ok())
             .map(|m| m.len())
             .sum();
-        eprintln!(
+        stderr_line!(
             "merged {} tally file{}: {} {} ({} bytes read in {merge_seconds:.2} s)",
             files.len(),
             if files.len() == 1 { "" } else { "s" },
@@ -452,7 +452,7 @@ pub(super) fn merge(config: MergeConfig) -> Result<ExitCode, Failure> {
     let code = publish(&config.output, &report, out)?;
     if interrupt::requested() && code != ExitCode::Interrupted {
         // Ctrl-C after the last file was added, while the report was built or written.
-        eprintln!("shuffle-bias: interrupted after the last file; the report is of every file");
+        stderr_line!("shuffle-bias: interrupted after the last file; the report is of every file");
         return Ok(ExitCode::Interrupted);
     }
     Ok(code)

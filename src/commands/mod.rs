@@ -199,7 +199,7 @@ impl Watch for OnTerminal {
     }
 
     fn warning(&self, message: &str) {
-        eprintln!("warning: {message}");
+        stderr_line!("warning: {message}");
     }
 }
 
@@ -214,7 +214,7 @@ fn finish_run(
 ) -> Result<ExitCode, Failure> {
     let verdict = publish(output, report, out)?;
     Ok(if report.header.interrupted {
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted after {} of {} trials; the report covers those only",
             report.header.trials, report.header.trials_requested
         );
@@ -239,7 +239,7 @@ fn publish(
         && std::io::stdout().is_terminal();
     if !shown_in_report {
         for warning in &report.warnings {
-            eprintln!("warning: {warning}");
+            stderr_line!("warning: {warning}");
         }
     }
     write_report(output, &Report::Run(report), out)?;

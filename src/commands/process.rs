@@ -22,9 +22,9 @@ pub fn command_line() -> std::process::ExitCode {
         Err(failure) => {
             let code = exit_code(&failure);
             if code == ExitCode::Interrupted {
-                eprintln!("shuffle-bias: {failure}");
+                stderr_line!("shuffle-bias: {failure}");
             } else {
-                eprintln!("shuffle-bias: error: {failure}");
+                stderr_line!("shuffle-bias: error: {failure}");
             }
             code.into()
         }
@@ -64,7 +64,7 @@ fn usage_error(error: &clap::Error) -> std::process::ExitCode {
     }
     let text = error.render().to_string();
     let text = text.strip_prefix("error: ").unwrap_or(&text);
-    eprint!("shuffle-bias: error: {text}");
+    stderr_text!("shuffle-bias: error: {text}");
     ExitCode::Error.into()
 }
 

@@ -144,7 +144,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
             sink.commit()?;
         } else {
             emit_interrupted = true;
-            eprintln!("shuffle-bias: interrupted: the permutations were not written to {name}");
+            stderr_line!("shuffle-bias: interrupted: the permutations were not written to {name}");
         }
     }
 
@@ -193,7 +193,7 @@ pub(super) fn run(config: RunConfig) -> Result<ExitCode, Failure> {
     } else if interrupt::requested() {
         // Ctrl-C after the last shuffle, while the report was built or written: the report
         // covers the whole run, and the exit still says that Ctrl-C was pressed.
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted after the last shuffle; the report is of the whole run"
         );
         ExitCode::Interrupted
@@ -214,14 +214,14 @@ fn plan_size(size: BiasSize, config: &RunConfig) {
     let Some(needed) = needed else { return };
     let trials = config.settings.trials;
     if trials < needed {
-        eprintln!(
+        stderr_line!(
             "warning: --max-bias {}: a fair shuffle needs {} to be shown within it, and \
              --trials is {trials}: expect INCONCLUSIVE (exit 3)",
             plan.max_bias,
             about_trials(needed)
         );
     } else if !config.quiet {
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: --max-bias {}: a fair shuffle needs {} to be shown within it \
              (--trials {trials})",
             plan.max_bias,

@@ -177,7 +177,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
         group(settings.trials)
     );
     if header.interrupted {
-        eprintln!(
+        stderr_line!(
             "shuffle-bias: interrupted: {what}: {} shuffles done, saved to {} marked partial \
              (merge refuses it unless --allow-partial)",
             group(counts.trials()),
@@ -186,7 +186,7 @@ pub(super) fn run_shard(config: RunConfig) -> Result<ExitCode, Failure> {
         return Ok(ExitCode::Interrupted);
     }
     if !config.quiet {
-        eprintln!("{what} saved to {} ({saved})", printable_path(path));
+        stderr_line!("{what} saved to {} ({saved})", printable_path(path));
     }
     Ok(ExitCode::NoBiasDetected)
 }
@@ -333,7 +333,7 @@ pub(super) fn plan_memory(
         }) if own_trials > limit
     );
     if others.runs > 0 && (reservation.is_some() || sampled) {
-        eprintln!(
+        stderr_line!(
             "note: {} other run{} on this host reserved {} MB {} not taken yet; this run's \
              memory is sized from what is left",
             others.runs,
@@ -374,7 +374,7 @@ pub(super) fn warn_of_fingerprint_memory(
         // smallest s with shuffles·2^−s ≤ limit.
         let level = u64::BITS - (shuffles.div_ceil(*limit).max(1) - 1).leading_zeros();
         let most = limit.saturating_mul(threads as u64);
-        eprintln!(
+        stderr_line!(
             "warning: the repeated-decks test keeps at most {} MB of fingerprints ({} shuffles a \
              thread, {BYTES_PER_DEAL} bytes each); beyond that it samples the decks by value: \
              about 1 in {} deck values for these {} shuffles (1 in 2^{level})",
@@ -387,7 +387,7 @@ pub(super) fn warn_of_fingerprint_memory(
     }
     let bytes = shuffles.saturating_mul(BYTES_PER_DEAL);
     if bytes > FINGERPRINT_WARNING_BYTES {
-        eprintln!(
+        stderr_line!(
             "warning: the repeated-decks test keeps {BYTES_PER_DEAL} bytes a shuffle: {} MB \
              for these {} shuffles, held to the end of the run; --no-deal-tests leaves it \
              out",

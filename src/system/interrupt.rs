@@ -31,7 +31,7 @@ pub fn install() {
             if REQUESTED.swap(true, Ordering::SeqCst) {
                 let removed = remove_pending();
                 // Say what the second Ctrl-C lost: the report, and any file half written.
-                eprintln!(
+                stderr_line!(
                     "shuffle-bias: interrupted again: stopped at once, without a report{}",
                     if removed.is_empty() {
                         String::new()
