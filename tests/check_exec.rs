@@ -321,6 +321,36 @@ if [ "$SHUFFLE_BIAS_COPY" = 0 ]; then yes '0 1 2'; else yes '2 1 0'; fi"#;
     );
 }
 
+/// Node's `console.log` prints a long array over several lines, and a copy may begin with a
+/// byte-order mark: with `--threads 2` the copies' batches end only between decks, so every
+/// deck arrives whole and the mark of the second copy is not read as a card. Each copy prints
+/// 13-card decks over three lines (`[ 0, 1, 2, 3, 4, 5, 6,` / `7, 8, 9,` / `10, 11, 12 ]`), 3
+/// lines a deck, so 1024 lines would end inside one.
+#[test]
+fn copies_printing_decks_over_several_lines_or_a_byte_order_mark_are_read_whole() {
+    let producer = r#"import os, random, sys
+r = random.Random(int(os.environ["SHUFFLE_BIAS_SEED"]))
+sys.stdout.write("\ufeff")
+deck = list(range(13))
+for _ in range(3000):
+    r.shuffle(deck)
+    print("[ " + ", ".join(map(str, deck[:7])) + ",")
+    print("  " + ", ".join(map(str, deck[7:10])) + ",")
+    print("  " + ", ".join(map(str, deck[10:])) + " ]")"#;
+    let (report, _) = check_json(&[
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+        "--",
+        "python3",
+        "-c",
+        producer,
+    ]);
+    assert_eq!(report["trials"], 6000, "{report}");
+    assert_eq!(report["input"]["invalid_lines"], 0, "{report}");
+}
+
 #[test]
 fn threads_without_a_command_to_start_is_refused_naming_the_flag() {
     common::shuffle_bias()

@@ -361,11 +361,17 @@ impl TakingTurns {
 
 /// Read `output` in batches of [`BATCH_LINES`] whole lines, handing each to `send` until it
 /// refuses (the reading ended) or the output ends; a read error ends the output too (the
-/// copy's exit status tells the rest).
+/// copy's exit status tells the rest). A batch ends only where no list in brackets is open, so
+/// that a deck printed over several lines (Node's `console.log` of a long array) is never cut
+/// between two copies' batches; a byte-order mark at the start of the output is dropped, as it
+/// is at the start of a file (a copy's mark would otherwise land in the middle of the input).
 fn read_batches(mut output: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) {
     let mut pending: Vec<u8> = Vec::new();
-    let mut lines = 0;
+    // `pending[..searched]` is searched for newlines; `lines` of them end there, and the open
+    // lists of `pending[..searched]` are `open`.
+    let (mut searched, mut lines, mut open) = (0usize, 0usize, OpenLists::default());
     let mut buffer = vec![0u8; 64 * 1024];
+    let mut first = true;
     loop {
         let read = match output.read(&mut buffer) {
             Ok(0) | Err(_) => 0,
@@ -380,19 +386,62 @@ fn read_batches(mut output: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) {
             }
             return;
         }
-        let mut start = 0;
-        for newline in memchr::memchr_iter(b'\n', &buffer[..read]) {
+        let mut bytes = &buffer[..read];
+        if first {
+            first = false;
+            bytes = bytes.strip_prefix(BYTE_ORDER_MARK).unwrap_or(bytes);
+        }
+        pending.extend_from_slice(bytes);
+        while let Some(at) = memchr::memchr(b'\n', &pending[searched..]) {
+            let newline = searched + at;
+            open.scan(&pending[searched..=newline]);
+            searched = newline + 1;
             lines += 1;
-            if lines == BATCH_LINES {
-                pending.extend_from_slice(&buffer[start..=newline]);
-                start = newline + 1;
-                lines = 0;
-                if !send(std::mem::take(&mut pending)) {
+            // A list left open past many batches' lines is no list the reader will take: the
+            // batch ends anyway, so memory stays bounded.
+            if lines >= BATCH_LINES && (open.depth == 0 || lines >= 8 * BATCH_LINES) {
+                let rest = pending.split_off(searched);
+                if !send(std::mem::replace(&mut pending, rest)) {
                     return;
                 }
+                (searched, lines, open) = (0, 0, OpenLists::default());
             }
         }
-        pending.extend_from_slice(&buffer[start..read]);
+    }
+}
+
+/// The UTF-8 byte-order mark.
+const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
+
+/// The lists in brackets left open by the lines scanned (brackets inside quotes do not count;
+/// a quote never goes on past its line, as Python, Node and JSON print strings).
+#[derive(Debug, Default, Clone, Copy)]
+struct OpenLists {
+    depth: usize,
+}
+
+impl OpenLists {
+    /// Scan one whole line (with its newline).
+    fn scan(&mut self, line: &[u8]) {
+        if self.depth == 0 && memchr::memchr(b'[', line).is_none() {
+            return;
+        }
+        let mut quote: Option<u8> = None;
+        let mut escaped = false;
+        for &byte in line {
+            match quote {
+                Some(_) if escaped => escaped = false,
+                Some(_) if byte == b'\\' => escaped = true,
+                Some(q) if byte == q => quote = None,
+                Some(_) => {}
+                None => match byte {
+                    b'\'' | b'"' => quote = Some(byte),
+                    b'[' => self.depth += 1,
+                    b']' => self.depth = self.depth.saturating_sub(1),
+                    _ => {}
+                },
+            }
+        }
     }
 }
 
@@ -521,6 +570,37 @@ fn tail(mut source: impl Read) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Node prints a 13-card array over three lines (`[\n  0, 1, …,\n  12\n]`, say): 4 lines a
+    /// deck, so 1024 lines end inside a deck whenever 4 does not divide the count of lines
+    /// before. Each batch must end where no list is open, a bracket in a quoted label not
+    /// counting, and a copy's byte-order mark is dropped.
+    #[test]
+    fn batches_end_only_between_lists_printed_over_several_lines() {
+        let mut text = String::from("\u{feff}# a comment line shifts the decks by one\n");
+        for deck in 0..2000 {
+            text.push_str(&format!("[\n  'a]{deck}', 1, 2,\n  3, 4\n]\n"));
+        }
+        let mut batches = Vec::new();
+        read_batches(io::Cursor::new(text.clone().into_bytes()), |batch| {
+            batches.push(batch);
+            true
+        });
+        assert!(batches.len() > 2);
+        let mut joined = Vec::new();
+        for batch in &batches {
+            let batch = std::str::from_utf8(batch).unwrap();
+            assert!(batch.ends_with("]\n"), "{batch:?}");
+            let mut open = OpenLists::default();
+            for line in batch.split_inclusive('\n') {
+                open.scan(line.as_bytes());
+            }
+            assert_eq!(open.depth, 0);
+            joined.extend_from_slice(batch.as_bytes());
+        }
+        // Every byte comes through once, in order, but the mark.
+        assert_eq!(joined, text.as_bytes()[3..]);
+    }
 
     /// Three outputs of different lengths, one ending without a newline, taken in turns: the
     /// batches alternate in copy order whatever the lengths, every line comes through once, and
