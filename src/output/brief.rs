@@ -84,7 +84,7 @@ pub fn run_line(run: &RunReport) -> String {
         parts.extend(strongest_clause(
             run.tests
                 .iter()
-                .map(|t| (t.name.as_str(), t.log10_adjusted_p_value)),
+                .map(|t| (t.name.as_str(), t.log10_adjusted_p_value, t.log10_p_value)),
         ));
         let rejected = run.tests.iter().filter(|t| t.rejected).count();
         if rejected > 0 {
@@ -191,7 +191,7 @@ pub fn single_line(single: &crate::report::single::SingleReport) -> String {
         single
             .tests
             .iter()
-            .map(|t| (t.name, t.log10_adjusted_p_value)),
+            .map(|t| (t.name, t.log10_adjusted_p_value, t.log10_p_value)),
     ));
     let rejected = single.tests.iter().filter(|test| test.rejected).count();
     if rejected > 0 {
@@ -201,9 +201,32 @@ pub fn single_line(single: &crate::report::single::SingleReport) -> String {
 }
 
 /// `strongest test: NAME (Holm p P)` for the test of smallest Holm-adjusted p among
-/// (name, log10 of that p), if any.
-fn strongest_clause<'a>(tests: impl Iterator<Item = (&'a str, f64)>) -> Option<String> {
+/// (name, log10 of that p, log10 of its raw p), if any. Holm's p-values tie often (every one
+/// is 1 in many a pass), so a tie goes to the smallest raw p: the test that came closest.
+fn strongest_clause<'a>(tests: impl Iterator<Item = (&'a str, f64, f64)>) -> Option<String> {
     tests
-        .min_by(|a, b| a.1.total_cmp(&b.1))
-        .map(|(name, log10)| format!("strongest test: {name} (Holm p {})", format_p(log10)))
+        .min_by(|a, b| a.1.total_cmp(&b.1).then(a.2.total_cmp(&b.2)))
+        .map(|(name, log10, _)| format!("strongest test: {name} (Holm p {})", format_p(log10)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_strongest_test_has_the_smallest_holm_p_and_a_tie_goes_to_the_smallest_raw_p() {
+        // A pass: every Holm p is 1, and position 0 came closest (raw p 0.33 against 0.94).
+        let tied = [
+            ("permutations", 0.0, 0.9427f64.log10()),
+            ("position 0", 0.0, 0.3288f64.log10()),
+            ("identity", 0.0, 0.6f64.log10()),
+        ];
+        let clause = strongest_clause(tied.into_iter()).unwrap();
+        assert!(clause.starts_with("strongest test: position 0 "), "{clause}");
+        // Holm's order decides first.
+        let ordered = [("permutations", -5.0, -6.0), ("position 0", -1.0, -9.0)];
+        let clause = strongest_clause(ordered.into_iter()).unwrap();
+        assert!(clause.starts_with("strongest test: permutations "), "{clause}");
+        assert_eq!(strongest_clause(std::iter::empty()), None);
+    }
 }
