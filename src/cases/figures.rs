@@ -17,7 +17,7 @@ use crate::engine::permutation::unrank;
 use crate::engine::random_source::RandomSource;
 use crate::report::case::{Agreement, Figure};
 use crate::report::run::RunReport;
-use crate::report::text::group;
+use crate::report::text::{group, plural};
 use crate::stats::chi_square::chi_square_sf;
 use crate::theory::exact::{exact_law, first_path};
 use crate::theory::reachable::log2_factorial;
@@ -455,10 +455,10 @@ fn dotnet_random(cx: &FigureContext) -> Vec<Figure> {
                 MICROSOFT,
                 "identical sequences",
                 format!(
-                    "{} distinct decks in {} deals ({} expected: one per clock tick); the \
+                    "{} distinct decks in {} ({} expected: one per clock tick); the \
                      repeated-decks test {}",
                     distinct.map_or("?".to_string(), group),
-                    group(cx.trials()),
+                    plural(cx.trials(), "deal"),
                     group(expected),
                     if rejected(cx.report, Question::Reach)
                         || rejected(cx.report, Question::OneDeal)
@@ -594,7 +594,7 @@ fn v8_mwc1616(cx: &FigureContext) -> Vec<Figure> {
             if cx.report.bias_detected {
                 "bias detected in this run".to_string()
             } else {
-                format!("no bias detected in {} deals", group(cx.trials()))
+                format!("no bias detected in {}", plural(cx.trials(), "deal"))
             },
             "this run: the floor(u·k) draw on 32-bit doubles favours no card by more than \
              k/2^32",
@@ -619,10 +619,10 @@ fn go_seed_1(cx: &FigureContext) -> Vec<Figure> {
                 GO,
                 "the same deck every run",
                 format!(
-                    "{} distinct deck in {} deals; two equal decks have probability \
+                    "{} distinct deck in {}; two equal decks have probability \
                      10^{log10_p:.1} if fair, below α = {} at the second deck",
                     stream.repeats.distinct.map_or("?".to_string(), group),
-                    group(cx.trials()),
+                    plural(cx.trials(), "deal"),
                     cx.report.header.alpha
                 ),
                 "this run's stream of deals",
@@ -790,7 +790,7 @@ fn pokerstars(cx: &FigureContext) -> Vec<Figure> {
             if cx.report.bias_detected {
                 "bias detected".to_string()
             } else {
-                format!("no bias detected in {} deals", group(cx.trials()))
+                format!("no bias detected in {}", plural(cx.trials(), "deal"))
             },
             "this run",
             !cx.report.bias_detected,

@@ -8,7 +8,7 @@
 
 use std::io::{self, Write};
 
-use super::text::group;
+use super::text::{group, plural};
 use super::{Exporter, Report};
 use crate::output::plot::{
     MatrixSource, MixingSeries, NamedMatrix, OrderingCounts, Orderings, PlotError, RunPicture,
@@ -45,14 +45,16 @@ fn run_title(run: &RunReport) -> String {
         .seed
         .map_or(String::new(), |s| format!(" · seed {s}"));
     format!(
-        "{what} · {} cards · {} {}{seed}",
+        "{what} · {} cards · {}{seed}",
         run.header.deck,
-        group(run.header.trials),
-        if run.header.input.is_some() {
-            "permutations"
-        } else {
-            "trials"
-        }
+        plural(
+            run.header.trials,
+            if run.header.input.is_some() {
+                "permutation"
+            } else {
+                "trial"
+            }
+        )
     )
 }
 
@@ -123,9 +125,9 @@ fn picture(report: &Report) -> Result<String, PlotError> {
         }
         Report::Compare(compare) => {
             let title = format!(
-                "{} cards · {} trials each · seed {}",
+                "{} cards · {} each · seed {}",
                 compare.deck,
-                group(compare.trials_requested),
+                plural(compare.trials_requested, "trial"),
                 compare.seed
             );
             let panels: Vec<NamedMatrix> = compare
