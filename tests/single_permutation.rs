@@ -7,6 +7,7 @@ mod common;
 use std::path::PathBuf;
 
 use common::shuffle_bias;
+use predicates::prelude::*;
 use predicates::str::contains;
 use serde_json::Value;
 
@@ -129,4 +130,44 @@ fn single_refuses_a_model_to_test_against() {
         .assert()
         .code(2)
         .stderr(contains("--single"));
+}
+
+#[test]
+fn the_starting_order_of_twenty_cards_has_a_finite_p_value_and_a_table_other_than_tests_is_refused()
+{
+    // ρ = 1: the Edgeworth tail underflows to 0; the p-value is 2/20! (one deck of 20!),
+    // 20! = 2,432,902,008,176,640,000, and the JSON holds a number, never a null.
+    let dir = tempfile::tempdir().unwrap();
+    let identity = dir.path().join("identity.txt");
+    let deck: Vec<String> = (0..20).map(|c| c.to_string()).collect();
+    std::fs::write(&identity, format!("{}\n", deck.join(" "))).unwrap();
+    let (report, code) = single_json(&identity);
+    assert_eq!(code, 1);
+    let rho = test_named(&report, "spearman-rho");
+    let want = (2.0 / 2_432_902_008_176_640_000f64).log10();
+    assert!(
+        (rho["log10_p_value"].as_f64().unwrap() - want).abs() < 1e-9,
+        "{rho}"
+    );
+    assert!(rho["p_value"].as_f64().unwrap() > 0.0);
+    // Its CSV is the tests table: another is refused, naming the flag.
+    shuffle_bias()
+        .args([
+            "check",
+            "--single",
+            "--format",
+            "csv",
+            "--table",
+            "positions",
+        ])
+        .arg(&identity)
+        .assert()
+        .code(2)
+        .stderr(contains("--table").and(contains("--single")));
+    shuffle_bias()
+        .args(["check", "--single", "--format", "csv", "--table", "tests"])
+        .arg(&identity)
+        .assert()
+        .code(1)
+        .stdout(contains("spearman-rho"));
 }

@@ -579,6 +579,15 @@ impl Gate {
                     question.words()
                 ),
             )
+        } else if at_least > size.value() {
+            (
+                GateOutcome::BiasDetected,
+                format!(
+                    "the bias is at least {} with {:.0}% confidence, more than {label}",
+                    measure_text(size, at_least),
+                    ruled_out.confidence * 100.0
+                ),
+            )
         } else if !unmeasured.is_empty() {
             (
                 GateOutcome::BiasDetected,
@@ -608,15 +617,6 @@ impl Gate {
                     "with {:.0}% confidence, {}{also}",
                     ruled_out.confidence * 100.0,
                     size.words()
-                ),
-            )
-        } else if at_least > size.value() {
-            (
-                GateOutcome::BiasDetected,
-                format!(
-                    "the bias is at least {} with {:.0}% confidence, more than {label}",
-                    measure_text(size, at_least),
-                    ruled_out.confidence * 100.0
                 ),
             )
         } else if rejected_on(Question::OneDeal) {

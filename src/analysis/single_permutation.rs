@@ -73,7 +73,7 @@ pub fn single_permutation_tests(deck: &[Card], alpha: f64) -> Vec<SingleTest> {
         } else {
             PValueMethod::Edgeworth.name()
         },
-        PValue::from_p(rho.p_value),
+        at_least_one_deck(PValue::from_p(rho.p_value), n),
     ));
     let mut scratch = vec![0; scratch_len(n)];
     let values = StatisticValues::of(deck, &mut scratch);
@@ -108,7 +108,7 @@ pub fn single_permutation_tests(deck: &[Card], alpha: f64) -> Vec<SingleTest> {
                 mean,
                 sd,
                 "normal",
-                PValue::from_p((2.0 * lower.min(upper)).min(1.0)),
+                at_least_one_deck(PValue::from_p((2.0 * lower.min(upper)).min(1.0)), n),
             )
         };
         let (mean, sd, method, p) = test;
@@ -133,6 +133,16 @@ pub fn single_permutation_tests(deck: &[Card], alpha: f64) -> Vec<SingleTest> {
             test
         })
         .collect()
+}
+
+/// An approximate two-sided p-value `p` of a statistic of one deck of `n` cards, never below
+/// 2/n!: each tail holds at least the deck observed, of probability 1/n! under uniform. (The
+/// Edgeworth and normal tails of the starting order of 20 cards or more fall below it, to 0
+/// in doubles: the report printed p = 0 and JSON a null.)
+fn at_least_one_deck(p: PValue, n: usize) -> PValue {
+    let ln_orderings: f64 = (2..=n).map(|k| (k as f64).ln()).sum();
+    let floor = PValue::from_ln(std::f64::consts::LN_2 - ln_orderings);
+    if p.log10 < floor.log10 { floor } else { p }
 }
 
 /// The exact two-sided test of a statistic's value: `(mean, sd, method, p)`.
@@ -207,6 +217,28 @@ mod tests {
         assert!((inversions.log10_p_value - want).abs() < 1e-9);
         assert!(inversions.rejected && by_name("longest-increasing").rejected);
         assert_eq!(tests.len(), 1 + Statistic::ALL.len());
+    }
+
+    #[test]
+    fn an_approximate_p_value_is_never_below_one_deck_in_n_factorial_twice() {
+        // ρ = 1 for the starting order of 20 cards: the Edgeworth tail is 0 in doubles; P(ρ ≥ 1)
+        // is 1/20! exactly (one deck), 20! = 2,432,902,008,176,640,000 (published), doubled.
+        let identity: Vec<Card> = (0..20).collect();
+        let tests = single_permutation_tests(&identity, 0.001);
+        let rho = tests.iter().find(|t| t.name == "spearman-rho").unwrap();
+        assert_eq!(rho.method, "edgeworth");
+        let want = (2.0 / 2_432_902_008_176_640_000f64).log10();
+        assert!((rho.log10_p_value - want).abs() < 1e-9, "{}", rho.log10_p_value);
+        assert!(rho.rejected);
+        // 1000 cards reversed: every p-value is finite (the JSON never holds a null), and none
+        // is below 2/1000!.
+        let reversal: Vec<Card> = (0..1000).rev().collect();
+        let ln_1000: f64 = (2..=1000).map(|i| (i as f64).ln()).sum();
+        let floor = (2f64.ln() - ln_1000) / std::f64::consts::LN_10;
+        for test in single_permutation_tests(&reversal, 0.001) {
+            assert!(test.log10_p_value.is_finite(), "{}", test.name);
+            assert!(test.log10_p_value >= floor - 1e-9, "{}", test.name);
+        }
     }
 
     #[test]

@@ -510,6 +510,17 @@ fn check_table(
     if args.output.format != Format::Csv {
         return Ok(());
     }
+    if args.single {
+        return match args.output.table {
+            Some(table) if table != CsvTable::Tests => Err(UsageError::conflict(
+                "--table",
+                table.name(),
+                "--single judges one permutation, and its CSV is the table of its tests; drop \
+                 --table or write --table tests",
+            )),
+            _ => Ok(()),
+        };
+    }
     let table = args.output.table.unwrap_or_default();
     if table == CsvTable::Hands && args.game.is_none() {
         return Err(UsageError::conflict(

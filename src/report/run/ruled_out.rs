@@ -149,14 +149,21 @@ mod tests {
     #[test]
     fn the_gate_says_fair_within_on_a_large_even_tally_and_inconclusive_on_a_small_one() {
         let size = BiasSize::Positions(0.01);
-        let large = build_run_report(&facts(), even(100_000), None).with_gate(size);
+        // 100,000 shuffles of 3 cards with a fair sample's spread (χ² = 1.04 on 5 degrees of
+        // freedom). A perfectly even tally would be rejected as too regular by the permutations
+        // test's lower tail, which no bound in points of a position measures: it fails the gate.
+        let fair = Tally {
+            deck: 3,
+            counts: vec![16_600, 16_750, 16_690, 16_620, 16_710, 16_630],
+            trials: 100_000,
+        };
+        let large = build_run_report(&facts(), fair, None).with_gate(size);
         assert_eq!(
             large.gate.as_ref().unwrap().outcome,
             GateOutcome::FairWithin
         );
         assert_eq!(large.headline(), ("FAIR WITHIN 1pp".to_string(), false));
-        // A small tally with the spread of a fair sample (a perfectly even one is rejected as
-        // too regular by the permutations test's lower tail).
+        // A small tally with the spread of a fair sample.
         let noisy = Tally {
             deck: 3,
             counts: vec![95, 105, 100, 92, 108, 100],
@@ -167,6 +174,10 @@ mod tests {
         assert_eq!(gate.outcome, GateOutcome::Inconclusive);
         assert!(gate.trials_needed.unwrap() > 600);
         assert_eq!(small.headline(), ("INCONCLUSIVE".to_string(), true));
+        let even = build_run_report(&facts(), even(100_000), None).with_gate(size);
+        let gate = even.gate.as_ref().unwrap();
+        assert_eq!(gate.outcome, GateOutcome::BiasDetected, "{}", gate.reason);
+        assert!(gate.reason.contains("permutations"), "{}", gate.reason);
     }
 
     #[test]
