@@ -83,6 +83,16 @@ fn file_and_tally_file_errors_escape_a_newline_in_the_file_name() {
     );
 }
 
+/// Run `args` in `dir`: it must be refused, exit 2 with nothing on stdout (no half report);
+/// its stderr.
+fn refused_in(dir: &Path, args: &[&str]) -> String {
+    let output = shuffle_bias().current_dir(dir).args(args).output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+    assert!(output.stdout.is_empty(), "{args:?}: no half report");
+    stderr
+}
+
 #[test]
 fn an_output_that_names_a_directory_is_refused_by_every_command_naming_the_flag() {
     let dir = tempfile::tempdir().unwrap();
@@ -96,18 +106,11 @@ fn an_output_that_names_a_directory_is_refused_by_every_command_naming_the_flag(
         &["theory", "naive", "-n", "3", "-o", "reports"],
     ];
     for args in commands {
-        let output = shuffle_bias()
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        let stderr = refused_in(dir.path(), args);
         assert!(
             stderr.contains("-o reports: this is a directory; name a file in it"),
             "{args:?}: {stderr}"
         );
-        assert!(output.stdout.is_empty(), "{args:?}: no half report");
     }
 }
 
@@ -147,16 +150,9 @@ fn an_output_name_ending_in_a_slash_is_refused_before_any_report_is_written() {
         ),
     ];
     for (args, message, suggestion) in commands {
-        let output = shuffle_bias()
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        let stderr = refused_in(dir.path(), args);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
         assert!(stderr.contains(suggestion), "{args:?}: {stderr}");
-        assert!(output.stdout.is_empty(), "{args:?}: no half report");
     }
     assert_eq!(
         std::fs::read_dir(dir.path()).unwrap().count(),
@@ -191,19 +187,12 @@ fn an_output_that_is_a_loop_of_symbolic_links_is_refused_and_the_links_stay() {
         ),
     ];
     for (args, message) in commands {
-        let output = shuffle_bias()
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        let stderr = refused_in(dir.path(), args);
         assert!(stderr.contains(message), "{args:?}: {stderr}");
         assert!(
             stderr.contains("remove the link or name another file"),
             "{args:?}: {stderr}"
         );
-        assert!(output.stdout.is_empty(), "{args:?}: no half report");
     }
     for (link, points_to) in [("loop", "loop"), ("a.svg", "b.svg"), ("b.svg", "a.svg")] {
         let path = dir.path().join(link);
