@@ -69,6 +69,29 @@ fn a_python_producer_is_read_to_its_end_and_the_same_seed_repeats_the_counts() {
 }
 
 #[test]
+fn the_csv_summary_carries_the_seed_the_command_was_given() {
+    // The `seed` column was empty for `check --exec`.
+    let output = common::shuffle_bias()
+        .args([
+            "check", "--quiet", "--format", "csv", "--seed", "42", "--exec",
+        ])
+        .arg("sh -c 'for i in 1 2 3; do echo 0 1 2; echo 2 1 0; done'")
+        .timeout(Duration::from_secs(120))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(output.stdout).unwrap();
+    let mut rows = csv::Reader::from_reader(text.as_bytes());
+    let seed = rows
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "seed")
+        .unwrap();
+    let row = rows.records().next().unwrap().unwrap();
+    assert_eq!(&row[seed], "42", "{text}");
+}
+
+#[test]
 fn without_seed_a_random_one_below_2_to_the_53_is_given_and_reported() {
     let (report, _) = check_json(&[
         "--exec",

@@ -227,8 +227,16 @@ fn brief_with_a_format_is_refused() {
 /// The table report of a small biased run, under `--color WHEN` (if given) and NO_COLOR (if
 /// set), written to a pipe.
 fn coloured(when: Option<&str>, no_color: bool) -> String {
+    coloured_run("naive", &[], when, no_color)
+}
+
+/// [`coloured`] of a run of `algorithm` with `extra` arguments (`--brief`).
+fn coloured_run(algorithm: &str, extra: &[&str], when: Option<&str>, no_color: bool) -> String {
     let mut command = shuffle_bias();
-    command.args(["run", "naive", "-n", "3", "-t", "30k", "--seed", "1", "-q"]);
+    command.args([
+        "run", algorithm, "-n", "3", "-t", "30k", "--seed", "1", "-q",
+    ]);
+    command.args(extra);
     if let Some(when) = when {
         command.args(["--color", when]);
     }
@@ -251,6 +259,24 @@ fn color_is_off_in_a_pipe_forced_by_always_and_refused_by_never() {
     assert!(coloured(Some("always"), true).contains(red));
     assert!(!coloured(Some("never"), false).contains('\x1b'));
     assert!(!coloured(Some("never"), true).contains('\x1b'));
+}
+
+#[test]
+fn the_brief_line_colours_its_verdict_as_the_table_does() {
+    // `--brief --color always` was never coloured.
+    let brief = |when, no_color| coloured_run("naive", &["--brief"], when, no_color);
+    assert!(brief(Some("always"), false).starts_with("\x1b[1;31mBIAS DETECTED\x1b[0m · 30,000"));
+    assert!(brief(Some("always"), true).starts_with("\x1b[1;31mBIAS DETECTED\x1b[0m · "));
+    assert!(
+        !brief(None, false).contains('\x1b'),
+        "auto: no colour in a pipe"
+    );
+    assert!(!brief(Some("never"), false).contains('\x1b'));
+    let fair = coloured_run("fisher-yates", &["--brief"], Some("always"), false);
+    assert!(
+        fair.starts_with("\x1b[1;32mNO BIAS DETECTED\x1b[0m · "),
+        "{fair}"
+    );
 }
 
 #[test]

@@ -319,6 +319,15 @@ pub struct SequentialOutcome {
     /// stopped the run (JSON: present only then).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shown_beyond: Option<String>,
+    /// `--max-bias SIZEpp`: the test whose rejection stopped the run, one of a part of the law
+    /// that a size in position points does not measure (the orderings, the identity, a
+    /// statistic): the verdict is then bias whatever the positions show, so the run need not
+    /// go on (JSON: present only then).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unmeasured: Option<String>,
+    /// Whether a `--max-bias` gate watched the run (a rejection alone did not stop it then).
+    #[serde(skip)]
+    pub gated: bool,
     /// Shuffles (or permutations) observed: where the run stopped.
     pub trials_used: u64,
     /// The family-wise level of the whole decision (`--alpha`).
@@ -348,11 +357,14 @@ pub struct SequentialOutcome {
 
 impl SequentialOutcome {
     /// Whether the sequential part ended the run before its planned trials: the confidence
-    /// sequences showed the bias within or beyond `--max-bias` (when `gated`), or the family
-    /// rejected (without a gate: a rejection alone does not stop a gated run). A run cut short
-    /// otherwise was interrupted.
+    /// sequences showed the bias within or beyond `--max-bias` (when `gated`), a test the size
+    /// does not measure rejected, or the family rejected (without a gate: a rejection the size
+    /// measures alone does not stop a gated run). A run cut short otherwise was interrupted.
     pub fn stopped_the_run(&self, gated: bool) -> bool {
-        self.shown_within.is_some() || self.shown_beyond.is_some() || (self.decided && !gated)
+        self.shown_within.is_some()
+            || self.shown_beyond.is_some()
+            || self.unmeasured.is_some()
+            || (self.decided && !gated)
     }
 }
 
@@ -521,6 +533,8 @@ pub struct SequentialFamily {
     /// Whether the gate stopped the run: the bias shown within its size (`Some(true)`) or
     /// beyond it (`Some(false)`).
     gate_stop: Option<bool>,
+    /// The test, one the gate's size does not measure, whose rejection stopped the run.
+    unmeasured_stop: Option<String>,
 }
 
 impl SequentialFamily {
@@ -650,6 +664,7 @@ impl SequentialFamily {
             size_gate: None,
             next_gate_check: GATE_FIRST_CHECK,
             gate_stop: None,
+            unmeasured_stop: None,
         }
     }
 
@@ -735,7 +750,10 @@ impl SequentialFamily {
     /// stops).
     /// After a break, further decks are not observed.
     pub fn observe(&mut self, deck: &[Card]) -> ControlFlow<()> {
-        if self.gate_stop.is_some() || (self.decided && self.size_gate.is_none()) {
+        if self.gate_stop.is_some()
+            || self.unmeasured_stop.is_some()
+            || (self.decided && self.size_gate.is_none())
+        {
             return ControlFlow::Break(());
         }
         let was_decided = self.decided;
@@ -817,8 +835,25 @@ impl SequentialFamily {
             }
         }
         self.trials += 1;
-        self.decided = was_decided || self.tests.iter().any(MixtureEValue::reached);
+        let reached = self.tests.iter().any(MixtureEValue::reached);
+        self.decided = was_decided || reached;
         let newly_decided = self.decided && !was_decided;
+        // Under a size in position points, a rejection by a test the size does not measure
+        // makes the verdict bias whatever the bounds show later (`Gate::decide`): stop there.
+        // The e-processes are anytime-valid, so stopping at a rejection keeps its level.
+        if reached
+            && let Some(size) = self.size_gate
+            && let Some(name) = self
+                .names
+                .iter()
+                .zip(&self.tests)
+                .find(|(name, test)| test.reached() && !size.measures(name))
+                .map(|(name, _)| name.clone())
+        {
+            self.unmeasured_stop = Some(name);
+            self.checkpoint();
+            return ControlFlow::Break(());
+        }
         if let Some(size) = self.size_gate
             && self.trials >= self.next_gate_check
         {
@@ -906,6 +941,8 @@ impl SequentialFamily {
                 .size_gate
                 .filter(|_| self.shown_beyond())
                 .map(BiasSize::label),
+            unmeasured: self.unmeasured_stop,
+            gated: self.size_gate.is_some(),
             trials_used: self.trials,
             alpha: self.alpha,
             sequential_alpha: sequential_alpha(self.alpha),

@@ -159,7 +159,10 @@ fn write_report(
     }
     out.report.write_with(|writer| {
         if output.brief {
-            BriefExporter.export(report, writer)
+            BriefExporter {
+                colour: output.terminal.colour,
+            }
+            .export(report, writer)
         } else {
             exporter(output.format, output.table, output.terminal).export(report, writer)
         }

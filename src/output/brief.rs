@@ -5,21 +5,27 @@
 
 use std::io::{self, Write};
 
+use super::table::painted;
 use super::text::plural;
 use super::{Exporter, Report};
 use crate::analysis::decision::format_p;
 use crate::report::comparison::CompareReport;
 use crate::report::run::{Against, RunReport, format_e_value};
 
-/// Writes the one line.
-pub struct BriefExporter;
+/// Writes the one line, its verdict in bold red or green when `colour` (`--color`, or a
+/// terminal without NO_COLOR), as the table's headline is.
+pub struct BriefExporter {
+    /// Whether to colour the verdict.
+    pub colour: bool,
+}
 
 impl Exporter for BriefExporter {
     fn export(&self, report: &Report, out: &mut dyn Write) -> io::Result<()> {
-        let line = match report {
-            Report::Run(run) => run_line(run),
-            Report::Compare(compare) => compare_line(compare),
-            Report::Single(single) => single_line(single),
+        // The line, and its verdict: the words before the first ` · `, and whether they fail.
+        let (line, failed) = match report {
+            Report::Run(run) => (run_line(run), run.headline().1),
+            Report::Compare(compare) => (compare_line(compare), !compare.all_as_expected),
+            Report::Single(single) => (single_line(single), single.bias_detected),
             // The commands without a verdict have no --brief.
             Report::Theory(_) | Report::Mixing(_) | Report::List(_) | Report::Cases(_) => {
                 return Err(io::Error::new(
@@ -27,6 +33,12 @@ impl Exporter for BriefExporter {
                     "--brief: this report has no verdict to say in one line",
                 ));
             }
+        };
+        let line = match line.split_once(" · ") {
+            Some((verdict, rest)) if self.colour => {
+                format!("{} · {rest}", painted(verdict, failed))
+            }
+            _ => line,
         };
         writeln!(out, "{line}")?;
         out.flush()
@@ -73,10 +85,18 @@ pub fn run_line(run: &RunReport) -> String {
         .as_ref()
         .filter(|o| o.stopped_the_run(gated));
     if let Some(outcome) = sequential.filter(|o| o.decided) {
+        // A stop on a test a size in points does not measure quotes that test.
+        let (name, log10_e) = match outcome
+            .unmeasured
+            .as_ref()
+            .and_then(|name| outcome.tests.iter().find(|test| &test.name == name))
+        {
+            Some(test) => (test.name.as_str(), test.log10_e_value),
+            None => (outcome.strongest.as_str(), outcome.log10_strongest),
+        };
         parts.push(format!(
-            "sequential test: {} (e-value {} ≥ 2K/alpha = {}) after {}",
-            outcome.strongest,
-            format_e_value(outcome.log10_strongest),
+            "sequential test: {name} (e-value {} ≥ 2K/alpha = {}) after {}",
+            format_e_value(log10_e),
             outcome.threshold,
             counted(outcome.trials_used)
         ));

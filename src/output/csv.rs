@@ -324,7 +324,11 @@ fn write_run_summary<W: Write>(writer: &mut csv::Writer<W>, run: &RunReport) -> 
         run.header.algorithm.unwrap_or_default().to_string(),
         run.header.deck.to_string(),
         run.header.trials.to_string(),
-        opt(run.header.seed),
+        // `check --exec`: the seed the command was given (copy i of --threads got seed + i).
+        opt(run
+            .header
+            .seed
+            .or_else(|| run.header.input.as_ref().and_then(|input| input.seed))),
         opt(run.header.source.map(|source| source.generator.name())),
         opt(run.header.source.map(|source| source.mapping.name())),
         opt(run.header.source.map(|source| source.word_bits())),

@@ -146,6 +146,24 @@ pub enum Note {
         /// Within the size (else beyond it).
         within: bool,
     },
+    /// `--until-decided --max-bias SIZEpp`: a test the size does not measure rejected, which
+    /// stopped the run.
+    SequentialUnmeasuredStop {
+        /// Shuffles or permutations used.
+        used: u64,
+        /// What they are called.
+        unit: TrialUnit,
+        /// The test that rejected.
+        test: String,
+    },
+    /// `--until-decided --max-bias`: the family rejected on what the size measures, which does
+    /// not stop a gated run, and the bounds did not decide before the run ended.
+    SequentialDecidedGated {
+        /// Shuffles or permutations used.
+        used: u64,
+        /// What they are called.
+        unit: TrialUnit,
+    },
     /// `--until-decided`: the sequential test did not decide; the fixed-sample tests do.
     SequentialUndecided {
         /// Shuffles or permutations used.
@@ -274,7 +292,8 @@ impl fmt::Display for Note {
             Note::SequentialStopped { used, most, unit } => {
                 write!(
                     f,
-                    "--until-decided: stopped as soon as the sequential test decided, after {used} {unit}"
+                    "--until-decided: stopped as soon as the sequential test decided, after {}",
+                    unit.count(*used)
                 )?;
                 if let Some(most) = most {
                     write!(f, " of at most {most}")?;
@@ -292,12 +311,30 @@ impl fmt::Display for Note {
                 within,
             } => write!(
                 f,
-                "--until-decided --max-bias {size}: stopped after {used} {unit}, once the 99% \
+                "--until-decided --max-bias {size}: stopped after {}, once the 99% \
                  confidence sequences showed the bias {} {size} (a rejection alone does not \
                  stop a gated run); the fixed-sample tests below are computed on those {unit}, \
                  a stop the data chose, and a rejection of dependence or reach among them \
                  still counts, so stopping early never turns such a bias into a pass",
+                unit.count(*used),
                 if *within { "within" } else { "beyond" }
+            ),
+            Note::SequentialUnmeasuredStop { used, unit, test } => write!(
+                f,
+                "--until-decided --max-bias: stopped after {}, as soon as the sequential test of \
+                 {test} rejected: a bias that a size in position points does not measure, so the \
+                 verdict is bias whatever the positions show; the fixed-sample tests below \
+                 describe those {unit}, but their p-values are not valid on data stopped this \
+                 way and do not enter the verdict",
+                unit.count(*used)
+            ),
+            Note::SequentialDecidedGated { used, unit } => write!(
+                f,
+                "--until-decided --max-bias: the sequential test rejected, which alone does not \
+                 stop a gated run, and the confidence sequences had not decided when the run \
+                 ended after {}; the fixed-sample tests below describe those {unit}, but their \
+                 p-values are not valid on data chosen this way and do not enter the verdict",
+                unit.count(*used)
             ),
             Note::SequentialUndecided {
                 used,
@@ -308,10 +345,11 @@ impl fmt::Display for Note {
                 fixed_sample_alpha,
             } => write!(
                 f,
-                "--until-decided: the sequential test did not decide within {used} {unit} \
+                "--until-decided: the sequential test did not decide within {} \
                  (largest e-value {largest}, threshold 2K/alpha = {threshold}); the fixed-sample \
                  tests decide, at alpha = {fixed_sample_alpha}: the half of alpha = {alpha} \
-                 that the sequential test did not spend"
+                 that the sequential test did not spend",
+                unit.count(*used)
             ),
         }
     }
@@ -326,6 +364,17 @@ pub enum TrialUnit {
     Permutations,
     /// Deals read (`check --deal`).
     Deals,
+}
+
+impl TrialUnit {
+    /// `count` of them, singular for one: `1 trial`, `2000 permutations`.
+    pub fn count(self, count: u64) -> String {
+        let plural = self.to_string();
+        match count {
+            1 => format!("1 {}", plural.trim_end_matches('s')),
+            _ => format!("{count} {plural}"),
+        }
+    }
 }
 
 impl fmt::Display for TrialUnit {
@@ -526,5 +575,25 @@ mod tests {
             "marginal mode: positions, identity and 4 statistics are tallied instead of the 52! \
              orderings"
         );
+    }
+
+    #[test]
+    fn a_sequential_note_counts_one_trial_in_the_singular() {
+        let one = Note::SequentialUndecided {
+            used: 1,
+            unit: TrialUnit::Trials,
+            largest: "10^0".to_string(),
+            threshold: 20.0,
+            alpha: 0.01,
+            fixed_sample_alpha: 0.005,
+        };
+        assert!(one.to_string().contains("did not decide within 1 trial ("));
+        let stopped = |used| Note::SequentialStopped {
+            used,
+            most: None,
+            unit: TrialUnit::Permutations,
+        };
+        assert!(stopped(1).to_string().contains("after 1 permutation;"));
+        assert!(stopped(2000).to_string().contains("after 2000 permutations;"));
     }
 }

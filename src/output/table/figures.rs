@@ -104,10 +104,13 @@ pub(super) fn power_section(run: &RunReport, doc: &mut Document) {
             doc.blank();
             doc.text(
                 format!(
-                    "Power: w² = {w2:.6} per trial. {} trials detect this bias with \
-                     probability {:.2}%; 99% power needs {} trials (the permutations test's upper \
-                     tail at alpha/(2·{}) = {:.2e}).",
-                    group(run.header.trials),
+                    "Power: w² = {w2:.6} per trial. {} this bias with probability {:.2}%; 99% \
+                     power needs {} trials (the permutations test's upper tail at alpha/(2·{}) \
+                     = {:.2e}).",
+                    match run.header.trials {
+                        1 => "1 trial detects".to_string(),
+                        trials => format!("{} trials detect", group(trials)),
+                    },
                     power * 100.0,
                     group(needed),
                     run.tests.len(),

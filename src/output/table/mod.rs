@@ -75,12 +75,18 @@ impl TableExporter {
     /// `text` in bold red if `biased`, else bold green, on a terminal that shows colour.
     fn paint(&self, text: &str, biased: bool) -> String {
         if self.terminal.colour {
-            let code = if biased { "1;31" } else { "1;32" };
-            format!("\x1b[{code}m{text}\x1b[0m")
+            painted(text, biased)
         } else {
             text.to_string()
         }
     }
+}
+
+/// `text` in bold red if `biased`, else bold green (ANSI escapes; for a terminal that shows
+/// colour only).
+pub(crate) fn painted(text: &str, biased: bool) -> String {
+    let code = if biased { "1;31" } else { "1;32" };
+    format!("\x1b[{code}m{text}\x1b[0m")
 }
 
 #[cfg(test)]

@@ -58,19 +58,26 @@ impl RunReport {
                 test.rejected = false;
                 test.descriptive = true;
             }
-            match &gate_stop {
-                Some((size, within)) => self.notes.push(Note::SequentialGateStop {
-                    used: outcome.trials_used,
+            let used = outcome.trials_used;
+            self.notes.push(match (&gate_stop, &outcome.unmeasured) {
+                (Some((size, within)), _) => Note::SequentialGateStop {
+                    used,
                     unit,
                     size: size.clone(),
                     within: *within,
-                }),
-                None => self.notes.push(Note::SequentialStopped {
-                    used: outcome.trials_used,
+                },
+                (None, Some(test)) => Note::SequentialUnmeasuredStop {
+                    used,
+                    unit,
+                    test: test.clone(),
+                },
+                (None, None) if outcome.gated => Note::SequentialDecidedGated { used, unit },
+                (None, None) => Note::SequentialStopped {
+                    used,
                     most: (facts.command != "check").then_some(facts.trials_requested),
                     unit,
-                }),
-            }
+                },
+            });
         } else {
             let alpha = outcome.fixed_sample_alpha;
             for test in &mut self.tests {
