@@ -318,13 +318,43 @@ fn the_size_gate_never_stops_a_shuffle_biased_beyond_its_size_as_fair_within() {
 fn a_bias_smaller_than_the_size_detected_on_the_way_still_ends_fair_within() {
     // Fisher–Yates on 4 cards with card 0 moved to the top in a pseudo-random 1/96 of the
     // shuffles: P(card 0 at 0) = 1/4 + 3/384, 0.78 points off, under the 1pp gate. The family
-    // detects it on the way (its e-processes reject at α/2), but a gated run goes on until its
-    // bound decides, and that is within 1pp: a detected bias smaller than the size is what the
-    // gate lets pass. 20 seeds, up to 3,000,000 shuffles each; every run detects the bias (a
-    // run stopping before the e-processes reject would not exercise the case) and ends within.
+    // detects it on the way (its e-processes reject at α/2). A rejection by the position tests,
+    // which the size measures, does not stop a gated run: it goes on until its bound decides,
+    // and that is within 1pp, a detected bias smaller than the size, which the gate lets pass.
+    // Moving card 0 also changes the law of the whole deck, which the permutations and
+    // identity tests see and a size in points does not measure: when one of them rejects first
+    // the run stops there, as bias. 20 seeds, up to 3,000,000 shuffles each: every run detects
+    // the bias and ends one of those two ways (none beyond the size), a run shown within has no
+    // unmeasured rejection, and both ways occur.
+    let (mut within, mut unmeasured) = (0, 0);
     for seed in 0..20u64 {
         let family = gated_run(seed, 96, 3_000_000);
         assert!(family.decided(), "seed {seed}: the bias was detected");
-        assert!(family.shown_within(), "seed {seed}: shown within 1pp");
+        assert!(!family.shown_beyond(), "seed {seed}: shown beyond 1pp");
+        match family.stopped_unmeasured() {
+            Some(test) => {
+                assert!(!test.starts_with("position "), "seed {seed}: {test}");
+                assert!(!family.shown_within(), "seed {seed}");
+                unmeasured += 1;
+            }
+            None => {
+                assert!(family.shown_within(), "seed {seed}: shown within 1pp");
+                let rejected: Vec<&str> = family
+                    .tests()
+                    .filter(|(_, test)| test.reached())
+                    .map(|(name, _)| name)
+                    .collect();
+                assert!(
+                    rejected.iter().all(|name| name.starts_with("position ")),
+                    "seed {seed}: {rejected:?}"
+                );
+                within += 1;
+            }
+        }
     }
+    println!("20 runs: {within} shown within 1pp, {unmeasured} stopped by an unmeasured test");
+    assert!(
+        within > 0 && unmeasured > 0,
+        "{within} within, {unmeasured} unmeasured"
+    );
 }

@@ -686,6 +686,11 @@ impl SequentialFamily {
         self.gate_stop == Some(true)
     }
 
+    /// The test, one the gate's size does not measure, whose rejection stopped the run.
+    pub fn stopped_unmeasured(&self) -> Option<&str> {
+        self.unmeasured_stop.as_deref()
+    }
+
     /// Whether the gate stopped the run: the bias was shown beyond its size.
     pub fn shown_beyond(&self) -> bool {
         self.gate_stop == Some(false)
