@@ -32,9 +32,11 @@
 //! [`crate::input::cards`]), whose order is the standard one.
 //!
 //! A line may also be a list in brackets, as programs print one (`[3, 0, 1, 2]`, `["As", "Kd"]`,
-//! Node's `[ 3, 0, 1, 2 ]` over several lines: see [`crate::input::line_format`]). The first
-//! valid line fixes the [`LineFormat`]; a line in another is an error. Plain lines keep the
-//! fast paths; lists are read by the careful parser.
+//! Node's `[ 3, 0, 1, 2 ]` over several lines), or in a wrapper (a tuple, NumPy's `array(…)`, a
+//! typed array, an R vector `[1] 3 1 4 2`, whose long form goes on while lines start with `[k]`,
+//! k > 1): see [`crate::input::line_format`]. The first valid line fixes the format and wrapper
+//! (its [`Shape`](crate::input::line_format::Shape)); a line in another is an error. Plain
+//! lines keep the fast paths; lists are read by the careful parser.
 
 use std::io;
 use std::path::PathBuf;
@@ -559,7 +561,7 @@ pub fn read_permutations_observed<'a>(
         numbering: reader
             .numbering
             .map_or(Numbering::ZeroBased, |(numbering, _)| numbering),
-        format: reader.format.map(|(format, _)| format),
+        format: reader.format.map(|(shape, _)| shape.format),
         numbering_assumed: reader.numbering_assumed,
         sources: names,
         prefixes,

@@ -14,7 +14,7 @@ use crate::engine::counters::ByteTally;
 use crate::engine::marginal::{FusedMarginalTally, LANES, MarginalTally};
 use crate::engine::permutation::{MAX_FULL_DECK, rank};
 use crate::input::content_digest::{ContentDigest, PrefixHasher};
-use crate::input::line_format::{self, ANY_FORMAT, LineFormat, Rejection, shown};
+use crate::input::line_format::{self, ANY_FORMAT, LineFormat, Rejection, Shape, shown};
 use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -36,9 +36,9 @@ pub(super) struct Reader<'a> {
     labels: Option<LabelIndex<'a>>,
     pub(super) deck: Option<usize>,
     pub(super) numbering: Option<(Numbering, String)>,
-    /// The format of the first valid line, and where it was.
-    pub(super) format: Option<(LineFormat, String)>,
-    /// A list in brackets printed over several lines, gathered up to its `]`.
+    /// The shape of the first valid line, and where it was.
+    pub(super) format: Option<(Shape, String)>,
+    /// A list printed over several lines, gathered up to its end.
     open_list: Option<OpenList>,
     /// A quoted token with its escapes resolved.
     scratch: Vec<u8>,
@@ -173,15 +173,25 @@ impl MarginalBatch {
     }
 }
 
-/// A list in brackets whose first line did not close it (Node's `console.log` of a long
-/// array): its lines so far, joined by spaces.
+/// A list whose first line did not close it (Node's `console.log` of a long array, NumPy's
+/// `repr` of one), or an R vector, which the next line may go on: its lines so far, joined by
+/// spaces.
 pub(super) struct OpenList {
     /// Its lines so far (at most [`MAX_LINE`] bytes).
     record: Vec<u8>,
     /// The number of its first line.
     number: u64,
-    /// The search for its `]`, at the end of `record`.
-    scan: line_format::ListScan,
+    /// How its end is found.
+    end: ListEnd,
+}
+
+/// How the end of an open list is found.
+enum ListEnd {
+    /// At its closing `]` (or `)`): the search for it, at the end of the record.
+    Closing(line_format::ListScan),
+    /// An R vector's: at the first line that does not go on with it (headed by `[k]`, k > 1),
+    /// or at the end of the source.
+    RVector,
 }
 
 /// What one valid line holds.
@@ -294,7 +304,7 @@ impl<'a> Reader<'a> {
     /// a valid permutation or deal and is tallied.
     #[inline(always)]
     fn tally_fast(&mut self, line: &[u8]) -> bool {
-        let (Some(n), Some(counts), Some((numbering, _)), Some((LineFormat::Plain, _))) = (
+        let (Some(n), Some(counts), Some((numbering, _)), Some((Shape { format: LineFormat::Plain, .. }, _))) = (
             self.deck,
             self.counts.as_mut(),
             &self.numbering,
@@ -429,12 +439,15 @@ impl<'a> Reader<'a> {
             );
         }
         if let Some((first, first_location)) = &self.format
-            && first.bracketed() != line_format::opens_brackets(content)
+            && first.format.bracketed() != line_format::opens_list(content)
         {
-            let this = if first.bracketed() {
-                LineFormat::Plain
+            let this = if first.format.bracketed() {
+                Shape::PLAIN
             } else {
-                LineFormat::Brackets
+                Shape {
+                    format: LineFormat::Brackets,
+                    ..Shape::PLAIN
+                }
             };
             return Err(self.format_mix(this, *first, first_location));
         }
@@ -697,6 +710,12 @@ impl<'a> Reader<'a> {
             self.line(&lines.carry, &lines.name, lines.number)?;
         }
         lines.carry = Vec::new();
+        // An R vector ends with its source; nothing is tallied past `--trials`.
+        if let Some(open) = self.open_list.take_if(|open| matches!(open.end, ListEnd::RVector))
+            && !self.stopped()
+        {
+            self.record(&open.record, &lines.name, open.number)?;
+        }
         if let Some(open) = self.open_list.take() {
             self.reject(
                 Rejection::unreadable(format!(
@@ -729,25 +748,36 @@ impl<'a> Reader<'a> {
     }
 
     /// A line that the fast paths did not take: the start of a list printed over several
-    /// lines, or one record for the careful parser.
+    /// lines (or of an R vector, which may be), or one record for the careful parser.
     fn careful_line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         let text = trimmed(content);
-        let mut scan = line_format::ListScan::default();
-        if line_format::opens_brackets(text)
-            && !matches!(self.format, Some((LineFormat::Plain, _)))
-            && !scan.closes(text)
-        {
-            if text.len() > MAX_LINE {
-                return self.too_long(text, name, number);
-            }
-            self.open_list = Some(OpenList {
-                record: text.to_vec(),
-                number,
-                scan,
-            });
-            return Ok(());
+        if matches!(self.format, Some((Shape::PLAIN, _))) {
+            return self.record(content, name, number);
         }
-        self.record(content, name, number)
+        let end = if line_format::r_vector_index(text) == Some(1) {
+            Some(ListEnd::RVector)
+        } else {
+            line_format::ListScan::opening(text)
+                .filter(|scan| !scan.clone().closes(text))
+                .map(ListEnd::Closing)
+        };
+        let Some(end) = end else {
+            return self.record(content, name, number);
+        };
+        if text.len() > MAX_LINE {
+            return self.too_long(text, name, number);
+        }
+        let mut end = end;
+        if let ListEnd::Closing(scan) = &mut end {
+            // Scanned from the start above: carry the state to the next line.
+            scan.closes(text);
+        }
+        self.open_list = Some(OpenList {
+            record: text.to_vec(),
+            number,
+            end,
+        });
+        Ok(())
     }
 
     /// The next line of a list in brackets printed over several lines: gathered, and the list
@@ -755,7 +785,17 @@ impl<'a> Reader<'a> {
     fn list_line(&mut self, content: &[u8], name: &str, number: u64) -> Result<(), InputError> {
         let text = trimmed(content);
         let open = self.open_list.as_mut().expect("a list is open");
-        if line_format::opens_brackets(text) {
+        let r_vector = matches!(open.end, ListEnd::RVector);
+        if r_vector && line_format::r_vector_index(text).is_none_or(|index| index <= 1) {
+            // The line does not go on with the vector, which ends before it.
+            let open = self.open_list.take().expect("a list is open");
+            self.record(&open.record, name, open.number)?;
+            if self.stopped() {
+                return Ok(());
+            }
+            return self.careful_line(content, name, number);
+        }
+        if !r_vector && line_format::opens_list(text) {
             // Another list begins before the open one was closed.
             let open = self.open_list.take().expect("a list is open");
             self.reject(
@@ -775,7 +815,10 @@ impl<'a> Reader<'a> {
         open.record.push(b' ');
         open.record.extend_from_slice(text);
         // Only the new line is scanned: the search's state carries over from the lines before.
-        if open.scan.closes(b" ") || open.scan.closes(text) {
+        let ListEnd::Closing(scan) = &mut open.end else {
+            return Ok(());
+        };
+        if scan.closes(b" ") || scan.closes(text) {
             let open = self.open_list.take().expect("a list is open");
             return self.record(&open.record, name, open.number);
         }
@@ -818,17 +861,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// The rejection of a line in `this` format after one in `first` at `first_location`.
-    fn format_mix(&self, this: LineFormat, first: LineFormat, first_location: &str) -> Rejection {
-        let name = |format: LineFormat| match format {
-            LineFormat::Plain => "a plain line",
-            LineFormat::Brackets => "a list in brackets",
-            LineFormat::QuotedBrackets => "a list of quoted labels",
-        };
+    /// The rejection of a line of `this` shape after one of `first` at `first_location`.
+    fn format_mix(&self, this: Shape, first: Shape, first_location: &str) -> Rejection {
         format!(
             "this line is {} but {first_location} was {}; a mix of formats is an error",
-            name(this),
-            name(first)
+            this.describe(),
+            first.describe()
         )
         .into()
     }
@@ -861,7 +899,7 @@ impl<'a> Reader<'a> {
                     line: line_format::shown_within(trimmed(line), 60),
                     problem: rejection.problem.clone(),
                     expected: match &self.format {
-                        Some((format, at)) => format!("{} as on {at}", format.example()),
+                        Some((shape, at)) => format!("{} as on {at}", shape.example()),
                         None => ANY_FORMAT.to_string(),
                     },
                     after_valid: self.format.is_some(),

@@ -1222,3 +1222,107 @@ fn the_long_lines_reading_takes_every_line_length_and_block_edge() {
         }
     }
 }
+
+#[test]
+fn wrapped_lists_of_numpy_node_and_r_are_gathered_into_one_permutation_each() {
+    // NumPy's repr with its dtype on a line of its own; Node's typed array over three lines; R's
+    // vector over two, its second line headed by the index of its first item.
+    for (text, lines) in [
+        (
+            "array([2, 0,\n       1, 3],\n      dtype=int8)\narray([0, 1, 2, 3], dtype=int8)\n",
+            4,
+        ),
+        ("Uint8Array(4) [\n  2, 0,\n  1, 3\n]\nUint8Array(4) [ 0, 1, 2, 3 ]\n", 5),
+        ("[1] 3 1\n[3] 2 4\n[1] 1 2 3 4\n", 3),
+        (" [1] 3 1\n [3] 2 4\n\n# R\n [1] 1 2\n [3] 3 4\n", 6),
+    ] {
+        let t = tally(text, &ReaderOptions::default()).unwrap();
+        assert_eq!(t.permutations, 2, "{text}");
+        assert_eq!(t.lines, lines, "{text}");
+        let counts = t.counts.full().unwrap();
+        assert_eq!(counts[rank(&[2, 0, 1, 3])], 1, "{text}");
+        assert_eq!(counts[rank(&[0, 1, 2, 3])], 1, "{text}");
+    }
+}
+
+#[test]
+fn an_r_vector_ends_at_the_next_line_that_does_not_go_on_with_it() {
+    // Its last line is read at the end of the source, even without a newline.
+    let t = tally("[1] 1 2\n[3] 3\n[1] 3 2\n[3] 1", &ReaderOptions::default()).unwrap();
+    assert_eq!(t.permutations, 2);
+    // A vector whose lines were cut or shuffled is refused at its first line.
+    assert!(
+        error("[1] 1 2\n[4] 3\n").starts_with(
+            "deals.txt:1: a line of the R vector starts at [4] after 2 items, not [3]"
+        ),
+        "{}",
+        error("[1] 1 2\n[4] 3\n")
+    );
+    assert!(error("[3] 3 1\n").starts_with("deals.txt:1: the R vector starts at [3], not [1]"));
+    // A wrapped vector is no shorter deck followed by a stray line, even under --skip-invalid.
+    let options = ReaderOptions {
+        skip_invalid: true,
+        ..Default::default()
+    };
+    let t = tally("[1] 1 2\n[3] 3 4\n[1] 4 3\n[3] 2 1\n", &options).unwrap();
+    assert_eq!((t.deck, t.permutations, t.invalid), (4, 2, 0));
+    // --trials stops at the vector that reaches it, not at the one after.
+    let options = ReaderOptions {
+        limit: Some(1),
+        ..Default::default()
+    };
+    let t = tally("[1] 1 2\n[3] 3 4\n[1] 4 3\n[3] 2 1\n", &options).unwrap();
+    assert_eq!(t.permutations, 1);
+    assert_eq!(t.counts.full().unwrap()[0], 1);
+}
+
+#[test]
+fn lines_wrapped_in_different_ways_are_a_mix_of_formats() {
+    for (text, problem) in [
+        (
+            "(3, 0, 1, 2)\n[3, 0, 1, 2]\n",
+            "deals.txt:2: this line is a list in brackets but deals.txt:1 was a Python tuple",
+        ),
+        (
+            "[np.int64(3), np.int64(0), np.int64(1), np.int64(2)]\n[3, 0, 1, 2]\n",
+            "deals.txt:2: this line is a list in brackets but deals.txt:1 was a list in brackets \
+             of NumPy scalars (`np.int64(…)`)",
+        ),
+        (
+            "Uint8Array(3) [ 2, 0, 1 ]\nInt8Array(3) [ 2, 0, 1 ]\n",
+            "deals.txt:2: this line is a Node Int8Array but deals.txt:1 was a Node Uint8Array",
+        ),
+        (
+            "[1] 3 1 2\n[3, 1, 2]\n",
+            "deals.txt:2: this line is a list in brackets but deals.txt:1 was an R vector",
+        ),
+        (
+            "array([2, 0, 1])\n2 0 1\n",
+            "deals.txt:2: this line is a plain line but deals.txt:1 was a NumPy array",
+        ),
+        (
+            "2 0 1\n(2, 0, 1)\n",
+            "deals.txt:2: this line is a list in brackets but deals.txt:1 was a plain line",
+        ),
+    ] {
+        let message = error(text);
+        assert!(message.starts_with(problem), "{text}: {message}");
+    }
+    // The line expected is shown in the shape of the first.
+    let message = error("(2, 0, 1)\n(2, 0, 1\n");
+    assert!(
+        message.contains("expected a Python tuple (`(3, 0, 1, 2)`) as on deals.txt:1"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_wrapper_that_is_not_numpy_s_is_no_card_number() {
+    let message = error("[foo(3), foo(0), foo(1), foo(2)]\n");
+    assert!(
+        message.starts_with("deals.txt:1: 'foo(3)' is not a card number"),
+        "{message}"
+    );
+    let message = error("[np.int64(3), np.int64(0), np.int64(1), np.int64(2]\n");
+    assert!(message.starts_with("deals.txt:1: the NumPy scalar 'np.int64(2' has no closing ')'"), "{message}");
+}
