@@ -29,6 +29,7 @@ use std::sync::mpsc::{self, Receiver};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use super::line_format;
 use super::permutation_reader::Input;
 
 /// The environment variable that holds the seed given to the command.
@@ -361,8 +362,10 @@ impl TakingTurns {
 
 /// Read `output` in batches of [`BATCH_LINES`] whole lines, handing each to `send` until it
 /// refuses (the reading ended) or the output ends; a read error ends the output too (the
-/// copy's exit status tells the rest). A batch ends only where no list in brackets is open, so
-/// that a deck printed over several lines (Node's `console.log` of a long array) is never cut
+/// copy's exit status tells the rest). A batch ends only where no list is open (in brackets, or
+/// NumPy's `array(` whose `dtype=` may come on a line of its own) and before a line that does
+/// not go on with an R vector (headed by `[k]`, k > 1), so that a deck printed over several
+/// lines (Node's `console.log` of a long array, NumPy's `repr`, R's `print`) is never cut
 /// between two copies' batches; a byte-order mark at the start of the output is dropped, as it
 /// is at the start of a file (a copy's mark would otherwise land in the middle of the input).
 fn read_batches(mut output: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) {
@@ -377,44 +380,59 @@ fn read_batches(mut output: impl Read, mut send: impl FnMut(Vec<u8>) -> bool) {
             Ok(0) | Err(_) => 0,
             Ok(read) => read,
         };
-        if read == 0 {
-            if !pending.is_empty() {
-                if pending.last() != Some(&b'\n') {
-                    pending.push(b'\n');
-                }
-                send(pending);
-            }
-            return;
-        }
+        let end = read == 0;
         let mut bytes = &buffer[..read];
         if first {
             first = false;
             bytes = bytes.strip_prefix(BYTE_ORDER_MARK).unwrap_or(bytes);
         }
         pending.extend_from_slice(bytes);
+        if end && pending.len() > searched && pending.last() != Some(&b'\n') {
+            // The last line, unterminated, is ended: it may take a batch of its own.
+            pending.push(b'\n');
+        }
+        // A batch is cut before a line once that line is whole, so that what it begins with
+        // is known.
         while let Some(at) = memchr::memchr(b'\n', &pending[searched..]) {
             let newline = searched + at;
-            open.scan(&pending[searched..=newline]);
-            searched = newline + 1;
-            lines += 1;
+            let line = &pending[searched..=newline];
             // A list left open past many batches' lines is no list the reader will take: the
             // batch ends anyway, so memory stays bounded.
-            if lines >= BATCH_LINES && (open.depth == 0 || lines >= 8 * BATCH_LINES) {
+            let between_decks = open.depth == 0 && !goes_on_r_vector(line);
+            if lines >= BATCH_LINES && (between_decks || lines >= 8 * BATCH_LINES) {
                 let rest = pending.split_off(searched);
                 if !send(std::mem::replace(&mut pending, rest)) {
                     return;
                 }
                 (searched, lines, open) = (0, 0, OpenLists::default());
+                continue;
             }
+            open.scan(line);
+            searched = newline + 1;
+            lines += 1;
+        }
+        if end {
+            if !pending.is_empty() {
+                send(pending);
+            }
+            return;
         }
     }
+}
+
+/// Whether a whole line (with its newline) goes on with an R vector begun on the lines before:
+/// headed by `[k]`, k > 1, the index of its first item.
+fn goes_on_r_vector(line: &[u8]) -> bool {
+    let start = line.iter().position(|&b| !matches!(b, b' ' | b'\t'));
+    start.is_some_and(|start| line_format::r_vector_index(&line[start..]).is_some_and(|k| k > 1))
 }
 
 /// The UTF-8 byte-order mark.
 const BYTE_ORDER_MARK: &[u8] = b"\xEF\xBB\xBF";
 
-/// The lists in brackets left open by the lines scanned (brackets inside quotes do not count;
-/// a quote never goes on past its line, as Python, Node and JSON print strings).
+/// The lists left open by the lines scanned, in brackets or parentheses (NumPy's `array(…)`,
+/// whose `dtype=` may come on a line of its own); those inside quotes do not count, and a quote
+/// never goes on past its line, as Python, Node and JSON print strings.
 #[derive(Debug, Default, Clone, Copy)]
 struct OpenLists {
     depth: usize,
@@ -423,7 +441,7 @@ struct OpenLists {
 impl OpenLists {
     /// Scan one whole line (with its newline).
     fn scan(&mut self, line: &[u8]) {
-        if self.depth == 0 && memchr::memchr(b'[', line).is_none() {
+        if self.depth == 0 && memchr::memchr2(b'[', b'(', line).is_none() {
             return;
         }
         let mut quote: Option<u8> = None;
@@ -436,8 +454,8 @@ impl OpenLists {
                 Some(_) => {}
                 None => match byte {
                     b'\'' | b'"' => quote = Some(byte),
-                    b'[' => self.depth += 1,
-                    b']' => self.depth = self.depth.saturating_sub(1),
+                    b'[' | b'(' => self.depth += 1,
+                    b']' | b')' => self.depth = self.depth.saturating_sub(1),
                     _ => {}
                 },
             }
@@ -600,6 +618,35 @@ mod tests {
         }
         // Every byte comes through once, in order, but the mark.
         assert_eq!(joined, text.as_bytes()[3..]);
+    }
+
+    /// R prints a long vector over lines headed by `[k]`, NumPy the `dtype=` of a long array on
+    /// a line of its own: no batch ends inside either (3 lines a deck, so 1024 lines end inside
+    /// one unless the cut waits).
+    #[test]
+    fn batches_end_only_between_r_vectors_and_numpy_arrays_printed_over_several_lines() {
+        let r_vector = |deck: usize| format!(" [1] {deck} 1 2\n [4] 3 4 5\n [7] 6\n");
+        let numpy = |deck: usize| format!("array([{deck}, 1,\n       2],\n      dtype=int8)\n");
+        for (print, first) in [
+            (&r_vector as &dyn Fn(usize) -> String, " [1] "),
+            (&numpy, "array(["),
+        ] {
+            let mut text = String::from("# a comment line shifts the decks by one\n");
+            for deck in 0..2000 {
+                text.push_str(&print(deck));
+            }
+            let mut batches = Vec::new();
+            read_batches(io::Cursor::new(text.clone().into_bytes()), |batch| {
+                batches.push(batch);
+                true
+            });
+            assert!(batches.len() > 2);
+            for batch in &batches[1..] {
+                let batch = std::str::from_utf8(batch).unwrap();
+                assert!(batch.starts_with(first), "{batch:?}");
+            }
+            assert_eq!(batches.concat(), text.as_bytes());
+        }
     }
 
     /// Three outputs of different lengths, one ending without a newline, taken in turns: the
