@@ -1,6 +1,8 @@
-//! `shuffle-bias check` reads what programs print: Python's `print(deck)` and
-//! `print(json.dumps(deck))`, Node's `console.log(deck)` (over several lines for a long deck)
-//! and `JSON.stringify(deck)`, labels in either quotes. The fixtures in
+//! `shuffle-bias check` reads what programs print: Python's `print(deck)`,
+//! `print(json.dumps(deck))` and `print(tuple(deck))`, NumPy 2's scalars and `repr` of an array,
+//! Python's `array`, Node's `console.log(deck)` (over several lines for a long deck) of an array
+//! or a typed array and `JSON.stringify(deck)`, R's `print(deck)`, labels in either quotes. The
+//! fixtures in
 //! `fixtures/check/formats/` are exactly what those programs printed (`make.sh` there wrote them;
 //! each file's first lines give its command), each beside a twin written `print(*deck)` or
 //! `deck.join(" ")`: both must read to the same report. A mix of formats, an unreadable line and
@@ -254,4 +256,148 @@ fn a_shortened_node_array_is_refused_with_how_to_print_it_whole() {
             predicate::str::contains("<stdin>:1: the list was shortened ('...')")
                 .and(predicate::str::contains("the line is '[ 0, 1, 2, 3,")),
         );
+}
+
+#[test]
+fn python_tuples_numpy_scalars_and_arrays_read_as_print_star_deck() {
+    let plain = fixture("python-print-plain.txt");
+    for printed in [
+        "python-tuple.txt",
+        "numpy-scalars.txt",
+        "numpy-repr.txt",
+        "python-array.txt",
+    ] {
+        reads_like_its_plain_twin(&fixture(printed), &plain, &[], "brackets");
+    }
+    reads_like_its_plain_twin(
+        &fixture("numpy-scalars-labels.txt"),
+        &fixture("python-print-labels-plain.txt"),
+        &["--labels", "As,Kd,Qh,10c"],
+        "quoted-brackets",
+    );
+}
+
+#[test]
+fn numpy_repr_of_a_long_array_over_several_lines_is_one_permutation() {
+    // 52 cards over four lines; 15 cards of dtype int8, whose dtype NumPy prints on a line of
+    // its own.
+    for (printed, plain, decks) in [
+        ("numpy-repr-52.txt", "python-print-52-plain.txt", 240),
+        ("numpy-repr-15.txt", "python-print-15-plain.txt", 240),
+    ] {
+        reads_like_its_plain_twin(&fixture(printed), &fixture(plain), &[], "brackets");
+        assert_eq!(check_json(&[&fixture(printed)])["trials"], decks);
+    }
+}
+
+#[test]
+fn node_typed_arrays_read_as_join_even_over_several_lines() {
+    let plain = fixture("node-log-plain.txt");
+    reads_like_its_plain_twin(&fixture("node-typed.txt"), &plain, &[], "brackets");
+    reads_like_its_plain_twin(&fixture("node-typed-bigint.txt"), &plain, &[], "brackets");
+    reads_like_its_plain_twin(
+        &fixture("node-typed-52.txt"),
+        &fixture("node-log-52-plain.txt"),
+        &[],
+        "brackets",
+    );
+}
+
+#[test]
+fn r_print_of_a_vector_reads_as_its_cards_even_wrapped_over_lines() {
+    // R numbers the cards 1..n: the same decks as Python's 0..n-1.
+    reads_like_its_plain_twin(
+        &fixture("r-print.txt"),
+        &fixture("python-print-plain.txt"),
+        &[],
+        "brackets",
+    );
+    reads_like_its_plain_twin(
+        &fixture("r-print-52.txt"),
+        &fixture("python-print-52-plain.txt"),
+        &[],
+        "brackets",
+    );
+    let report = check_json(&[&fixture("r-print-52.txt")]);
+    assert_eq!(report["input"]["numbering"], "one-based");
+    assert_eq!(report["trials"], 240);
+}
+
+#[test]
+fn a_wrapper_read_loosely_or_mixed_with_another_is_an_error_naming_the_line() {
+    for (input, message) in [
+        (
+            "(3, 0, 1, 2)\n[3, 0, 1, 2]\n",
+            "<stdin>:2: this line is a list in brackets but <stdin>:1 was a Python tuple; a mix \
+             of formats is an error",
+        ),
+        (
+            "[foo(3), foo(0), foo(1), foo(2)]\n",
+            "<stdin>:1: 'foo(3)' is not a card number",
+        ),
+        (
+            "[np.int64(3), np.int64(0), np.int64(1), np.int64(2]\n",
+            "<stdin>:1: the NumPy scalar 'np.int64(2' has no closing ')'",
+        ),
+        ("(3, 0, 1, 2]\n", "<stdin>:1: the tuple has no closing ')'"),
+        (
+            "Uint8Array(5) [ 3, 0, 1, 2 ]\n",
+            "<stdin>:1: Uint8Array(5) holds 4 items: print the whole array",
+        ),
+        (
+            "[1] 1 2\n[4] 3\n",
+            "<stdin>:1: a line of the R vector starts at [4] after 2 items, not [3]",
+        ),
+    ] {
+        common::shuffle_bias()
+            .args(["check", "-"])
+            .write_stdin(input)
+            .assert()
+            .code(2)
+            .stdout("")
+            .stderr(predicate::str::contains(message));
+    }
+}
+
+/// A Python producer of `copies` copies printing 4-card decks of `random.Random(seed)` the way
+/// `print_deck` (Python code over `deck`) does.
+fn producer_counts(print_deck: &str) -> Value {
+    let script = format!(
+        "import os, random\n\
+         r = random.Random(int(os.environ['SHUFFLE_BIAS_SEED']))\n\
+         deck = list(range(4))\n\
+         for _ in range(3000):\n    r.shuffle(deck)\n    {print_deck}\n"
+    );
+    let report = check_json(&[
+        "--seed",
+        "5",
+        "--threads",
+        "2",
+        "--",
+        "python3",
+        "-c",
+        &script,
+    ]);
+    assert_eq!(report["input"]["copies"], 2);
+    assert_eq!(report["input"]["invalid_lines"], 0, "{report}");
+    assert_eq!(report["trials"], 6000, "{report}");
+    report["permutations"].clone()
+}
+
+/// `check --threads 2 -- PROGRAM`: two copies printing each deck over two lines, as R prints a
+/// vector wider than its `width` (`[1] 4 1` / `[3] 3 2`) or NumPy the `dtype=` of an array
+/// that does not fit; 1024 lines end inside a deck whenever the copy's batch does not wait for
+/// its end. The counts are those of the same decks printed plainly.
+#[test]
+fn copies_printing_r_vectors_or_numpy_arrays_over_two_lines_are_read_whole() {
+    let plain = producer_counts("print(*deck)");
+    // A comment line first, so that the batches' 1024 lines fall inside a deck.
+    for wrapped in [
+        "print('# R') if _ == 0 else None; print('[1]', deck[0] + 1, deck[1] + 1); \
+         print('[3]', deck[2] + 1, deck[3] + 1)",
+        "print('# NumPy') if _ == 0 else None; print(f'array({deck},'); \
+         print('      dtype=int8)')",
+    ] {
+        assert_eq!(producer_counts(wrapped), plain, "{wrapped}");
+    }
 }
