@@ -353,8 +353,10 @@ fn an_r_vector_reads_its_items_checking_the_index_heading_each_line() {
     refused("[1] 3, 1, 0, 2", "'3,' is no item of an R vector");
     refused("[1] 3 '1' 0 2", r"'\'1\'' is no item of an R vector");
     refused(r#"[1] "As"x "Kd""#, r#"expected a blank after \"As\""#);
-    // A JSON list followed by text is still that, not a vector.
-    refused("[3] x", "text after the list's closing ']'");
+    // A JSON list followed by text with no blank between is still that, not a vector; with a
+    // blank it reads as a vector whose first line is missing.
+    refused("[3]x", "text after the list's closing ']'");
+    refused("[3] x", "the R vector starts at [3], not [1]");
 }
 
 #[test]
