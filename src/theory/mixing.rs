@@ -12,7 +12,7 @@ use crate::engine::algorithms::{Algorithm, Shuffle};
 use crate::system::interrupt;
 use crate::theory::exact::{ExactError, MAX_EXACT_DECK, mixing_curve};
 use crate::theory::permutation_statistics::{riffle_passes_needed, riffle_tv_distance};
-use crate::theory::shelf::{shelf_passes_needed, shelf_separation, shelf_tv_distance};
+use crate::theory::shelf::{ShelfDistances, Stopped};
 
 /// Whether the algorithm's distance to uniform has a closed form for any deck (the riffle,
 /// Bayer & Diaconis 1992; the shelf shuffler, Diaconis, Fulman & Holmes 2013).
@@ -102,30 +102,27 @@ pub fn mixing_curve_of(
         });
     }
     if shuffle.algorithm == Algorithm::Shelf {
-        let stopped = || {
-            if interrupt::requested() {
-                Err(ExactError::Interrupted)
-            } else {
-                Ok(())
-            }
-        };
-        let shelves = shuffle.shelves;
+        // One ShelfDistances for the curve and the three searches: each K is computed once, and
+        // Ctrl-C is polled between its rows of additions (a point of 1,000 cards and hundreds of
+        // passes takes seconds).
+        let mut distances =
+            ShelfDistances::new(deck, shuffle.shelves).stopped_by(interrupt::flag());
         let mut points = Vec::new();
         let mut separations = Vec::new();
         for passes in first..=last {
-            stopped()?;
-            points.push((passes, shelf_tv_distance(deck, shelves, passes)));
-            separations.push(shelf_separation(deck, shelves, passes));
+            let (tv_distance, separation) = distances
+                .tv_and_separation(passes)
+                .map_err(|Stopped| ExactError::Interrupted)?;
+            points.push((passes, tv_distance));
+            separations.push(separation);
         }
         let passes_needed = THRESHOLDS
             .iter()
             .map(|&threshold| {
-                stopped().map(|()| {
-                    (
-                        threshold,
-                        Some(shelf_passes_needed(deck, shelves, threshold)),
-                    )
-                })
+                let passes = distances
+                    .passes_needed(threshold)
+                    .map_err(|Stopped| ExactError::Interrupted)?;
+                Ok((threshold, Some(passes)))
             })
             .collect::<Result<_, _>>()?;
         return Ok(MixingCurve {
