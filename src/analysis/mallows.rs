@@ -14,36 +14,28 @@
 //! share a deck, but under the null the h_t are uncorrelated: given σ_{t+1}, h_t and h_{t+1}
 //! are independent with the same conditional mean c_n(q) whatever σ_{t+1}).
 //!
-//! **Null**: consecutive decks independent and uniform. Then each h_t has mean c_n(q) and
-//! variance v = c_n(q²) − c_n(q)² exactly, and the h_t are uncorrelated (above), so
-//! z = (h̄ − c_n(q))/√(v/pairs) is asymptotically standard normal (a martingale-difference
-//! central limit theorem: h_t − c is a martingale difference with respect to σ_1..σ_{t+1}).
+//! **Null**: consecutive decks independent and uniform. Then the distances d(σ_t, σ_{t+1}) of
+//! the pairs counted are independent, each distributed as the inversions of a uniform deck
+//! (σ_t⁻¹σ_{t+1} is uniform whatever came before), so the summed kernel is a sum of independent
+//! copies of one known law, and its p-value is read from that sum's law
+//! ([`crate::theory::mean_kernel_law`]: the transform of one pair's law raised to the number of
+//! pairs, and exact bounds beyond 10⁻¹²). Its mean is c_n(q) a pair and its variance
+//! c_n(q²) − c_n(q)²; z = (h̄ − c_n(q))/√(v/pairs) is reported as the effect's size in standard
+//! deviations.
+//!
+//! **Why not the normal tail.** Each pair's kernel is skewed (e^{−λd} at the Mahonian
+//! probabilities, skewness about 6: a few close pairs weigh more than many far apart), and the
+//! normal tail of z overstated the evidence above the mean by orders of magnitude at few pairs:
+//! at 100 pairs of 52 cards P(z ≥ 4) is 1.1·10⁻³ (normal 3.2·10⁻⁵) and P(z ≥ 8) is 6·10⁻⁶
+//! (normal 6·10⁻¹⁶); at 10,000 pairs P(z ≥ 6) is 6.9·10⁻⁹ (normal 10⁻⁹); only beyond millions
+//! of pairs does it come within a few percent at z ≤ 6. Below the mean it understated it.
+//!
 //! **Two-sided**: a shuffle that is not uniform, its decks drawn afresh, raises E_P k(X, X′)
 //! above c_n(q) (MMD² > 0, the kernel being positive definite), and so do consecutive decks
 //! that are alike; but consecutive decks *unlike* each other lower it (a generator re-seeded
 //! from a counter before every shuffle of 52 cards: z = −21 over 300,000 decks), which an upper
-//! test would miss. So p = 2·(1 − Φ(|z|)), at the price of a factor 2 in p against a biased
-//! shuffle (0.3 in z at the 1% level).
-//!
-//! **Few pairs.** Under the null the distances d(σ_t, σ_{t+1}) are independent, each
-//! distributed as the inversions of a uniform permutation (σ_t⁻¹σ_{t+1} is uniform whatever
-//! came before), so the mean kernel of `pairs` pairs can go no further than all of them at
-//! distance 0 (or all at the largest distance, below), which has probability exactly
-//! (1/n!)^pairs. The normal tail can fall far below that when the pairs are few (one pair of
-//! identical 52-card decks: 10^−1313 against 1/52! ≈ 10^−67.9), so each tail is floored there:
-//! a figure no stream of that many pairs could show is never printed.
-//!
-//! **A known limit.** Between the floor and the bulk the normal tail is only an approximation,
-//! and at few pairs it overstates the evidence above the mean: each pair's kernel is a copy of
-//! one skewed law (e^{−λd} at the Mahonian probabilities; skewness 5.5 at 52 cards, a few close
-//! pairs weighing more than many far apart). Simulated null streams of 52-card pairs (200,000
-//! streams of 100 and of 1,000 pairs, 20,000 of 10,000) put the chance of z ≥ 4 (normal tail
-//! 3.2·10⁻⁵) at about 1.1·10⁻³ at 100 pairs and 1·10⁻⁴ at 1,000; and of z ≥ 3 (normal tail
-//! 1.35·10⁻³) at 6·10⁻³, 2.6·10⁻³ and, at 10,000 pairs, 1.6·10⁻³. A saddlepoint tail does
-//! not mend it: the kernel's cumulant generating function is ruled by the rare close pairs from a
-//! small tilt on, so the saddlepoint falls outside the bulk. The test is one of Holm's family,
-//! whose other tests do not depend on it; an exact tail (the law of the mean kernel by
-//! convolution on a grid) would remove the limit.
+//! test would miss. So p = 2·min(P(S ≥ s), P(S ≤ s)), at the price of a factor 2 in p against a
+//! biased shuffle.
 //!
 //! A rejection says the decks are not independent uniform decks. Above (z > 0) that is, for a
 //! biased shuffle (the usual case, each deck drawn afresh), a fact about the law of one deck,
@@ -54,9 +46,9 @@
 use super::test_note::TestNote;
 use super::{Draft, Question, TestMethod};
 use crate::engine::deal_stream::kernel::{KernelSums, MallowsKernel, kernel_stride};
-use crate::stats::normal::normal_cdf;
 use crate::stats::pvalue::PValue;
 use crate::theory::mallows::kernel_moments;
+use crate::theory::mean_kernel_law::MeanKernelLaw;
 
 /// The test's name in reports.
 pub const NAME: &str = "serial Mallows MMD";
@@ -78,8 +70,9 @@ pub struct MallowsFigures {
     /// Its exact mean if consecutive decks are independent and uniform, c_n(e^{−λ}) =
     /// Π_{j≤n} (1 − e^{−λj})/(j(1 − e^{−λ})).
     pub exact_mean: f64,
-    /// z = (mean − exact mean)/√(exact variance/pairs); the test is two-sided (above: a biased
-    /// shuffle or decks alike; below: consecutive decks unlike each other).
+    /// z = (mean − exact mean)/√(exact variance/pairs), the effect in standard deviations; the
+    /// p-value is from the exact law of the summed kernel, two-sided (above: a biased shuffle
+    /// or decks alike; below: consecutive decks unlike each other).
     pub z: f64,
 }
 
@@ -93,7 +86,7 @@ pub fn serial_mallows_test(deck: usize, sums: &KernelSums) -> (MallowsFigures, D
     let mut draft = Draft {
         question: Question::OneDeal,
         name: NAME.to_string(),
-        method: TestMethod::NormalTwoSided,
+        method: TestMethod::MeanKernelLawTwoSided,
         statistic: 0.0,
         df: None,
         p: PValue::ONE,
@@ -119,28 +112,11 @@ pub fn serial_mallows_test(deck: usize, sums: &KernelSums) -> (MallowsFigures, D
     if z < 0.0 {
         draft.question = Question::Dependence;
     }
-    let (tail, floor) = (normal_upper(z.abs()), most_extreme(deck, pairs));
-    draft.p = if tail.log10 < floor.log10 { floor } else { tail }.scaled(2.0);
+    let law = MeanKernelLaw::new(deck, pairs);
+    let sum = sums.sum.to_f64();
+    let (upper, lower) = (law.upper(sum), law.lower(sum));
+    draft.p = if upper.log10 < lower.log10 { upper } else { lower }.scaled(2.0);
     (figures, draft)
-}
-
-/// (1/n!)^pairs: the probability, under the null, of `pairs` independent distances all at 0
-/// (or all at the largest, n(n−1)/2, each reached by one deck of n!): no tail of the mean
-/// kernel of that many pairs is smaller.
-fn most_extreme(deck: usize, pairs: u64) -> PValue {
-    let ln_orderings: f64 = (2..=deck).map(|k| (k as f64).ln()).sum();
-    PValue::from_ln(-(pairs as f64) * ln_orderings)
-}
-
-/// P(Z ≥ z) for a standard normal Z; beyond the range of doubles, from Mills' ratio
-/// ln P ≈ −z²/2 − ln(z√(2π)) (relative error below 1/z², under 0.1% there).
-fn normal_upper(z: f64) -> PValue {
-    let p = normal_cdf(-z);
-    if p > 0.0 || z.is_nan() {
-        PValue::from_p(p)
-    } else {
-        PValue::from_ln(-z * z / 2.0 - (z * (2.0 * std::f64::consts::PI).sqrt()).ln())
-    }
 }
 
 #[cfg(test)]
@@ -160,12 +136,15 @@ mod tests {
 
     #[test]
     fn decks_alike_give_a_large_z_and_a_tiny_p() {
-        // Consecutive decks one transposition apart: k ≈ 1, far above c_n ≈ e^{−10}.
+        // Consecutive decks one transposition apart: k ≈ 1, far above c_n ≈ e^{−10}. The p-value
+        // is twice the jump bound, 1000·P(D ≤ 1) = 1000·52/52! (log10 52! = 67.90665).
         let (figures, draft) = serial_mallows_test(52, &sums_at(52, 1, 1000));
         assert!(figures.z > 100.0, "{figures:?}");
-        assert!(draft.p.log10 < -1000.0);
+        let expected = (2.0 * 1000.0 * 52.0f64).log10() - 67.906_648;
+        assert!((draft.p.log10 - expected).abs() < 1e-4, "{}", draft.p.log10);
         assert!(figures.mean_kernel > 0.9);
         assert_eq!(draft.question, Question::OneDeal);
+        assert_eq!(draft.method, TestMethod::MeanKernelLawTwoSided);
     }
 
     #[test]
@@ -180,26 +159,29 @@ mod tests {
     }
 
     #[test]
-    fn one_pair_of_identical_decks_is_as_unlikely_as_one_deck_in_n_factorial_never_less() {
+    fn one_pair_of_identical_decks_is_as_unlikely_as_one_deck_in_n_factorial() {
         // Independent: 52! = 8.0658175170943878e67 (published), so log10 52! = 67.90665; the
-        // two-sided p is twice 1/52!. The normal tail alone gives about 10^−1313.
+        // two-sided p is twice 1/52! (the normal tail said about 10^−1313).
         let (figures, draft) = serial_mallows_test(52, &sums_at(52, 0, 1));
         assert!(figures.z > 50.0, "{figures:?}");
-        let expected = 2f64.log10() - 8.065_817_517_094_388e67_f64.log10();
-        assert!((draft.p.log10 - expected).abs() < 1e-6, "{}", draft.p.log10);
-        // Two pairs: (1/52!)^2.
+        let expected = 2f64.log10() - 67.906_648;
+        assert!((draft.p.log10 - expected).abs() < 1e-5, "{}", draft.p.log10);
+        // Two pairs: exactly (1/52!)²; the p-value is the bound 2·P(D = 0) a pair needs to
+        // reach, never below the exact figure.
         let (_, two) = serial_mallows_test(52, &sums_at(52, 0, 2));
-        assert!((two.p.log10 - (expected - 67.906_65)).abs() < 1e-3, "{}", two.p.log10);
-        // 1,000 pairs one transposition apart: the normal tail (z in the thousands) is below
-        // even (1/52!)^1000, so the floor holds.
-        let (_, alike) = serial_mallows_test(52, &sums_at(52, 1, 1000));
-        assert!((alike.p.log10 - (2f64.log10() - 1000.0 * 67.906_65)).abs() < 0.1);
-        // Pairs all at a distance near the mean (663): a z of a few units, whose normal tail is
-        // far above the floor and is the p-value.
-        let (figures, many) = serial_mallows_test(52, &sums_at(52, 620, 1000));
-        assert!(figures.z.abs() > 1.0 && figures.z.abs() < 10.0, "{figures:?}");
-        let normal = normal_upper(figures.z.abs()).scaled(2.0);
-        assert!((many.p.log10 - normal.log10).abs() < 1e-9);
+        assert!((two.p.log10 - (4f64.log10() - 67.906_648)).abs() < 1e-5, "{}", two.p.log10);
+        assert!(two.p.log10 > 2f64.log10() - 2.0 * 67.906_648);
+    }
+
+    #[test]
+    fn pairs_closer_than_the_mean_weigh_more_than_the_normal_tail_says() {
+        // 100 pairs all at distance 610 (the mean is 663): z of a few units above the mean,
+        // where the summed kernel's law has a heavier tail than the normal (one pair's kernel is
+        // skewed to the right), so the p-value is larger than the normal tail's.
+        let (figures, p) = serial_mallows_test(52, &sums_at(52, 610, 100));
+        assert!(figures.z > 1.0 && figures.z < 4.0, "{figures:?}");
+        let normal = 2.0 * crate::stats::normal::normal_cdf(-figures.z);
+        assert!(p.p.p > 1.2 * normal, "{} against the normal's {normal}", p.p.p);
     }
 
     #[test]
@@ -207,13 +189,5 @@ mod tests {
         let (_, draft) = serial_mallows_test(52, &KernelSums::default());
         assert_eq!(draft.note, Some(TestNote::NoTrials));
         assert_eq!(draft.p.p, 1.0);
-    }
-
-    #[test]
-    fn the_upper_tail_stays_finite_beyond_the_doubles() {
-        let far = normal_upper(50.0);
-        // ln P(Z ≥ 50) = −1254.8... (Mills: −1250 − ln(50·√(2π))).
-        assert!((far.ln() + 1254.8).abs() < 0.1, "{}", far.ln());
-        assert!((normal_upper(0.0).p - 0.5).abs() < 1e-15);
     }
 }

@@ -54,8 +54,12 @@ pub enum TestMethod {
     /// the exact occupancy mean and variance (`normal-occupancy`).
     NormalOccupancy,
     /// A statistic's two-sided test against its normal approximation (`normal-two-sided`): the
-    /// serial matches, conditional on the law of one deal, and the serial Mallows MMD.
+    /// serial matches, conditional on the law of one deal.
     NormalTwoSided,
+    /// The serial Mallows MMD's two-sided test against the law of the summed kernel of
+    /// independent uniform pairs, twice the smaller tail (`mean-kernel-law-two-sided`; see
+    /// [`crate::theory::mean_kernel_law`]).
+    MeanKernelLawTwoSided,
     /// Pearson's χ² test of independence per slot, Bonferroni over the slots
     /// (`chi-square-independence`).
     ChiSquareIndependence,
@@ -76,6 +80,7 @@ impl TestMethod {
             TestMethod::NormalOccupancy => "normal-occupancy",
             TestMethod::ChiSquareIndependence => "chi-square-independence",
             TestMethod::NormalTwoSided => "normal-two-sided",
+            TestMethod::MeanKernelLawTwoSided => "mean-kernel-law-two-sided",
             TestMethod::None => "none",
         }
     }

@@ -4,6 +4,7 @@
 
 pub mod exact;
 pub mod mallows;
+pub mod mean_kernel_law;
 pub mod mixing;
 pub mod permutation_statistics;
 pub mod poker;

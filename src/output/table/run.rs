@@ -504,6 +504,7 @@ pub(super) fn tests_section(run: &RunReport, algorithm: &str, doc: &mut Document
                         TestMethod::NormalOccupancy | TestMethod::NormalTwoSided => {
                             "normal".to_string()
                         }
+                        TestMethod::MeanKernelLawTwoSided => "exact".to_string(),
                         _ => "binom.".to_string(),
                     },
                     |df| group(df as u64),
